@@ -1,0 +1,183 @@
+#include "cli/cli_common.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "io/float_token.h"
+#include "io/ncnn_io.h"
+#include "runtime/random.h"
+
+namespace nnfold {
+namespace cli {
+
+std::string Args::get(const std::string& k, const std::string& def) const {
+    auto it = options.find(k);
+    return it == options.end() ? def : it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& k) const {
+    std::vector<std::string> r;
+    auto range = options.equal_range(k);
+    for (auto it = range.first; it != range.second; ++it)
+        r.push_back(it->second);
+    return r;
+}
+
+bool parse_args(int argc, char** argv, int start, const std::vector<std::string>& flags,
+                const std::vector<std::string>& takes_value, Args& out) {
+    for (int i = start; i < argc; i++) {
+        std::string a = argv[i];
+        if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+            std::string key = a.substr(2), val;
+            size_t eq = key.find('=');
+            bool has_val = eq != std::string::npos;
+            if (has_val) {
+                val = key.substr(eq + 1);
+                key = key.substr(0, eq);
+            }
+            bool is_flag = std::find(flags.begin(), flags.end(), key) != flags.end();
+            bool is_val = std::find(takes_value.begin(), takes_value.end(), key) != takes_value.end();
+            if (!is_flag && !is_val) {
+                fprintf(stderr, "unknown option --%s (see --help)\n", key.c_str());
+                return false;
+            }
+            if (is_val && !has_val) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "option --%s needs a value\n", key.c_str());
+                    return false;
+                }
+                val = argv[++i];
+            }
+            if (is_flag && has_val && !is_val) {
+                fprintf(stderr, "option --%s takes no value\n", key.c_str());
+                return false;
+            }
+            out.options.insert({key, val});
+        } else {
+            out.positional.push_back(a);
+        }
+    }
+    return true;
+}
+
+int exit_code_for(const Status& st) {
+    switch (st.code()) {
+    case ErrorCode::Ok: return kOk;
+    case ErrorCode::Internal: return kInternal;
+    default: return kBadInput;
+    }
+}
+
+int report(const std::string& cmd, const Status& st) {
+    if (st.is_ok())
+        return kOk;
+    fprintf(stderr, "nnfold %s: error: %s\n", cmd.c_str(), st.message().c_str());
+    return exit_code_for(st);
+}
+
+void print_warnings(const Warnings& w) {
+    for (auto& s : w.items)
+        fprintf(stderr, "warning: %s\n", s.c_str());
+}
+
+Status read_file(const std::string& path, std::vector<uint8_t>& out) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f)
+        return invalid_argument("cannot open " + path + ": " + std::strerror(errno));
+    out.clear();
+    uint8_t buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        if (out.size() + n > ((size_t)2 << 30)) {
+            fclose(f);
+            return resource_limit(path + " is larger than 2 GB");
+        }
+        out.insert(out.end(), buf, buf + n);
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err)
+        return invalid_argument("error reading " + path);
+    return Status::ok();
+}
+
+Status write_file(const std::string& path, const void* data, size_t size) {
+    FILE* f = fopen(path.c_str(), "wb");
+    if (!f)
+        return invalid_argument("cannot write " + path + ": " + std::strerror(errno));
+    size_t n = size ? fwrite(data, 1, size, f) : 0;
+    bool ok = n == size && fclose(f) == 0;
+    if (!ok)
+        return invalid_argument("error writing " + path);
+    return Status::ok();
+}
+
+Status make_dirs(const std::string& path) {
+    std::string cur;
+    for (size_t i = 0; i <= path.size(); i++) {
+        if (i == path.size() || path[i] == '/') {
+            if (!cur.empty() && cur != ".") {
+                struct stat st;
+                if (stat(cur.c_str(), &st) != 0 && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+                    return invalid_argument("cannot create directory " + cur + ": " + std::strerror(errno));
+            }
+        }
+        if (i < path.size())
+            cur += path[i];
+    }
+    return Status::ok();
+}
+
+Status parse_shapes(const std::vector<std::string>& specs, std::map<std::string, Shape>& out) {
+    for (auto& s : specs) {
+        size_t eq = s.rfind('=');
+        if (eq == std::string::npos || eq == 0)
+            return invalid_argument("--shape expects NAME=c,h,w, got '" + s + "'");
+        std::string name = s.substr(0, eq), dims = s.substr(eq + 1);
+        std::vector<int> list;
+        size_t pos = 0;
+        while (pos <= dims.size()) {
+            size_t comma = dims.find(',', pos);
+            if (comma == std::string::npos)
+                comma = dims.size();
+            int32_t v;
+            if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
+                return invalid_argument("--shape " + s + ": dimensions must be positive integers");
+            list.push_back(v);
+            pos = comma + 1;
+        }
+        Shape sh = Shape::from_list(list);
+        if (!sh.valid())
+            return invalid_argument("--shape " + s + ": 1 to 4 dimensions, outermost first (c,h,w)");
+        out[name] = sh;
+    }
+    return Status::ok();
+}
+
+Status parse_seed(const std::string& s, uint32_t& seed) {
+    if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+        return invalid_argument("--seed expects a non-negative integer, got '" + s + "'");
+    unsigned long long v = std::stoull(s);
+    if (v > 0xffffffffULL)
+        return invalid_argument("--seed must fit in 32 bits");
+    seed = (uint32_t)v;
+    return Status::ok();
+}
+
+Status load_model(const std::string& param_path, const std::string& bin_path, uint32_t seed, Graph& g,
+                  Warnings& warnings) {
+    std::vector<uint8_t> text;
+    NF_RETURN_IF_ERROR(read_file(param_path, text));
+    NF_RETURN_IF_ERROR(read_param(std::string(text.begin(), text.end()), g, warnings, param_path));
+    if (bin_path == "null" || bin_path.empty())
+        return randomize_weights(g, seed);
+    std::vector<uint8_t> bin;
+    NF_RETURN_IF_ERROR(read_file(bin_path, bin));
+    return read_bin(bin.data(), bin.size(), g, warnings, bin_path);
+}
+
+}  // namespace cli
+}  // namespace nnfold

@@ -1,0 +1,53 @@
+// nnfold randomize MODEL.param OUT.bin [--seed N]
+#include <cstdio>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "io/ncnn_io.h"
+#include "runtime/random.h"
+
+namespace nnfold {
+namespace cli {
+
+static const char* kRandomizeHelp =
+    "usage: nnfold randomize MODEL.param OUT.bin [--seed N]\n"
+    "\n"
+    "Writes nnfold's seeded random weights (CONVENTIONS section 3) for a structure-only .param:\n"
+    "weights uniform in +-sqrt(3/fan_in), small biases, BatchNorm variance in [0.5, 1.5].\n"
+    "The same seed gives the same bytes in the native CLI, the npm package and the page.\n";
+
+int cmd_randomize(int argc, char** argv) {
+    Args a;
+    if (!parse_args(argc, argv, 2, {"help"}, {"seed"}, a))
+        return kUsage;
+    if (a.has("help")) {
+        fputs(kRandomizeHelp, stdout);
+        return kOk;
+    }
+    if (a.positional.size() != 2) {
+        fputs(kRandomizeHelp, stderr);
+        return kUsage;
+    }
+    uint32_t seed = 0;
+    if (a.has("seed")) {
+        Status st = parse_seed(a.get("seed"), seed);
+        if (!st) {
+            report("randomize", st);
+            return kUsage;
+        }
+    }
+    Graph g;
+    Warnings warnings;
+    Status st = load_model(a.positional[0], "null", seed, g, warnings);
+    print_warnings(warnings);
+    if (!st)
+        return report("randomize", st);
+    std::vector<uint8_t> bin;
+    st = write_bin(g, bin, BinWriteOptions(), warnings);
+    if (st)
+        st = write_file(a.positional[1], bin.data(), bin.size());
+    return report("randomize", st);
+}
+
+}  // namespace cli
+}  // namespace nnfold

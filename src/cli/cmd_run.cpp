@@ -1,0 +1,189 @@
+// nnfold run MODEL.param [MODEL.bin|null] [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
+//            [--output NAME] [--output-dir DIR] [--no-simd]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "core/json.h"
+#include "core/strings.h"
+#include "runtime/analysis.h"
+#include "runtime/net.h"
+#include "runtime/random.h"
+
+namespace nnfold {
+namespace cli {
+
+static const char* kRunHelp =
+    "usage: nnfold run MODEL.param [MODEL.bin|null] [options]\n"
+    "\n"
+    "Runs a model once. Without a .bin (or with 'null') the weights are nnfold's seeded random\n"
+    "weights. Inputs not given with --input get seeded random values in [-1, 1] (one stream, in\n"
+    "the model's input order).\n"
+    "\n"
+    "options:\n"
+    "  --input NAME=FILE.f32   raw little-endian float32 input, outermost-first, dense\n"
+    "  --shape NAME=c,h,w      input shape (needed when the model declares none)\n"
+    "  --seed N                seed for random weights and inputs (default 0)\n"
+    "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
+    "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
+    "  --no-simd               use the scalar reference layers\n"
+    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout.\n";
+
+int cmd_run(int argc, char** argv) {
+    Args a;
+    if (!parse_args(argc, argv, 2, {"help", "no-simd"}, {"input", "shape", "seed", "output", "output-dir"}, a))
+        return kUsage;
+    if (a.has("help")) {
+        fputs(kRunHelp, stdout);
+        return kOk;
+    }
+    if (a.positional.empty() || a.positional.size() > 2) {
+        fputs(kRunHelp, stderr);
+        return kUsage;
+    }
+    uint32_t seed = 0;
+    if (a.has("seed")) {
+        Status st = parse_seed(a.get("seed"), seed);
+        if (!st) {
+            report("run", st);
+            return kUsage;
+        }
+    }
+    std::map<std::string, Shape> shapes;
+    {
+        Status st = parse_shapes(a.all("shape"), shapes);
+        if (!st) {
+            report("run", st);
+            return kUsage;
+        }
+    }
+    Graph g;
+    Warnings warnings;
+    Status st = load_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", seed, g, warnings);
+    print_warnings(warnings);
+    if (!st)
+        return report("run", st);
+
+    NetOptions nopt;
+    nopt.use_simd = !a.has("no-simd");
+    Net net;
+    st = net.load(std::move(g), nopt);
+    if (!st)
+        return report("run", st);
+
+    std::map<std::string, Mat> inputs;
+    for (auto& spec : a.all("input")) {
+        size_t eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            fprintf(stderr, "nnfold run: --input expects NAME=FILE.f32, got '%s'\n", spec.c_str());
+            return kUsage;
+        }
+        std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
+        auto names = net.input_names();
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            return report("run", invalid_argument("the model has no input named " + quote(name)));
+        if (!s.known())
+            return report("run", invalid_argument("input " + quote(name) +
+                                                  " declares no shape; give one with --shape " + name + "=c,h,w"));
+        std::vector<uint8_t> bytes;
+        st = read_file(path, bytes);
+        if (!st)
+            return report("run", st);
+        if (bytes.size() != s.total() * 4)
+            return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes; input " +
+                                                  quote(name) + " of shape " + s.str() + " needs " +
+                                                  std::to_string(s.total() * 4)));
+        Mat m;
+        st = m.create(s);
+        if (!st)
+            return report("run", st);
+        std::memcpy(m.data, bytes.data(), bytes.size());
+        inputs[name] = m;
+    }
+    Rng rng(seed);
+    for (auto& name : net.input_names()) {
+        if (inputs.count(name))
+            continue;
+        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
+        if (!s.known())
+            return report("run", invalid_argument("input " + quote(name) +
+                                                  " declares no shape; give one with --shape " + name + "=c,h,w"));
+        Mat m;
+        st = m.create(s);
+        if (!st)
+            return report("run", st);
+        fill_uniform(m, rng);
+        inputs[name] = m;
+    }
+
+    std::map<std::string, Mat> outputs;
+    RunStats stats;
+    st = net.run(inputs, a.all("output"), outputs, &stats);
+    if (!st)
+        return report("run", st);
+
+    std::string dir = a.get("output-dir");
+    if (!dir.empty()) {
+        st = make_dirs(dir);
+        if (!st)
+            return report("run", st);
+    }
+    json summary;
+    summary["outputs"] = json::array();
+    std::vector<std::string> order = a.all("output");
+    if (order.empty())
+        order = net.output_names();
+    for (auto& name : order) {
+        const Mat& m = outputs[name];
+        size_t n = m.total_floats();
+        double mn = INFINITY, mx = -INFINITY, sum = 0;
+        size_t nonfinite = 0;
+        for (size_t i = 0; i < n; i++) {
+            float v = m.data[i];
+            if (!std::isfinite(v)) {
+                nonfinite++;
+                continue;
+            }
+            mn = std::min(mn, (double)v);
+            mx = std::max(mx, (double)v);
+            sum += v;
+        }
+        json o;
+        o["name"] = name;
+        o["shape"] = shape_to_json(m.shape());
+        o["min"] = n > nonfinite ? json(mn) : json(nullptr);
+        o["max"] = n > nonfinite ? json(mx) : json(nullptr);
+        o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);
+        o["nonfinite"] = nonfinite;
+        json first = json::array();
+        for (size_t i = 0; i < n && i < 8; i++)
+            first.push_back(std::isfinite(m.data[i]) ? json(m.data[i]) : json(nullptr));
+        o["first"] = first;
+        if (!dir.empty()) {
+            std::string file = escape_file_name(name) + ".f32";
+            o["file"] = file;
+            st = write_file(dir + "/" + file, m.data, n * 4);
+            if (!st)
+                return report("run", st);
+        }
+        summary["outputs"].push_back(o);
+    }
+    summary["peak_bytes"] = stats.peak_bytes;
+    summary["ms"] = stats.total_ms;
+    summary["simd"] = net.uses_simd();
+    std::string text = dump_json(summary, 2) + "\n";
+    if (!dir.empty()) {
+        st = write_file(dir + "/summary.json", text.data(), text.size());
+        if (!st)
+            return report("run", st);
+    }
+    fputs(text.c_str(), stdout);
+    return kOk;
+}
+
+}  // namespace cli
+}  // namespace nnfold

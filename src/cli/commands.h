@@ -1,0 +1,13 @@
+// Subcommands of the native `nnfold` command; each takes the whole argv (argv[1] is its name).
+#pragma once
+
+namespace nnfold {
+namespace cli {
+
+int cmd_run(int argc, char** argv);
+int cmd_info(int argc, char** argv);
+int cmd_randomize(int argc, char** argv);
+int cmd_convert(int argc, char** argv);
+
+}  // namespace cli
+}  // namespace nnfold

@@ -1,0 +1,17 @@
+// Text helpers for messages: user-supplied names (layer, blob, file) are shown with control
+// characters escaped and their length capped, so a hostile file cannot flood or garble an error.
+#pragma once
+
+#include <string>
+
+namespace nnfold {
+
+std::string sanitize(const std::string& s);
+// 'name' with sanitize applied.
+std::string quote(const std::string& s);
+// "layer 'conv1' (Convolution)"
+std::string layer_desc(const std::string& name, const std::string& type);
+// Escapes every byte outside [A-Za-z0-9._-] as %XX (CONVENTIONS section 4), for file names.
+std::string escape_file_name(const std::string& name);
+
+}  // namespace nnfold

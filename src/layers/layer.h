@@ -1,0 +1,130 @@
+// The runtime face of an ncnn layer type. One subclass per ncnn type, named exactly as the type
+// (`ConvolutionDepthWise`), in src/layers/<lowercased>.cpp. The generic class is the plain scalar
+// reference with ncnn's semantics; SIMD versions (src/layers/wasm/) subclass it, repack weights in
+// create_pipeline and override forward only.
+//
+// Life cycle, driven by the reader and the runtime:
+//   load_param(pd)         parse ncnn param ids/defaults, reject bad values (no shapes known yet)
+//   weight_specs(specs)    the arrays this layer reads from .bin, in order (depends on params)
+//   load_model(weights)    take the decoded arrays (one per spec)
+//   infer_shape(in, out)   output shapes from input shapes, with the same checks forward makes
+//   create_pipeline(opt)   one-time preparation (repacking) once shapes may be known
+//   forward(...)           compute
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/mat.h"
+#include "core/status.h"
+#include "model/param_dict.h"
+#include "model/weights.h"
+
+namespace nnfold {
+
+struct Option {
+    Allocator* blob_allocator = nullptr;       // tops
+    Allocator* workspace_allocator = nullptr;  // scratch buffers
+    // Checked between layers (and inside long layers where cheap); set from another thread/worker.
+    const volatile bool* cancel = nullptr;
+};
+
+// How random weights are drawn for an array (CONVENTIONS section 3).
+enum class WeightRole : uint8_t {
+    Weight,    // uniform in +-sqrt(3 / fan_in)
+    Bias,      // small uniform around 0
+    Gamma,     // scale-like: near 1 (BatchNorm slope, LayerNorm gamma, Scale)
+    Mean,      // near 0
+    Variance,  // in [0.5, 1.5]
+    Beta,      // near 0 (BatchNorm bias, LayerNorm beta)
+    Slope,     // PReLU slopes in [0, 0.25]
+    Data,      // MemoryData constants, uniform in [-1, 1]
+};
+
+struct WeightSpec {
+    std::string name;      // ncnn's member name, e.g. "weight_data", "bias_data"
+    uint64_t count = 0;    // elements
+    bool tagged = false;   // ncnn ModelBin load type 0 (tagged) vs 1 (raw fp32)
+    WeightRole role = WeightRole::Weight;
+    int64_t fan_in = 1;    // for WeightRole::Weight
+};
+
+enum class ParamType : uint8_t { Int, Float, IntArray, FloatArray, String };
+
+// One documented param id of a layer type, with ncnn's default. Used by the canonical writer
+// (defaults omitted, fixed order) and by value validation (a float token where an int belongs).
+struct ParamSpec {
+    int id;
+    const char* name;
+    ParamType type;
+    int32_t default_bits;   // raw bits of the default (float params: bits of the float)
+    int default_from = -1;  // default is the value of another id (kernel_h defaults to kernel_w)
+};
+
+// Helpers to write default_bits in param tables.
+constexpr int32_t pint(int v) { return v; }
+int32_t pfloat(float v);
+
+class Layer {
+public:
+    virtual ~Layer() = default;
+
+    std::string type;
+    std::string name;
+    bool one_blob_only = false;
+    bool support_inplace = false;
+
+    virtual Status load_param(const ParamDict& pd);
+    virtual Status weight_specs(std::vector<WeightSpec>& specs) const;
+    virtual Status load_model(const std::vector<WeightArray>& weights);
+    virtual Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const;
+    virtual Status create_pipeline(const Option& opt);
+
+    // Multi-blob form. The default dispatches to the one-blob forms for one_blob_only layers.
+    virtual Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const;
+    virtual Status forward_inplace(std::vector<Mat>& blobs, const Option& opt) const;
+    // One-blob forms.
+    virtual Status forward(const Mat& bottom, Mat& top, const Option& opt) const;
+    virtual Status forward_inplace(Mat& blob, const Option& opt) const;
+
+    // Number of bottoms/tops this layer accepts; -1 = any. Checked by the reader and the runtime.
+    virtual int expected_bottoms() const { return one_blob_only ? 1 : -1; }
+    virtual int expected_tops() const { return one_blob_only ? 1 : -1; }
+
+protected:
+    // For one-blob layers whose output has the input's shape.
+    Status same_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const;
+};
+
+struct LayerTypeInfo {
+    const char* type;
+    Layer* (*create)();        // generic (reference) implementation
+    Layer* (*create_simd)();   // optimized implementation or nullptr
+    const std::vector<ParamSpec>& (*params)();
+    bool extension;            // an nnfold extension layer stock ncnn cannot load (CONVENTIONS section 6)
+};
+
+// All registered layer types, in src/layers/layer_list.h order.
+const std::vector<LayerTypeInfo>& layer_types();
+const LayerTypeInfo* find_layer_type(const std::string& type);
+// Creates a layer (nullptr for unknown types). `simd` picks the optimized class when one exists
+// and this build has SIMD kernels.
+std::unique_ptr<Layer> create_layer(const std::string& type, bool simd = true);
+// The ParamSpec for an id of a type, or nullptr.
+const ParamSpec* find_param_spec(const std::string& type, int id);
+// True when this build was compiled with SIMD kernels.
+bool build_has_simd();
+
+}  // namespace nnfold
+
+// Used once per layer .cpp: defines the factory and parameter table accessors the registry uses.
+#define NF_DEFINE_LAYER(Type, ...)                                                  \
+    ::nnfold::Layer* nf_create_##Type() { return new ::nnfold::Type(); }            \
+    const std::vector<::nnfold::ParamSpec>& nf_params_##Type() {                    \
+        static const std::vector<::nnfold::ParamSpec> specs = {__VA_ARGS__};        \
+        return specs;                                                               \
+    }
+// Used once per SIMD layer .cpp (compiled only in SIMD builds).
+#define NF_DEFINE_SIMD_LAYER(Type, Impl) \
+    ::nnfold::Layer* nf_create_simd_##Type() { return new ::nnfold::Impl(); }

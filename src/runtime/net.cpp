@@ -1,0 +1,246 @@
+#include "runtime/net.h"
+
+#include <chrono>
+
+#include "core/strings.h"
+#include "io/ncnn_io.h"
+#include "runtime/analysis.h"
+
+namespace nnfold {
+
+Net::Net() : alloc_(std::make_shared<Allocator>()) {}
+Net::~Net() = default;
+
+Status Net::load(Graph g, const NetOptions& opt) {
+    layers_.clear();
+    alloc_ = std::make_shared<Allocator>(opt.limits);
+    g.compact();
+    NF_RETURN_IF_ERROR(g.validate());
+    weights_bytes_ = 0;
+    uses_simd_ = false;
+    for (auto& node : g.layers) {
+        std::string who = layer_desc(node.name, node.type);
+        std::unique_ptr<Layer> l = create_layer(node.type, opt.use_simd);
+        if (!l)
+            return unsupported(who + ": unknown layer type");
+        const LayerTypeInfo* info = find_layer_type(node.type);
+        if (opt.use_simd && info && info->create_simd)
+            uses_simd_ = true;
+        l->name = node.name;
+        Status st = l->load_param(node.params);
+        if (!st)
+            return st.with_context(who);
+        std::vector<WeightSpec> specs;
+        st = l->weight_specs(specs);
+        if (!st)
+            return st.with_context(who);
+        if (specs.size() != node.weights.size())
+            return invalid_argument(who + ": has " + std::to_string(node.weights.size()) + " weight arrays, needs " +
+                                    std::to_string(specs.size()) + " (were the weights loaded?)");
+        for (size_t i = 0; i < specs.size(); i++) {
+            if (node.weights[i].count() != specs[i].count)
+                return invalid_argument(who + ": " + specs[i].name + " has " + std::to_string(node.weights[i].count()) +
+                                        " values, needs " + std::to_string(specs[i].count));
+            weights_bytes_ += specs[i].count * 4;
+        }
+        st = l->load_model(node.weights);
+        if (!st)
+            return st.with_context(who);
+        node.weights.clear();
+        node.weights.shrink_to_fit();
+        Option o;
+        o.blob_allocator = alloc_.get();
+        o.workspace_allocator = alloc_.get();
+        st = l->create_pipeline(o);
+        if (!st)
+            return st.with_context(who);
+        layers_.push_back(std::move(l));
+    }
+    graph_ = std::move(g);
+    return Status::ok();
+}
+
+std::vector<std::string> Net::input_names() const {
+    std::vector<std::string> r;
+    for (int b : graph_.input_blobs())
+        r.push_back(graph_.blobs[b].name);
+    return r;
+}
+
+std::vector<std::string> Net::output_names() const {
+    std::vector<std::string> r;
+    for (int b : graph_.output_blobs())
+        r.push_back(graph_.blobs[b].name);
+    return r;
+}
+
+Shape Net::declared_input_shape(const std::string& name) const {
+    for (auto& l : graph_.layers)
+        if (l.type == "Input")
+            for (int t : l.tops)
+                if (graph_.blobs[t].name == name)
+                    return nnfold::declared_input_shape(l.params);
+    return Shape();
+}
+
+Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std::string>& wanted_names,
+                std::map<std::string, Mat>& outputs, RunStats* stats) {
+    using clock = std::chrono::steady_clock;
+    auto t_start = clock::now();
+    outputs.clear();
+    const Graph& g = graph_;
+    const int nl = (int)g.layers.size();
+    if (nl == 0 || layers_.size() != g.layers.size())
+        return invalid_argument("the network is not loaded");
+
+    std::vector<int> wanted;
+    if (wanted_names.empty()) {
+        wanted = g.output_blobs();
+    } else {
+        for (auto& n : wanted_names) {
+            int b = g.find_blob(n);
+            if (b < 0)
+                return invalid_argument("no blob named " + quote(n) + " in this model");
+            wanted.push_back(b);
+        }
+    }
+    std::map<std::string, Shape> in_shapes;
+    for (auto& kv : inputs) {
+        int b = g.find_blob(kv.first);
+        if (b < 0)
+            return invalid_argument("no input named " + quote(kv.first) + " (inputs: " +
+                                    [&] {
+                                        std::string s;
+                                        for (auto& n : input_names())
+                                            s += (s.empty() ? "" : ", ") + quote(n);
+                                        return s;
+                                    }() + ")");
+        int p = g.producer(b);
+        if (p < 0 || g.layers[p].type != "Input")
+            return invalid_argument(quote(kv.first) + " is not an input blob");
+        if (kv.second.empty())
+            return invalid_argument("input " + quote(kv.first) + " is empty");
+        in_shapes[kv.first] = kv.second.shape();
+    }
+
+    // layers needed for the wanted blobs
+    std::vector<char> need_blob(g.blobs.size(), 0), need_layer(nl, 0);
+    std::vector<int> producer(g.blobs.size(), -1);
+    for (int i = 0; i < nl; i++)
+        for (int t : g.layers[i].tops)
+            producer[t] = i;
+    for (int b : wanted)
+        need_blob[b] = 1;
+    for (int i = nl - 1; i >= 0; i--) {
+        bool needed = false;
+        for (int t : g.layers[i].tops)
+            if (need_blob[t])
+                needed = true;
+        if (!needed)
+            continue;
+        need_layer[i] = 1;
+        for (int b : g.layers[i].bottoms)
+            need_blob[b] = 1;
+    }
+    for (int i = 0; i < nl; i++) {
+        if (need_layer[i] && g.layers[i].type == "Input")
+            for (int t : g.layers[i].tops)
+                if (!inputs.count(g.blobs[t].name))
+                    return invalid_argument("input " + quote(g.blobs[t].name) + " is needed but was not given");
+    }
+
+    // shapes for this run: checks the inputs against every layer before computing anything
+    std::vector<Shape> shapes;
+    NF_RETURN_IF_ERROR(infer_shapes(g, in_shapes, shapes));
+
+    std::vector<int> last_use(g.blobs.size(), -1);
+    std::vector<char> keep(g.blobs.size(), 0);
+    for (int b : wanted)
+        keep[b] = 1;
+    for (int i = 0; i < nl; i++)
+        if (need_layer[i])
+            for (int b : g.layers[i].bottoms)
+                last_use[b] = i;
+
+    alloc_->reset_peak();
+    Option opt;
+    opt.blob_allocator = alloc_.get();
+    opt.workspace_allocator = alloc_.get();
+    opt.cancel = cancel_;
+    std::vector<Mat> mats(g.blobs.size());
+    if (stats)
+        stats->layers.clear();
+
+    for (int i = 0; i < nl; i++) {
+        if (!need_layer[i])
+            continue;
+        if (cancel_ && *cancel_)
+            return Status(ErrorCode::Cancelled, "cancelled");
+        const LayerNode& node = g.layers[i];
+        const Layer& layer = *layers_[i];
+        std::string who = layer_desc(node.name, node.type);
+        auto t0 = clock::now();
+        if (node.type == "Input") {
+            for (int t : node.tops) {
+                Mat m;
+                NF_RETURN_IF_ERROR(inputs.at(g.blobs[t].name).clone(m, alloc_.get()));
+                mats[t] = m;
+            }
+        } else {
+            std::vector<Mat> bottoms;
+            for (int b : node.bottoms) {
+                if (mats[b].empty())
+                    return internal_error(who + ": input blob " + quote(g.blobs[b].name) + " was not computed");
+                bottoms.push_back(mats[b]);
+            }
+            std::vector<Mat> tops(node.tops.size());
+            bool inplace = layer.support_inplace && layer.one_blob_only && node.bottoms.size() == 1 &&
+                           last_use[node.bottoms[0]] == i && !keep[node.bottoms[0]];
+            Status st;
+            if (inplace) {
+                int b = node.bottoms[0];
+                bottoms.clear();
+                Mat m = std::move(mats[b]);
+                mats[b] = Mat();
+                if (!m.unique()) {
+                    Mat c;
+                    NF_RETURN_IF_ERROR(m.clone(c, alloc_.get()));
+                    m = c;
+                }
+                st = layer.forward_inplace(m, opt);
+                tops[0] = m;
+            } else {
+                st = layer.forward(bottoms, tops, opt);
+            }
+            if (!st)
+                return st.with_context(who);
+            bottoms.clear();
+            for (size_t k = 0; k < node.tops.size(); k++) {
+                int t = node.tops[k];
+                if (tops[k].empty())
+                    return internal_error(who + ": produced no data for " + quote(g.blobs[t].name));
+                if (tops[k].shape() != shapes[t])
+                    return internal_error(who + ": produced shape " + tops[k].shape().str() + " for " +
+                                          quote(g.blobs[t].name) + " but shape inference said " + shapes[t].str());
+                mats[t] = tops[k];
+            }
+            for (int b : node.bottoms)
+                if (last_use[b] == i && !keep[b])
+                    mats[b] = Mat();
+        }
+        if (stats)
+            stats->layers.push_back({i, std::chrono::duration<double, std::milli>(clock::now() - t0).count()});
+    }
+    for (int b : wanted) {
+        if (mats[b].empty())
+            return internal_error("output " + quote(g.blobs[b].name) + " was not computed");
+        outputs[g.blobs[b].name] = mats[b];
+    }
+    if (stats) {
+        stats->peak_bytes = alloc_->peak_bytes();
+        stats->total_ms = std::chrono::duration<double, std::milli>(clock::now() - t_start).count();
+    }
+    return Status::ok();
+}
+
+}  // namespace nnfold

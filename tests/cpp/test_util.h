@@ -1,0 +1,46 @@
+// Shared test helpers: zoo access (skips cleanly without ../shared), small inline models,
+// the CONVENTIONS section 3 error measure.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/mat.h"
+#include "model/graph.h"
+#include "runtime/net.h"
+
+namespace nnfold {
+namespace test {
+
+std::string source_dir();
+std::string zoo_dir();
+bool have_zoo();
+// The fp32 zoo .param files (full paths), sorted.
+std::vector<std::string> zoo_params();
+std::string read_text(const std::string& path);
+std::vector<uint8_t> read_bytes(const std::string& path);
+bool sanitizer_build();
+
+// Parses inline .param text and gives it random weights (seed), failing the test on errors.
+Graph graph_from_text(const std::string& param_text, uint32_t seed = 1);
+
+// Random inputs for every input of `net` (declared shapes or `shapes`), seeded like the CLI.
+std::map<std::string, Mat> random_inputs(const Net& net, uint32_t seed,
+                                         const std::map<std::string, Shape>& shapes = {});
+
+// CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6). Shapes must match (else +inf).
+double rel_err(const Mat& ref, const Mat& got);
+
+// A Mat from values and an outermost-first shape list.
+Mat make_mat(const std::vector<int>& shape, const std::vector<float>& values);
+std::vector<float> to_vector(const Mat& m);
+
+// Builds a Net from a graph and runs it once; fails the test on errors.
+std::map<std::string, Mat> run_graph(const Graph& g, const std::map<std::string, Mat>& inputs,
+                                     const std::vector<std::string>& outputs = {}, bool simd = false);
+
+}  // namespace test
+}  // namespace nnfold
