@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# All tests, in phases, each timed: native build + unit tests, sanitizer build on small inputs,
+# wasm builds (SIMD and baseline) with unit tests under Node, then the JavaScript tests.
+# Heavy models run only in the release builds; sanitizers get the small ones.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs
+JOBS=${JOBS:-2}
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+
+phase_start=0
+phase() { phase_name="$1"; phase_start=$(date +%s); echo "=== $1"; }
+phase_end() { echo "=== $phase_name: $(( $(date +%s) - phase_start ))s"; }
+
+phase "native release build + unit tests"
+cmake -S . -B build "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$JOBS"
+ctest --test-dir build --output-on-failure -j"$JOBS"
+phase_end
+
+phase "native ASan+UBSan build + unit tests"
+cmake -S . -B build-asan "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNFOLD_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$JOBS"
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$JOBS"
+phase_end
+
+for flavour in simd base; do
+  phase "wasm $flavour build + unit tests in Node"
+  simd=OFF; [ "$flavour" = simd ] && simd=ON
+  emcmake cmake -S . -B "build-wasm-$flavour" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=$simd \
+    -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
+  cmake --build "build-wasm-$flavour" -j"$JOBS"
+  ctest --test-dir "build-wasm-$flavour" --output-on-failure -j"$JOBS"
+  phase_end
+done
+
+if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
+  phase "JavaScript tests (node --test)"
+  node --test tests/js/
+  phase_end
+fi
