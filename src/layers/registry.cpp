@@ -8,7 +8,7 @@ namespace nnfold {
 #define NF_LAYER(T)      \
     Layer* nf_create_##T(); \
     const std::vector<ParamSpec>& nf_params_##T();
-#define NF_EXT_LAYER(T) NF_LAYER(T)
+#define NF_EXT_LAYER(T, NAME) NF_LAYER(T)
 #include "layers/layer_list.h"
 #undef NF_LAYER
 #undef NF_EXT_LAYER
@@ -31,7 +31,7 @@ const std::vector<LayerTypeInfo>& layer_types() {
     static const std::vector<LayerTypeInfo> types = [] {
         std::vector<LayerTypeInfo> t;
 #define NF_LAYER(T) t.push_back(LayerTypeInfo{#T, nf_create_##T, nullptr, nf_params_##T, false});
-#define NF_EXT_LAYER(T) t.push_back(LayerTypeInfo{#T, nf_create_##T, nullptr, nf_params_##T, true});
+#define NF_EXT_LAYER(T, NAME) t.push_back(LayerTypeInfo{NAME, nf_create_##T, nullptr, nf_params_##T, true});
 #include "layers/layer_list.h"
 #undef NF_LAYER
 #undef NF_EXT_LAYER
