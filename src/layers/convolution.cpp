@@ -6,11 +6,11 @@
 // Weights: weight_data [num_output][num_input][kernel_h][kernel_w] (tagged), bias_data [num_output]
 // (raw), then with int8_scale_term: weight_data_int8_scales [num_output], bottom_blob_int8_scales [1],
 // and top_blob_int8_scales [1] when int8_scale_term > 100.
-// A 1D input with a 1x1 kernel whose length is the number of inputs is computed as InnerProduct
-// (ncnn does the same), giving a 1D output: this is what follows a global pooling.
+// Input: [c,h,w]; a 2D [h,w] or 1D [w] blob is one channel (ncnn reads c as 1). A 1D input of
+// num_input values with a 1x1 kernel is computed as InnerProduct (ncnn does the same), giving a 1D
+// output: this is what follows a global pooling.
+// dynamic_weight=1 (weights from a second input blob) is read and written but not run.
 #include "layers/convolution.h"
-
-#include "layers/conv_common.h"
 
 namespace nnfold {
 
@@ -33,27 +33,29 @@ Status Convolution::load_param(const ParamDict& pd) {
     dynamic_weight = pd.get_int(19, 0);
     NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
 
+    // ncnn: with dynamic_weight the weights (and bias) come as extra input blobs
+    one_blob_only = dynamic_weight == 0;
+
     if (num_output <= 0)
         return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
-    if (kernel_w <= 0 || kernel_h <= 0)
-        return invalid_model("kernel size must be positive, got " + std::to_string(kernel_w) + "x" + std::to_string(kernel_h));
-    if (dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
-        return invalid_model("dilation and stride must be positive");
+    NF_RETURN_IF_ERROR(check_window(kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h));
     NF_RETURN_IF_ERROR(check_conv_pads(pad_left, pad_right, pad_top, pad_bottom));
     if (dynamic_weight)
-        return unsupported("Convolution with dynamic_weight=1 (weights from a blob) is not supported");
+        return Status::ok();
     if (weight_data_size <= 0)
         return invalid_model("weight_data_size (param 6) must be positive, got " + std::to_string(weight_data_size));
     int64_t per_out = (int64_t)kernel_w * kernel_h;
     if (weight_data_size % num_output != 0 || (weight_data_size / num_output) % per_out != 0)
         return invalid_model("weight_data_size " + std::to_string(weight_data_size) + " is not num_output " +
-                             std::to_string(num_output) + " x input channels x " + std::to_string(kernel_w) + "x" +
-                             std::to_string(kernel_h));
+                             std::to_string(num_output) + " x input channels x " + std::to_string(kernel_h) + "x" +
+                             std::to_string(kernel_w));
     return Status::ok();
 }
 
 Status Convolution::weight_specs(std::vector<WeightSpec>& specs) const {
     specs.clear();
+    if (dynamic_weight)
+        return Status::ok();  // ncnn load_model reads nothing
     int64_t fan_in = weight_data_size / num_output;
     specs.push_back({"weight_data", (uint64_t)weight_data_size, true, WeightRole::Weight, fan_in});
     if (bias_term)
@@ -68,6 +70,11 @@ Status Convolution::weight_specs(std::vector<WeightSpec>& specs) const {
 }
 
 Status Convolution::load_model(const std::vector<WeightArray>& w) {
+    if (dynamic_weight)
+        return unsupported("Convolution with dynamic_weight=1 (weights from an input blob) cannot be run by nnfold");
+    NF_RETURN_IF_ERROR(check_runnable_int8(int8_scale_term, "Convolution"));
+    if (w.size() < (bias_term ? 2u : 1u))
+        return internal_error("Convolution: missing weight arrays");
     if (w[0].storage == WeightStorage::Int8)
         return unsupported("int8-quantized Convolution weights cannot be run by nnfold (fp32 compute only)");
     weight_data = w[0].data;
@@ -76,34 +83,34 @@ Status Convolution::load_model(const std::vector<WeightArray>& w) {
     return Status::ok();
 }
 
-Status Convolution::output_shape(const Shape& in, Shape& out) const {
-    int num_input = weight_data_size / num_output / (kernel_w * kernel_h);
-    if (in.dims == 1 && kernel_w == 1 && kernel_h == 1) {
-        if (in.w != num_input)
-            return shape_mismatch("1D input of " + std::to_string(in.w) + " values, expected " + std::to_string(num_input));
+Status Convolution::output_shape(const Shape& in, Shape& out, ConvGeometry* geometry) const {
+    if (dynamic_weight)
+        return unsupported("Convolution with dynamic_weight=1 (weights from an input blob) is not supported");
+    if (innerproduct_path(in)) {
         out = Shape::d1(num_output);
         return Status::ok();
     }
-    if (in.dims != 3 && in.dims != 2)
-        return shape_mismatch("Convolution needs a 3D [c,h,w] input, got " + in.str());
-    int channels = in.dims == 3 ? in.c : 1;
-    if (channels != num_input)
-        return shape_mismatch("input has " + std::to_string(channels) + " channels, weights expect " +
-                              std::to_string(num_input) + " (weight_data_size " + std::to_string(weight_data_size) + ")");
-    int kew = dilation_w * (kernel_w - 1) + 1, keh = dilation_h * (kernel_h - 1) + 1;
-    Pads p = resolve_conv_pads(in.w, in.h, kew, keh, stride_w, stride_h, pad_left, pad_right, pad_top, pad_bottom);
-    int outw = conv_out_size(in.w + p.left + p.right, kew, stride_w);
-    int outh = conv_out_size(in.h + p.top + p.bottom, keh, stride_h);
-    if (outw <= 0 || outh <= 0)
-        return shape_mismatch("input " + in.str() + " is smaller than the " + std::to_string(kew) + "x" +
-                              std::to_string(keh) + " kernel extent");
-    out = Shape::d3(outw, outh, num_output);
+    Planes p;
+    NF_RETURN_IF_ERROR(conv_input_planes(in, "Convolution", p));
+    if (p.c != num_input())
+        return shape_mismatch("input " + in.str() + " has " + std::to_string(p.c) + " channel(s), the weights expect " +
+                              std::to_string(num_input()) + " (weight_data_size " + std::to_string(weight_data_size) +
+                              ")" +
+                              (in.dims == 1 && kernel_w == 1 && kernel_h == 1
+                                   ? "; a 1D input with a 1x1 kernel must have num_input values"
+                                   : ""));
+    ConvGeometry g;
+    NF_RETURN_IF_ERROR(conv_geometry(p.w, p.h, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
+                                     pad_left, pad_right, pad_top, pad_bottom, g));
+    out = Shape::d3(g.out_w, g.out_h, num_output);
+    if (geometry)
+        *geometry = g;
     return Status::ok();
 }
 
 Status Convolution::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
     if (bottoms.size() != 1)
-        return shape_mismatch("Convolution takes one input");
+        return shape_mismatch("Convolution takes one input, got " + std::to_string(bottoms.size()));
     tops.resize(1);
     return output_shape(bottoms[0], tops[0]);
 }
@@ -111,43 +118,40 @@ Status Convolution::infer_shape(const std::vector<Shape>& bottoms, std::vector<S
 Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape in = bottom.shape();
     Shape os;
-    NF_RETURN_IF_ERROR(output_shape(in, os));
+    ConvGeometry g;
+    NF_RETURN_IF_ERROR(output_shape(in, os, &g));
+    if (weight_data.size() != (size_t)weight_data_size)
+        return internal_error("Convolution: weights not loaded");
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
     const int maxk = kernel_w * kernel_h;
-    const int num_input = weight_data_size / num_output / maxk;
+    const int inch = num_input();
 
-    if (os.dims == 1) {  // InnerProduct form
+    if (os.dims == 1) {  // InnerProduct form (ncnn forwards to an InnerProduct layer)
         for (int p = 0; p < num_output; p++) {
             float sum = bias_term ? bias_data[p] : 0.f;
-            const float* wp = weight_data.data() + (size_t)p * num_input;
-            for (int i = 0; i < num_input; i++)
+            const float* wp = weight_data.data() + (size_t)p * inch;
+            for (int i = 0; i < inch; i++)
                 sum += bottom.data[i] * wp[i];
             top.data[p] = activation.apply(sum);
         }
         return Status::ok();
     }
 
-    int kew = dilation_w * (kernel_w - 1) + 1, keh = dilation_h * (kernel_h - 1) + 1;
-    Pads pads = resolve_conv_pads(in.w, in.h, kew, keh, stride_w, stride_h, pad_left, pad_right, pad_top, pad_bottom);
     Mat src = bottom;
-    if (pads.any())
-        NF_RETURN_IF_ERROR(make_border(bottom, src, pads, pad_value, opt.workspace_allocator));
-    const int w = in.w + pads.left + pads.right;
-    const int h = in.h + pads.top + pads.bottom;
-    const size_t plane = (size_t)w * h;
-
-    std::vector<int> ofs(maxk);
-    for (int i = 0, k = 0; i < kernel_h; i++)
-        for (int j = 0; j < kernel_w; j++)
-            ofs[k++] = i * dilation_h * w + j * dilation_w;
+    if (g.pads.any())
+        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
+    const int w = g.padded_w;
+    const size_t plane = (size_t)g.padded_w * g.padded_h;
+    const std::vector<int> ofs = kernel_offsets(kernel_w, kernel_h, dilation_w, dilation_h, w);
 
     for (int p = 0; p < num_output; p++) {
         float* out = top.channel(p);
-        for (int i = 0; i < os.h; i++) {
-            for (int j = 0; j < os.w; j++) {
+        const float* kbase = weight_data.data() + (size_t)p * inch * maxk;
+        for (int i = 0; i < g.out_h; i++) {
+            for (int j = 0; j < g.out_w; j++) {
                 float sum = bias_term ? bias_data[p] : 0.f;
-                const float* kp = weight_data.data() + (size_t)p * num_input * maxk;
-                for (int q = 0; q < num_input; q++) {
+                const float* kp = kbase;
+                for (int q = 0; q < inch; q++) {
                     const float* sp = src.data + q * plane + (size_t)i * stride_h * w + (size_t)j * stride_w;
                     for (int k = 0; k < maxk; k++)
                         sum += sp[ofs[k]] * kp[k];
@@ -155,29 +159,17 @@ Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) cons
                 }
                 out[j] = activation.apply(sum);
             }
-            out += os.w;
+            out += g.out_w;
         }
+        if (opt.cancel && *opt.cancel)
+            return Status(ErrorCode::Cancelled, "cancelled");
     }
     return Status::ok();
 }
 
 NF_DEFINE_LAYER(Convolution,
-                {0, "num_output", ParamType::Int, pint(0)},
-                {1, "kernel_w", ParamType::Int, pint(0)},
-                {2, "dilation_w", ParamType::Int, pint(1)},
-                {3, "stride_w", ParamType::Int, pint(1)},
-                {4, "pad_left", ParamType::Int, pint(0)},
-                {5, "bias_term", ParamType::Int, pint(0)},
-                {6, "weight_data_size", ParamType::Int, pint(0)},
+                NF_CONV_WINDOW_PARAM_SPECS,
                 {8, "int8_scale_term", ParamType::Int, pint(0)},
-                {9, "activation_type", ParamType::Int, pint(0)},
-                {10, "activation_params", ParamType::FloatArray, 0},
-                {11, "kernel_h", ParamType::Int, 0, 1},
-                {12, "dilation_h", ParamType::Int, 0, 2},
-                {13, "stride_h", ParamType::Int, 0, 3},
-                {14, "pad_top", ParamType::Int, 0, 4},
-                {15, "pad_right", ParamType::Int, 0, 4},
-                {16, "pad_bottom", ParamType::Int, 0, 14},
                 {18, "pad_value", ParamType::Float, pfloat(0.f)},
                 {19, "dynamic_weight", ParamType::Int, pint(0)})
 

@@ -1,6 +1,7 @@
 // Convolution: declared in a header because the SIMD version (src/layers/wasm/) subclasses it.
 #pragma once
 
+#include "layers/conv_common.h"
 #include "layers/fused_activation.h"
 #include "layers/layer.h"
 
@@ -29,11 +30,21 @@ public:
     int dynamic_weight = 0;
     FusedActivation activation;
 
+    // ncnn layout: [num_output][num_input][kernel_h][kernel_w]
     std::vector<float> weight_data;
     std::vector<float> bias_data;
 
+    // Input channels the weights expect.
+    int num_input() const { return weight_data_size / num_output / (kernel_w * kernel_h); }
+    // True when this input takes ncnn's "flattened blob as InnerProduct" path: a 1D input of
+    // num_input values with a 1x1 kernel gives a 1D output of num_output values.
+    bool innerproduct_path(const Shape& in) const {
+        return in.dims == 1 && kernel_w == 1 && kernel_h == 1 && in.w == num_input();
+    }
+
 protected:
-    Status output_shape(const Shape& in, Shape& out) const;
+    // Output shape, and for the spatial path the window geometry.
+    Status output_shape(const Shape& in, Shape& out, ConvGeometry* geometry = nullptr) const;
 };
 
 }  // namespace nnfold

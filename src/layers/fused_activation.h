@@ -2,7 +2,7 @@
 // (param 9 activation_type, param 10 activation_params), with ncnn's exact formulas
 // (ncnn src/layer/fused_activation.h, activation_ss):
 //   0 none, 1 ReLU, 2 leaky ReLU (slope = p[0]), 3 clip (p[0], p[1]), 4 sigmoid (input clamped to
-//   +-88.3762626647949), 5 mish, 6 hardswish (alpha = p[0], beta = p[1]).
+//   +-88.3762626647949), 5 mish (softplus cut at +-20), 6 hardswish (alpha = p[0], beta = p[1]).
 #pragma once
 
 #include <algorithm>
@@ -31,7 +31,11 @@ struct FusedActivation {
             v = std::max(v, -88.3762626647949f);
             return 1.f / (1.f + std::exp(-v));
         }
-        case 5: return v * std::tanh(std::log(std::exp(v) + 1.f));
+        case 5: {
+            // ncnn's softplus with MISH_THRESHOLD 20: x above, exp(x) below -20
+            float y = v > 20.f ? v : (v < -20.f ? std::exp(v) : std::log(std::exp(v) + 1.f));
+            return v * std::tanh(y);
+        }
         case 6: {
             float lower = -p1 / p0;
             float upper = (1.f / p0) + lower;

@@ -1,0 +1,52 @@
+// Gemm: declared in a header for the SIMD subclass (src/layers/wasm/).
+#pragma once
+
+#include "layers/layer.h"
+
+namespace nnfold {
+
+class Gemm : public Layer {
+public:
+    Status load_param(const ParamDict& pd) override;
+    Status weight_specs(std::vector<WeightSpec>& specs) const override;
+    Status load_model(const std::vector<WeightArray>& weights) override;
+    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override;
+    Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override;
+    int expected_tops() const override { return 1; }
+    int expected_bottoms() const override;
+
+    float alpha = 1.f, beta = 1.f;
+    int transA = 0, transB = 0;
+    int constantA = 0, constantB = 0, constantC = 0;
+    int constantM = 0, constantN = 0, constantK = 0;
+    int constant_broadcast_type_C = 0;
+    int output_N1M = 0;
+    int output_elempack = 0, output_elemtype = 0;
+    int output_transpose = 0;
+    int int8_scale_term = 0;
+
+    // Constant operands in ncnn's layout: A_data [M][K] (transA 0) or [K][M] (transA 1); B_data
+    // [K][N] (transB 0) or [N][K] (transB 1); C_data by constant_broadcast_type_C: 0 [1], 1 [M],
+    // 2 [M][1], 3 [M][N], 4 [N].
+    std::vector<float> A_data, B_data, C_data;
+
+    // A matrix operand: `rows` rows of `cols` floats, row i at data + i * row_stride.
+    struct MatView {
+        const float* data = nullptr;
+        int rows = 0, cols = 0;
+        size_t row_stride = 0;
+    };
+    // Everything forward needs, resolved from the input shapes (and data pointers when given).
+    struct Plan {
+        MatView A0, B0;  // before transposition
+        int M = 0, N = 0, K = 0;
+        const float* C = nullptr;
+        bool has_C = false;
+        int broadcast_type_C = 0;  // 0 scalar, 1 [M], 2 [M,1], 3 [M,N], 4 [N]
+        Shape out;
+    };
+    // `mats` may be null (shape inference): then only sizes are filled.
+    Status plan(const std::vector<Shape>& shapes, const std::vector<Mat>* mats, Plan& p) const;
+};
+
+}  // namespace nnfold

@@ -1,0 +1,103 @@
+// InnerProduct (ncnn src/layer/innerproduct.cpp). Params: 0 num_output, 1 bias_term,
+// 2 weight_data_size, 8 int8_scale_term, 9 activation_type, 10 activation_params.
+// Weights: weight_data [num_output][num_input] (tagged), bias_data [num_output] (raw), then with
+// int8_scale_term: weight_data_int8_scales [num_output], bottom_blob_int8_scales [1].
+// Inputs: 2D [h, num_input] with h > 1 -> [h, num_output] (one product per row); anything else
+// (1D, 2D with one row or another width, 3D [c,h,w]) is flattened in c,h,w order and must hold
+// num_input values -> [num_output]. ncnn ignores d for a 4D input, so 4D is rejected.
+#include "layers/innerproduct.h"
+
+#include "layers/conv_common.h"
+
+namespace nnfold {
+
+Status InnerProduct::load_param(const ParamDict& pd) {
+    num_output = pd.get_int(0, 0);
+    bias_term = pd.get_int(1, 0);
+    weight_data_size = pd.get_int(2, 0);
+    int8_scale_term = pd.get_int(8, 0);
+    NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
+    if (num_output <= 0)
+        return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
+    if (weight_data_size <= 0 || weight_data_size % num_output != 0)
+        return invalid_model("weight_data_size (param 2) " + std::to_string(weight_data_size) +
+                             " must be a positive multiple of num_output " + std::to_string(num_output));
+    return Status::ok();
+}
+
+Status InnerProduct::weight_specs(std::vector<WeightSpec>& specs) const {
+    specs.clear();
+    specs.push_back({"weight_data", (uint64_t)weight_data_size, true, WeightRole::Weight, num_input()});
+    if (bias_term)
+        specs.push_back({"bias_data", (uint64_t)num_output, false, WeightRole::Bias, 1});
+    if (int8_scale_term) {
+        specs.push_back({"weight_data_int8_scales", (uint64_t)num_output, false, WeightRole::Gamma, 1});
+        specs.push_back({"bottom_blob_int8_scales", 1, false, WeightRole::Gamma, 1});
+    }
+    return Status::ok();
+}
+
+Status InnerProduct::load_model(const std::vector<WeightArray>& w) {
+    NF_RETURN_IF_ERROR(check_runnable_int8(int8_scale_term, "InnerProduct"));
+    if (w.size() < (bias_term ? 2u : 1u))
+        return internal_error("InnerProduct: missing weight arrays");
+    if (w[0].storage == WeightStorage::Int8)
+        return unsupported("int8-quantized InnerProduct weights cannot be run by nnfold (fp32 compute only)");
+    weight_data = w[0].data;
+    if (bias_term)
+        bias_data = w[1].data;
+    return Status::ok();
+}
+
+Status InnerProduct::output_shape(const Shape& in, Shape& out) const {
+    if (in.dims < 1 || in.dims > 3)
+        return shape_mismatch("InnerProduct needs a 1D, 2D or 3D input, got " + in.str());
+    if (rowwise(in)) {
+        out = Shape::d2(num_output, in.h);
+        return Status::ok();
+    }
+    if (in.total() != (uint64_t)num_input())
+        return shape_mismatch("input " + in.str() + " has " + std::to_string(in.total()) + " values, the weights expect " +
+                              std::to_string(num_input()) + (in.dims == 2 ? " (or rows of " + std::to_string(num_input()) + ")" : std::string()));
+    out = Shape::d1(num_output);
+    return Status::ok();
+}
+
+Status InnerProduct::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
+    if (bottoms.size() != 1)
+        return shape_mismatch("InnerProduct takes one input, got " + std::to_string(bottoms.size()));
+    tops.resize(1);
+    return output_shape(bottoms[0], tops[0]);
+}
+
+Status InnerProduct::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    Shape os;
+    NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
+    if (weight_data.size() != (size_t)weight_data_size)
+        return internal_error("InnerProduct: weights not loaded");
+    NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
+    const int n = num_input();
+    const int rows = os.dims == 2 ? os.h : 1;
+    for (int r = 0; r < rows; r++) {
+        const float* x = bottom.data + (size_t)r * n;
+        float* y = top.data + (size_t)r * num_output;
+        for (int p = 0; p < num_output; p++) {
+            const float* wp = weight_data.data() + (size_t)p * n;
+            float sum = bias_term ? bias_data[p] : 0.f;
+            for (int i = 0; i < n; i++)
+                sum += x[i] * wp[i];
+            y[p] = activation.apply(sum);
+        }
+    }
+    return Status::ok();
+}
+
+NF_DEFINE_LAYER(InnerProduct,
+                {0, "num_output", ParamType::Int, pint(0)},
+                {1, "bias_term", ParamType::Int, pint(0)},
+                {2, "weight_data_size", ParamType::Int, pint(0)},
+                {8, "int8_scale_term", ParamType::Int, pint(0)},
+                {9, "activation_type", ParamType::Int, pint(0)},
+                {10, "activation_params", ParamType::FloatArray, 0})
+
+}  // namespace nnfold

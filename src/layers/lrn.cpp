@@ -1,0 +1,106 @@
+// LRN (ncnn src/layer/lrn.cpp), Caffe's local response normalization. Params: 0 region_type
+// (0 ACROSS_CHANNELS, 1 WITHIN_CHANNEL), 1 local_size (5), 2 alpha (1.f), 3 beta (0.75f),
+// 4 bias (1.f). No weights. Input [c,h,w] ([h,w], [w] are one channel).
+//   across: y = x * (bias + alpha / local_size * sum of x^2 over channels q - local_size/2 ..
+//           q + local_size/2 that exist)^-beta
+//   within: y = x * (bias + alpha / local_size^2 * sum of x^2 over the local_size x local_size
+//           window starting local_size/2 before x, zero outside)^-beta
+#include <cmath>
+
+#include "layers/conv_common.h"
+
+namespace nnfold {
+
+class LRN : public Layer {
+public:
+    LRN() {
+        one_blob_only = true;
+        support_inplace = true;
+    }
+    int region_type = 0;
+    int local_size = 5;
+    float alpha = 1.f, beta = 0.75f, bias = 1.f;
+
+    Status load_param(const ParamDict& pd) override {
+        region_type = pd.get_int(0, 0);
+        local_size = pd.get_int(1, 5);
+        alpha = pd.get_float(2, 1.f);
+        beta = pd.get_float(3, 0.75f);
+        bias = pd.get_float(4, 1.f);
+        if (region_type != 0 && region_type != 1)
+            return invalid_model("region_type (param 0) must be 0 (across channels) or 1 (within channel), got " +
+                                 std::to_string(region_type));
+        if (local_size <= 0 || local_size > 65535)
+            return invalid_model("local_size (param 1) must be positive, got " + std::to_string(local_size));
+        return Status::ok();
+    }
+    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
+        NF_RETURN_IF_ERROR(same_shape(bottoms, tops));
+        Planes p;
+        return conv_input_planes(bottoms[0], "LRN", p);
+    }
+    Status forward_inplace(Mat& m, const Option& opt) const override {
+        Planes p;
+        NF_RETURN_IF_ERROR(conv_input_planes(m.shape(), "LRN", p));
+        const int w = p.w, h = p.h, channels = p.c;
+        const size_t size = (size_t)w * h;
+        Mat sq;
+        NF_RETURN_IF_ERROR(sq.create(Shape::d3(w, h, channels), opt.workspace_allocator));
+        for (size_t i = 0; i < size * channels; i++)
+            sq.data[i] = m.data[i] * m.data[i];
+
+        if (region_type == 0) {
+            const float alpha_div_size = alpha / local_size;
+            std::vector<float> ss(size);
+            for (int q = 0; q < channels; q++) {
+                std::fill(ss.begin(), ss.end(), 0.f);
+                for (int c = q - local_size / 2; c <= q + local_size / 2; c++) {
+                    if (c < 0 || c >= channels)
+                        continue;
+                    const float* sp = sq.data + c * size;
+                    for (size_t i = 0; i < size; i++)
+                        ss[i] += sp[i];
+                }
+                float* ptr = m.data + q * size;
+                for (size_t i = 0; i < size; i++)
+                    ptr[i] = ptr[i] * std::pow(bias + alpha_div_size * ss[i], -beta);
+            }
+            return Status::ok();
+        }
+
+        const int pad = local_size / 2;
+        Pads border{pad, local_size - pad - 1, pad, local_size - pad - 1};
+        Mat sqb = sq;
+        if (border.any())
+            NF_RETURN_IF_ERROR(make_border(sq, sqb, border, 0.f, opt.workspace_allocator));
+        const int bw = w + border.left + border.right;
+        const size_t bplane = (size_t)bw * (h + border.top + border.bottom);
+        const int maxsize = local_size * local_size;
+        const float alpha_div_size = alpha / maxsize;
+        const std::vector<int> ofs = kernel_offsets(local_size, local_size, 1, 1, bw);
+        for (int q = 0; q < channels; q++) {
+            float* ptr = m.data + q * size;
+            const float* sb = sqb.data + q * bplane;
+            for (int i = 0; i < h; i++) {
+                for (int j = 0; j < w; j++) {
+                    const float* sp = sb + (size_t)i * bw + j;
+                    float s = 0.f;
+                    for (int k = 0; k < maxsize; k++)
+                        s += sp[ofs[k]];
+                    ptr[j] = ptr[j] * std::pow(bias + alpha_div_size * s, -beta);
+                }
+                ptr += w;
+            }
+        }
+        return Status::ok();
+    }
+};
+
+NF_DEFINE_LAYER(LRN,
+                {0, "region_type", ParamType::Int, pint(0)},
+                {1, "local_size", ParamType::Int, pint(5)},
+                {2, "alpha", ParamType::Float, pfloat(1.f)},
+                {3, "beta", ParamType::Float, pfloat(0.75f)},
+                {4, "bias", ParamType::Float, pfloat(1.f)})
+
+}  // namespace nnfold
