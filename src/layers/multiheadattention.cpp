@@ -1,7 +1,7 @@
 // MultiHeadAttention (ncnn src/layer/multiheadattention.cpp), as PyTorch's nn.MultiheadAttention
 // (batch-free: rows are sequence positions). Params: 0 embed_dim, 1 num_heads (1),
 // 2 weight_data_size (= embed_dim * qdim), 3 kdim (=embed_dim), 4 vdim (=embed_dim), 5 attn_mask,
-// 6 scale (default 1 / sqrt(embed_dim / num_heads), integer division first as in ncnn), 7 kv_cache,
+// 6 scale (default 1 / sqrt(embed_dim / num_heads)), 7 kv_cache,
 // 18 int8_scale_term.
 // Weights in ncnn's order: q_weight [embed_dim * qdim] (tagged), q_bias [embed_dim], k_weight
 // [embed_dim * kdim] (tagged), k_bias [embed_dim], v_weight [embed_dim * vdim] (tagged), v_bias
@@ -39,6 +39,7 @@ Status MultiHeadAttention::load_param(const ParamDict& pd) {
     int8_scale_term = pd.get_int(18, 0);
     if (embed_dim <= 0)
         return invalid_model("embed_dim (param 0) must be positive, got " + std::to_string(embed_dim));
+    // ncnn silently drops the rows past num_heads * (embed_dim / num_heads); PyTorch refuses too
     if (num_heads <= 0 || embed_dim % num_heads != 0)
         return invalid_model("num_heads (param 1) " + std::to_string(num_heads) + " must divide embed_dim " +
                              std::to_string(embed_dim));
