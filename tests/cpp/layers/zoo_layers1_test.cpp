@@ -1,0 +1,216 @@
+// Every zoo layer of the convolution family / spatial / attention types loads from the zoo's
+// .param files: each such line is read on its own (behind Input layers for its bottoms) through
+// the real .param reader, gets random weights from its weight specs, and, where the zoo gives the
+// bottoms' shapes (-23330 hints, or vision_transformer's known token shapes), its inferred top
+// shapes must equal the zoo's hints (ncnn's own shape inference). Cheap layers also run, once as
+// read and once after a canonical write -> read round trip: identical outputs show the param
+// tables' defaults agree with what the layers read. Skips cleanly without the zoo.
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "io/ncnn_io.h"
+#include "layers1_harness.h"
+#include "runtime/analysis.h"
+#include "runtime/net.h"
+#include "runtime/random.h"
+#include "test_util.h"
+
+using namespace nnfold;
+
+namespace {
+
+const std::set<std::string> kTypes = {"Convolution", "ConvolutionDepthWise", "Deconvolution", "DeconvolutionDepthWise",
+                                      "InnerProduct", "Gemm", "Pooling", "Padding", "Crop", "Interp",
+                                      "MultiHeadAttention", "LayerNorm", "Softmax", "LRN"};
+
+struct Line {
+    std::string text, type;
+    std::vector<std::string> bottoms, tops;
+    std::vector<Shape> hints;  // per top, when the line has -23330
+};
+
+std::vector<std::string> split_ws(const std::string& s) {
+    std::istringstream is(s);
+    std::vector<std::string> t;
+    std::string x;
+    while (is >> x)
+        t.push_back(x);
+    return t;
+}
+
+std::vector<Line> parse_lines(const std::string& text) {
+    std::vector<Line> out;
+    std::istringstream is(text);
+    std::string l;
+    int n = 0;
+    while (std::getline(is, l)) {
+        if (n++ < 2)
+            continue;
+        auto t = split_ws(l);
+        if (t.size() < 4)
+            continue;
+        Line line;
+        line.text = l;
+        line.type = t[0];
+        int nb = std::stoi(t[2]), nt = std::stoi(t[3]);
+        for (int i = 0; i < nb; i++)
+            line.bottoms.push_back(t[4 + i]);
+        for (int i = 0; i < nt; i++)
+            line.tops.push_back(t[4 + nb + i]);
+        for (size_t i = 4 + nb + nt; i < t.size(); i++) {
+            if (t[i].rfind("-23330=", 0) != 0)
+                continue;
+            std::vector<int> v;
+            std::stringstream ss(t[i].substr(7));
+            std::string item;
+            while (std::getline(ss, item, ','))
+                v.push_back(std::stoi(item));
+            size_t per = nt > 0 ? (v.size() - 1) / nt : 0;
+            for (int k = 0; k < nt && (per == 4 || per == 5); k++) {
+                const int* p = &v[1 + k * per];
+                Shape s;
+                s.dims = p[0];
+                s.w = p[1];
+                s.h = p[2];
+                s.d = per == 5 ? p[3] : 1;
+                s.c = per == 5 ? p[4] : p[3];
+                if (s.dims < 3)
+                    s.c = 1;
+                if (s.dims < 2)
+                    s.h = 1;
+                if (s.dims < 4)
+                    s.d = 1;
+                line.hints.push_back(s);
+            }
+        }
+        out.push_back(line);
+    }
+    return out;
+}
+
+// vision_transformer declares no shapes: a 384x384 image, then [145 tokens, 768] (or the MLP's 3072).
+Shape vit_input_shape(const Line& l) {
+    if (l.type == "Convolution")
+        return Shape::d3(384, 384, 3);
+    if (l.type == "Gemm") {
+        auto t = split_ws(l.text);
+        for (auto& x : t)
+            if (x.rfind("9=", 0) == 0)
+                return Shape::d2(std::stoi(x.substr(2)), l.text.find("cls_score") != std::string::npos ? 1 : 145);
+    }
+    if (l.type == "Softmax")
+        return Shape::d2(1000, 1);
+    return Shape::d2(768, 145);
+}
+
+uint64_t cost(const Graph& g, const std::vector<Shape>& shapes, uint64_t weights) {
+    uint64_t c = 0;
+    for (auto& l : g.layers)
+        for (int t : l.tops) {
+            const Shape& s = shapes[t];
+            c += weights * (uint64_t)s.w * s.h + s.total() * 64;
+        }
+    return c;
+}
+
+}  // namespace
+
+TEST(ZooLayers1, EveryOwnedLayerLoadsAndMatchesZooShapes) {
+    if (!test::have_zoo())
+        GTEST_SKIP() << "no zoo at " << test::zoo_dir();
+    // about 0.3 s of scalar compute natively; sanitizer builds run the cheapest layers only
+    const uint64_t budget = test::sanitizer_build() ? 1000000 : 10000000;
+    int loaded = 0, shape_checked = 0, ran = 0;
+    std::set<std::string> types_seen;
+    for (const std::string& path : test::zoo_params()) {
+        const std::string file = path.substr(path.rfind('/') + 1);
+        const bool vit = file.find("vision_transformer") != std::string::npos;
+        auto lines = parse_lines(test::read_text(path));
+        std::map<std::string, Shape> known;
+        for (auto& l : lines)
+            for (size_t i = 0; i < l.hints.size() && i < l.tops.size(); i++)
+                known[l.tops[i]] = l.hints[i];
+        for (const Line& l : lines) {
+            if (!kTypes.count(l.type))
+                continue;
+            SCOPED_TRACE(file + ": " + l.text);
+            std::string text = "7767517\n" + std::to_string(l.bottoms.size() + 1) + " " +
+                               std::to_string(l.bottoms.size() + l.tops.size()) + "\n";
+            std::set<std::string> seen;
+            for (size_t i = 0; i < l.bottoms.size(); i++)
+                if (seen.insert(l.bottoms[i]).second)
+                    text += "Input in" + std::to_string(i) + " 0 1 " + l.bottoms[i] + "\n";
+            text += l.text + "\n";
+            if (seen.size() != l.bottoms.size())
+                continue;  // a blob used twice by one layer (not in this zoo)
+            Graph g;
+            Warnings w;
+            Status st = read_param(text, g, w, file);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            // weight specs of every layer (randomized below only for the layers that run)
+            uint64_t nweights = 0;
+            for (auto& layer : g.layers) {
+                std::vector<WeightSpec> specs;
+                st = weight_specs_for(layer, specs);
+                ASSERT_TRUE(st.is_ok()) << st.message();
+                for (auto& sp : specs)
+                    nweights += sp.count;
+            }
+            loaded++;
+            types_seen.insert(l.type);
+
+            std::map<std::string, Shape> in_shapes;
+            for (auto& b : l.bottoms) {
+                if (known.count(b))
+                    in_shapes[b] = known[b];
+                else if (vit)
+                    in_shapes[b] = vit_input_shape(l);
+            }
+            if (in_shapes.size() != l.bottoms.size())
+                continue;
+            std::vector<Shape> shapes;
+            st = infer_shapes(g, in_shapes, shapes);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            for (size_t i = 0; i < l.hints.size(); i++) {
+                int b = g.find_blob(l.tops[i]);
+                EXPECT_EQ(shapes[b], l.hints[i]) << "inferred " << shapes[b].str() << ", zoo hint " << l.hints[i].str();
+                shape_checked++;
+            }
+            if (cost(g, shapes, nweights) > budget)
+                continue;
+            ASSERT_TRUE(randomize_weights(g, 5).is_ok());
+
+            // run as read, and after a canonical write -> read round trip with the same weights
+            std::string written;
+            ASSERT_TRUE(write_param(g, written, w).is_ok());
+            Graph g2;
+            ASSERT_TRUE(read_param(written, g2, w, file).is_ok()) << written;
+            ASSERT_EQ(g2.layers.size(), g.layers.size());
+            for (size_t i = 0; i < g.layers.size(); i++)
+                g2.layers[i].weights = g.layers[i].weights;
+            std::map<std::string, Mat> inputs;
+            uint32_t seed = 9;
+            for (auto& kv : in_shapes)
+                inputs[kv.first] = lt::rand_mat(kv.second, ++seed);
+            auto out1 = test::run_graph(g, inputs);
+            auto out2 = test::run_graph(g2, inputs);
+            ASSERT_EQ(out1.size(), l.tops.size());
+            for (auto& kv : out1) {
+                ASSERT_TRUE(out2.count(kv.first));
+                EXPECT_EQ(kv.second.shape(), out2[kv.first].shape());
+                EXPECT_EQ(0, std::memcmp(kv.second.data, out2[kv.first].data, kv.second.bytes()))
+                    << "the canonical rewrite changed " << kv.first << ":\n" << written;
+            }
+            ran++;
+        }
+    }
+    // every owned type present in the zoo was read; most lines have hinted inputs
+    for (const char* t : {"Convolution", "ConvolutionDepthWise", "InnerProduct", "Gemm", "Pooling", "Padding", "Crop",
+                          "Interp", "MultiHeadAttention", "LayerNorm", "Softmax", "LRN"})
+        EXPECT_TRUE(types_seen.count(t)) << t << " not found in the zoo";
+    EXPECT_GT(loaded, 300);
+    EXPECT_GT(shape_checked, 150);
+    EXPECT_GT(ran, test::sanitizer_build() ? 20 : 100);
+    std::printf("zoo layers: %d loaded, %d top shapes checked against hints, %d run twice\n", loaded, shape_checked, ran);
+}
