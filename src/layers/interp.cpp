@@ -142,6 +142,16 @@ Taps make_taps(int resize_type, int size, int out, int align_corner, bool& ok) {
     return t;
 }
 
+// ncnn's nearest source index min(int(f), size - 1), kept inside the input when f is negative,
+// NaN or infinite (a zero scale under dynamic_target_size), where ncnn would read out of bounds.
+inline int nearest_index(float f, int size) {
+    if (!(f >= 0.f))
+        return 0;
+    if (f >= (float)(size - 1))
+        return size - 1;
+    return (int)f;
+}
+
 inline float apply_taps(const Taps& t, int i, const float* src, size_t stride) {
     const int* ix = &t.index[(size_t)i * t.n];
     const float* wt = &t.weight[(size_t)i * t.n];
@@ -272,10 +282,10 @@ public:
                 const float* sp = src.data + q * iplane;
                 float* dp = dst.data + q * oplane;
                 for (int y = 0; y < oh; y++) {
-                    int sy = in.dims == 2 ? y : std::min((int)(y * hs), h - 1);
+                    int sy = in.dims == 2 ? y : nearest_index(y * hs, h);
                     const float* row = sp + (size_t)sy * w;
                     for (int x = 0; x < outw; x++)
-                        *dp++ = row[std::min((int)(x * ws), w - 1)];
+                        *dp++ = row[nearest_index(x * ws, w)];
                 }
             }
             return Status::ok();
