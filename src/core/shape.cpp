@@ -10,6 +10,8 @@ uint64_t Shape::total() const {
 }
 
 bool Shape::valid() const {
+    if (dynamic)
+        return false;
     if (dims < 1 || dims > 4 || w < 1 || h < 1 || d < 1 || c < 1)
         return false;
     // each factor < 2^31, so the product of two fits; check the running product stays below 2^62
@@ -23,7 +25,7 @@ bool Shape::valid() const {
 }
 
 bool Shape::operator==(const Shape& o) const {
-    if (dims != o.dims)
+    if (dims != o.dims || dynamic != o.dynamic)
         return false;
     switch (dims) {
     case 0: return true;
@@ -57,6 +59,8 @@ Shape Shape::from_list(const std::vector<int>& l) {
 std::string Shape::str() const {
     if (dims == 0)
         return "[?]";
+    if (dynamic)
+        return "[dynamic " + std::to_string(dims) + "D]";
     std::string s = "[";
     auto l = to_list();
     for (size_t i = 0; i < l.size(); i++) {
