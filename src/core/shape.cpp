@@ -15,11 +15,12 @@ bool Shape::valid() const {
     if (dims < 1 || dims > 4 || w < 1 || h < 1 || d < 1 || c < 1)
         return false;
     // each factor < 2^31, so the product of two fits; check the running product stays below 2^62
+    const uint64_t limit = (uint64_t)1 << 62;
     uint64_t t = 1;
     for (int v : {w, h, d, c}) {
-        t *= (uint64_t)v;
-        if (t > ((uint64_t)1 << 62))
+        if (t > limit / (uint64_t)v)
             return false;
+        t *= (uint64_t)v;
     }
     return true;
 }
