@@ -10,20 +10,23 @@ uint64_t Shape::total() const {
 }
 
 bool Shape::valid() const {
+    if (dynamic)
+        return false;
     if (dims < 1 || dims > 4 || w < 1 || h < 1 || d < 1 || c < 1)
         return false;
     // each factor < 2^31, so the product of two fits; check the running product stays below 2^62
+    const uint64_t limit = (uint64_t)1 << 62;
     uint64_t t = 1;
     for (int v : {w, h, d, c}) {
-        t *= (uint64_t)v;
-        if (t > ((uint64_t)1 << 62))
+        if (t > limit / (uint64_t)v)
             return false;
+        t *= (uint64_t)v;
     }
     return true;
 }
 
 bool Shape::operator==(const Shape& o) const {
-    if (dims != o.dims)
+    if (dims != o.dims || dynamic != o.dynamic)
         return false;
     switch (dims) {
     case 0: return true;
@@ -57,6 +60,8 @@ Shape Shape::from_list(const std::vector<int>& l) {
 std::string Shape::str() const {
     if (dims == 0)
         return "[?]";
+    if (dynamic)
+        return "[dynamic " + std::to_string(dims) + "D]";
     std::string s = "[";
     auto l = to_list();
     for (size_t i = 0; i < l.size(); i++) {

@@ -70,7 +70,10 @@ Status read_bin(const uint8_t* data, size_t size, Graph& g, Warnings& warnings, 
                 r.pos += n * 4;
             } else {
                 if (r.remaining() < 4)
-                    return truncated(4 + n);
+                    return invalid_model(file + " is truncated: " + who + " needs at least 4 bytes for the storage tag of " +
+                                         spec.name + " at offset " + std::to_string(start) + ", but only " +
+                                         bytes_str(r.remaining()) + " remain (the file has " + bytes_str(size) +
+                                         "; does it belong to this .param?)");
                 uint32_t tag;
                 std::memcpy(&tag, r.data + r.pos, 4);
                 const uint8_t* f = r.data + r.pos;

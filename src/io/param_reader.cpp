@@ -359,7 +359,9 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
         if (!impl) {
             unknown.push_back(quote(layer.type) + " (line " + std::to_string(ln.number) + ", layer " + quote(layer.name) + ")");
         } else {
-            NF_RETURN_IF_ERROR(check_param_types(layer.type, layer.params, warnings, where));
+            Status tst = check_param_types(layer.type, layer.params, warnings, where);
+            if (!tst)
+                return tst.with_context(where);
             Status st = impl->load_param(layer.params);
             if (!st)
                 return st.with_context(where);

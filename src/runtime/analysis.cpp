@@ -55,6 +55,10 @@ Status infer_shapes(const Graph& g, const std::map<std::string, Shape>& input_sh
             return internal_error(who + ": shape inference gave " + std::to_string(out.size()) + " shapes for " +
                                   std::to_string(layer.tops.size()) + " tops");
         for (size_t i = 0; i < out.size(); i++) {
+            if (out[i].dynamic) {
+                shapes[layer.tops[i]] = out[i];
+                continue;
+            }
             if (!out[i].valid())
                 return shape_mismatch(who + ": output shape " + out[i].str() + " is empty or too large");
             shapes[layer.tops[i]] = out[i];
@@ -67,7 +71,7 @@ Status annotate_shapes(Graph& g, const std::map<std::string, Shape>& input_shape
     std::vector<Shape> shapes;
     Status st = infer_shapes(g, input_shapes, shapes);
     for (size_t i = 0; i < g.blobs.size(); i++)
-        g.blobs[i].shape = st ? shapes[i] : Shape();
+        g.blobs[i].shape = (st && shapes[i].known()) ? shapes[i] : Shape();
     return st;
 }
 
@@ -85,6 +89,8 @@ uint64_t estimate_peak_memory(const Graph& g, const std::vector<Shape>& shapes) 
         if (l.erased)
             continue;
         for (int t : l.tops) {
+            if (shapes[t].dynamic)
+                continue;  // data-dependent (detections): small, not counted
             if (!shapes[t].known())
                 return 0;
             live += shapes[t].total() * 4;
@@ -137,7 +143,7 @@ ModelSummary summarize(const Graph& g, const std::map<std::string, Shape>& input
     if (st) {
         s.shapes_known = true;
         for (int b : g.output_blobs())
-            if (!shapes[b].known())
+            if (!shapes[b].known() && !shapes[b].dynamic)
                 s.shapes_known = false;
         if (!s.shapes_known)
             s.shape_error = "an input has no declared shape; give one with --shape NAME=c,h,w";

@@ -189,7 +189,7 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
         } else {
             std::vector<Mat> bottoms;
             for (int b : node.bottoms) {
-                if (mats[b].empty())
+                if (mats[b].empty() && !shapes[b].dynamic)
                     return internal_error(who + ": input blob " + quote(g.blobs[b].name) + " was not computed");
                 bottoms.push_back(mats[b]);
             }
@@ -217,6 +217,19 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             bottoms.clear();
             for (size_t k = 0; k < node.tops.size(); k++) {
                 int t = node.tops[k];
+                if (shapes[t].dynamic) {
+                    // data-dependent extents; an empty result (nothing detected) is valid
+                    if (!tops[k].empty() && tops[k].dims != shapes[t].dims)
+                        return internal_error(who + ": produced a " + std::to_string(tops[k].dims) + "D tensor for " +
+                                              quote(g.blobs[t].name) + ", expected " + std::to_string(shapes[t].dims) + "D");
+                    if (tops[k].empty()) {
+                        tops[k] = Mat();
+                        tops[k].dims = shapes[t].dims;
+                        tops[k].w = shapes[t].w;
+                    }
+                    mats[t] = tops[k];
+                    continue;
+                }
                 if (tops[k].empty())
                     return internal_error(who + ": produced no data for " + quote(g.blobs[t].name));
                 if (tops[k].shape() != shapes[t])
@@ -232,7 +245,7 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             stats->layers.push_back({i, std::chrono::duration<double, std::milli>(clock::now() - t0).count()});
     }
     for (int b : wanted) {
-        if (mats[b].empty())
+        if (mats[b].empty() && !shapes[b].dynamic)
             return internal_error("output " + quote(g.blobs[b].name) + " was not computed");
         outputs[g.blobs[b].name] = mats[b];
     }
