@@ -11,10 +11,10 @@
 // mask[b * num_box .. b * num_box + num_box - 1] and net size (int)(anchors_scale[b] * w/h).
 // Per cell (i, j) and box: best class = the first maximum of the raw class scores;
 //   confidence = 1 / (1 + exp(-objectness) * (1 + exp(-best)))
-// which is ncnn's expression (its comment says sigmoid(objectness) * sigmoid(best), the
-// parentheses compute this instead). nnfold follows ncnn: the zoo's yolov4-tiny shape hint, 1637
-// detections on ncnn's zero-filled benchmark input, only arises from this formula (1/3 >= 0.3;
-// the product of sigmoids would give 0.25 and nothing). Kept when confidence >= threshold;
+// which is ncnn's expression, in its generic and x86 layers alike (the comment beside it says
+// sigmoid(objectness) * sigmoid(best); the parentheses compute this instead: 1/3 rather than 0.25
+// when both are 0). nnfold follows ncnn, so thresholds tuned on ncnn keep their meaning.
+// Kept when confidence >= threshold;
 //   cx = (j + sigmoid(x)) / w, cy = (i + sigmoid(y)) / h,
 //   bw = exp(tw) * anchor_w / net_w, bh = exp(th) * anchor_h / net_h.
 // All boxes (input, box, row, column order) are sorted by confidence (ncnn's quicksort) and go
