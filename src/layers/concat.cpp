@@ -1,7 +1,8 @@
-// Concat (ncnn src/layer/concat.cpp). Param 0 axis (default 0), counted outermost first: 1D (w),
-// 2D (h=0, w=1), 3D (c=0, h=1, w=2), 4D (c=0, d=1, h=2, w=3); negative counts from the end
-// (axis + dims). No weights. Every input must have the same dims and the same extents except
-// along the axis (ncnn does not check; nnfold refuses, naming the shapes).
+// Concat (ncnn src/layer/concat.cpp). Param 0 axis (default 0), counted outermost first: 2D (h=0,
+// w=1), 3D (c=0, h=1, w=2), 4D (c=0, d=1, h=2, w=3); negative counts from the end (axis + dims);
+// 1D inputs are joined whatever the axis, as in ncnn. No weights. Every input must have the same
+// dims and the same extents except along the axis (ncnn does not check; nnfold refuses, naming
+// the shapes).
 // Tensors are dense, so concatenation along an axis is `outer` blocks (the product of the extents
 // before the axis) in which each input contributes one contiguous run of extent * inner values.
 #include <cstring>
@@ -16,6 +17,9 @@ public:
 
     int expected_tops() const override { return 1; }
 
+    // ncnn joins 1D inputs whatever the axis says (there is only one)
+    int positive_axis(int dims) const { return dims == 1 ? 0 : axis < 0 ? axis + dims : axis; }
+
     Status load_param(const ParamDict& pd) override {
         axis = pd.get_int(0, 0);
         if (axis < -4 || axis > 3)
@@ -29,7 +33,7 @@ public:
         const Shape& s0 = bottoms[0];
         if (s0.dims < 1 || s0.dims > 4)
             return shape_mismatch("Concat needs 1D-4D inputs, got " + s0.str());
-        const int a = axis < 0 ? axis + s0.dims : axis;
+        const int a = positive_axis(s0.dims);
         if (a < 0 || a >= s0.dims)
             return shape_mismatch("Concat axis " + std::to_string(axis) + " is out of range for " +
                                   std::to_string(s0.dims) + "D input " + s0.str());
@@ -65,7 +69,7 @@ public:
             tops[0] = bottoms[0];  // nothing to join: share the input
             return Status::ok();
         }
-        const int a = axis < 0 ? axis + in[0].dims : axis;
+        const int a = positive_axis(in[0].dims);
         std::vector<int> l = in[0].to_list();
         size_t outer = 1, inner = 1;
         for (int k = 0; k < a; k++)

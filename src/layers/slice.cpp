@@ -1,5 +1,6 @@
 // Slice (ncnn src/layer/slice.cpp). Params: 0 slices (int array), 1 axis (default 0; counted
-// outermost first as in Concat, negative = axis + dims), 2 indices (int array, newer ncnn).
+// outermost first as in Concat, negative = axis + dims; a 1D input is cut along w whatever the
+// axis, as in ncnn), 2 indices (int array, newer ncnn).
 // No weights. One input, one output per top, cut along the axis in order:
 //  - slices: top i gets slices[i] values; -233 means "an equal share of what is left":
 //    (size - taken) / (tops left), so a single -233 last takes the rest ([116, -233] in
@@ -42,7 +43,7 @@ public:
             return shape_mismatch("Slice needs a 1D-4D input, got " + in.str());
         if (ntops == 0)
             return shape_mismatch("Slice needs at least one top");
-        a = axis < 0 ? axis + in.dims : axis;
+        a = in.dims == 1 ? 0 : axis < 0 ? axis + in.dims : axis;  // ncnn cuts 1D along w whatever the axis
         if (a < 0 || a >= in.dims)
             return shape_mismatch("Slice axis " + std::to_string(axis) + " is out of range for input " + in.str());
         const int64_t size = in.to_list()[a];
