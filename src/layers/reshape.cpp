@@ -143,6 +143,8 @@ public:
             return bottom.reshape(out, top);
 
         // input in channel-last order: 2D h w -> w h (transposed), 3D c h w -> h w c
+        if (in.total() > (uint64_t)INT32_MAX)
+            return resource_limit("Reshape with permute of input " + in.str() + " is too large");
         Mat flat;
         NF_RETURN_IF_ERROR(flat.create(Shape::d1((int)in.total()), opt.workspace_allocator));
         if (in.dims == 1) {

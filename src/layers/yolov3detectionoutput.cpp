@@ -94,8 +94,8 @@ public:
             if (s.dims != 3 || s.c != want)
                 return shape_mismatch("Yolov3DetectionOutput needs inputs [num_box * (5 + num_class) = " +
                                       std::to_string(want) + ", h, w], got " + s.str());
-            if ((int)(anchors_scale[b] * s.w) < 1 || (int)(anchors_scale[b] * s.h) < 1 ||
-                anchors_scale[b] * s.w > 1e9f || anchors_scale[b] * s.h > 1e9f)
+            const float nw = anchors_scale[b] * s.w, nh = anchors_scale[b] * s.h;  // checked before the int cast
+            if (!(nw >= 1.f && nh >= 1.f && nw < 1e9f && nh < 1e9f))
                 return shape_mismatch("Yolov3DetectionOutput anchors_scale " + std::to_string(anchors_scale[b]) +
                                       " gives no usable network size for input " + s.str());
         }
