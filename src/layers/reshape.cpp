@@ -145,8 +145,9 @@ public:
         // input in channel-last order: 2D h w -> w h (transposed), 3D c h w -> h w c
         if (in.total() > (uint64_t)INT32_MAX)
             return resource_limit("Reshape with permute of input " + in.str() + " is too large");
-        Mat flat;
-        NF_RETURN_IF_ERROR(flat.create(Shape::d1((int)in.total()), opt.workspace_allocator));
+        Mat flat;  // the output itself when the target is 1D
+        NF_RETURN_IF_ERROR(
+            flat.create(Shape::d1((int)in.total()), ndim == 1 ? opt.blob_allocator : opt.workspace_allocator));
         if (in.dims == 1) {
             std::copy(bottom.data, bottom.data + in.total(), flat.data);
         } else if (in.dims == 2) {
