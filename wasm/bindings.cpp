@@ -36,6 +36,7 @@ namespace {
 val error_result(const Status& st) {
     val o = val::object();
     o.set("error", true);
+    o.set("warnings", val("[]"));
     o.set("code", std::string(error_code_name(st.code())));
     o.set("message", st.message());
     return o;
@@ -49,6 +50,7 @@ val result_of(F&& fn) {
     if (!st)
         return error_result(st);
     val o = val::object();
+    o.set("error", false);
     o.set("value", value);
     return o;
 }
@@ -110,14 +112,21 @@ public:
     // paramPtr/binPtr: bytes the JS layer copied into malloc'ed heap memory (it frees them).
     val loadNcnn(uintptr_t param_ptr, size_t param_len, uintptr_t bin_ptr, size_t bin_len, bool has_bin,
                  const std::string& opts) {
-        return result_of([&](val& v) -> Status {
+        bool structure_only = false;
+        val r = result_of([&](val& v) -> Status {
             LoadOptions lo;
-            NF_RETURN_IF_ERROR(load_options(opts, lo));
+            NF_RETURN_IF_ERROR(load_options(opts, lo, &structure_only));
             std::string text((const char*)param_ptr, param_len);
-            NF_RETURN_IF_ERROR(model_.load_ncnn(text, (const uint8_t*)bin_ptr, bin_len, has_bin, lo));
+            const uint8_t* bin = (const uint8_t*)bin_ptr;
+            NF_RETURN_IF_ERROR(structure_only ? model_.load_structure(text, bin, bin_len, has_bin, lo)
+                                              : model_.load_ncnn(text, bin, bin_len, has_bin, lo));
             v = val(dump_json(warnings_json(model_.warnings())));
             return Status::ok();
         });
+        // warnings found before a failure still matter (the CLI prints them before the error)
+        if (r["error"].as<bool>())
+            r.set("warnings", val(dump_json(warnings_json(model_.warnings()))));
+        return r;
     }
 
     val loadOnnx(uintptr_t ptr, size_t len, const std::string& opts) {
@@ -341,9 +350,11 @@ public:
     ModelHandle& handle() { return model_; }
 
 private:
-    Status load_options(const std::string& opts, LoadOptions& lo) {
+    Status load_options(const std::string& opts, LoadOptions& lo, bool* structure_only = nullptr) {
         json j;
         NF_RETURN_IF_ERROR(parse_json(opts, j));
+        if (structure_only)
+            *structure_only = j.value("structureOnly", false);
         lo.seed = j.value("seed", (uint32_t)0);
         lo.use_simd = j.value("simd", true);
         lo.param_name = j.value("paramName", std::string("model.param"));

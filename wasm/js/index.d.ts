@@ -25,6 +25,8 @@ export type ErrorCode =
 export class NnfoldError extends Error {
   readonly name: 'NnfoldError';
   readonly code: ErrorCode;
+  /** Warnings found before the failure (e.g. while reading a model), when there were any. */
+  warnings?: string[];
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
 }
 
@@ -69,6 +71,11 @@ export interface LoadOptions {
   shapes?: ShapeMap;
   /** `false` runs the scalar reference layers even in the SIMD build. */
   simd?: boolean;
+  /**
+   * Only the structure (and the .bin when given): no random weights are drawn, so even a huge
+   * model loads quickly. info() and graph() work; run, profile, toNcnn and optimize throw.
+   */
+  structureOnly?: boolean;
   /** Names used in error messages (default `model.param` / `model.bin`). */
   paramName?: string;
   binName?: string;

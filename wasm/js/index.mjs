@@ -145,7 +145,12 @@ class Nnfold {
       this.#dead = String(e?.message ?? e);
       throw new NnfoldError('internal', `nnfold module failure in ${method}: ${this.#dead}`, { cause: e });
     }
-    if (r && r.error) throw new NnfoldError(r.code, r.message);
+    if (r && r.error) {
+      const e = new NnfoldError(r.code, r.message);
+      const w = JSON.parse(r.warnings);
+      if (w.length) e.warnings = w;
+      throw e;
+    }
     return r ? r.value : undefined;
   }
 
@@ -181,6 +186,7 @@ class Nnfold {
       simd: options.simd !== false,
       paramName: options.paramName ?? 'model.param',
       binName: options.binName ?? 'model.bin',
+      structureOnly: !!options.structureOnly,
     };
     const h = this._newHandle();
     let pp = 0, bp = 0;
@@ -407,6 +413,10 @@ class Model {
   // --- used by the npm CLI (bin/nnfold.mjs) to mirror the native CLI exactly ---
   _infoText(label) {
     return this.#call('infoText', label);
+  }
+
+  _infoJsonText() {
+    return this.#call('infoJson');
   }
 
   // Runs with the given inputs plus seeded random values for the missing ones (the CLI's rule).
