@@ -94,10 +94,10 @@ function checkSeed(seed, what = 'seed') {
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
 
 // Wraps a user progress callback so that it never throws into wasm (an exception unwinding through
-// C++ frames would skip destructors): errors are kept and rethrown after the call; returning
-// false cancels.
+// C++ frames would skip destructors): returning false cancels; an exception cancels too and is
+// rethrown (instead of the cancellation error) once the call has returned.
 function wrapProgress(fn) {
-  if (fn === undefined || fn === null) return { cb: undefined, rethrow() {} };
+  if (fn === undefined || fn === null) return { cb: undefined, run: (f) => f() };
   if (typeof fn !== 'function') fail('invalid_argument', 'onProgress must be a function');
   let error = null;
   return {
@@ -109,8 +109,16 @@ function wrapProgress(fn) {
         return false;
       }
     },
-    rethrow() {
+    run(f) {
+      let r;
+      try {
+        r = f();
+      } catch (e) {
+        if (error) throw error;
+        throw e;
+      }
       if (error) throw error;
+      return r;
     },
   };
 }
@@ -233,9 +241,7 @@ class Nnfold {
     if (!(a instanceof Model) || !(b instanceof Model)) fail('invalid_argument', 'verify(a, b) takes two models');
     const seed = checkSeed(options.seed);
     const pr = wrapProgress(options.onProgress);
-    const r = this._call(this.#M, 'verify', a._handle(), b._handle(), seed, pr.cb);
-    pr.rethrow();
-    return JSON.parse(r);
+    return JSON.parse(pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), seed, pr.cb)));
   }
 
   /** Seeded random inputs (CONVENTIONS section 3): U(-1, 1), one stream in input order. */
@@ -277,6 +283,7 @@ class Model {
   }
 
   #ioInfo() {
+    this._handle();
     if (!this.#io) this.#io = JSON.parse(this.#call('ioJson'));
     return this.#io;
   }
@@ -333,8 +340,7 @@ class Model {
       keep: options.keep === undefined ? [] : strList(options.keep, 'keep'),
     };
     const pr = wrapProgress(options.onProgress);
-    const r = this.#call('optimize', JSON.stringify(opts), pr.cb);
-    pr.rethrow();
+    const r = pr.run(() => this.#call('optimize', JSON.stringify(opts), pr.cb));
     this.#io = null;
     return JSON.parse(r);
   }
@@ -378,9 +384,7 @@ class Model {
     try {
       if (inputs === undefined || inputs === null) this.#call('randomInputs', 0, true);
       else this.#setInputs(inputs);
-      const r = this.#call('profile', runs, pr.cb);
-      pr.rethrow();
-      return JSON.parse(r);
+      return JSON.parse(pr.run(() => this.#call('profile', runs, pr.cb)));
     } finally {
       h.clearInputs();
     }
@@ -515,15 +519,19 @@ export async function init(options = {}) {
   if (wasmBinary === undefined && isNode) wasmBinary = await loadBytes(url);
   if (wasmBinary !== undefined) moduleArgs.wasmBinary = toBytes(wasmBinary, 'wasmBinary');
   else moduleArgs.locateFile = (path) => (path.endsWith('.wasm') ? url : path);
-  let abortReason = null;
-  moduleArgs.onAbort = (what) => { abortReason = what; };
+  // Emscripten's own messages while starting go into the error, not the console.
+  let starting = true;
+  const startLog = [];
   moduleArgs.print = (s) => console.log(s);
-  moduleArgs.printErr = (s) => console.warn(s);
+  moduleArgs.printErr = (s) => (starting ? startLog.push(String(s)) : console.warn(s));
   let M;
   try {
     M = await glue.default(moduleArgs);
   } catch (e) {
-    throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}): ${abortReason ?? e?.message ?? e}`, { cause: e });
+    const why = startLog.length ? startLog.join('; ') : String(e?.message ?? e);
+    throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}) from ${moduleArgs.wasmBinary ? 'the given bytes' : url}: ${why}`, { cause: e });
+  } finally {
+    starting = false;
   }
   return new Nnfold(M, flavour);
 }
