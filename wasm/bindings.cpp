@@ -23,6 +23,7 @@
 
 #include "api/model.h"
 #include "api/plugins.h"
+#include "core/allocator.h"
 #include "core/json.h"
 #include "core/strings.h"
 #include "layers/layer.h"
@@ -123,6 +124,13 @@ public:
             v = val(dump_json(warnings_json(model_.warnings())));
             return Status::ok();
         });
+        // say how much this model needs and how full the heap is
+        if (r["error"].as<bool>() && r["code"].as<std::string>() == "resource_limit") {
+            struct mallinfo mi = mallinfo();
+            r.set("message", r["message"].as<std::string>() + " (the .bin holds " + format_bytes(bin_len) +
+                                 "; the WebAssembly heap has " + format_bytes((uint32_t)mi.uordblks) +
+                                 " in use of at most 4 GB: dispose models no longer needed)");
+        }
         // warnings found before a failure still matter (the CLI prints them before the error)
         if (r["error"].as<bool>())
             r.set("warnings", val(dump_json(warnings_json(model_.warnings()))));
@@ -394,9 +402,10 @@ std::string build_info() {
 val heap_stats() {
     struct mallinfo mi = mallinfo();
     val o = val::object();
-    o.set("allocated", (double)mi.uordblks);
-    o.set("free", (double)mi.fordblks);
-    o.set("arena", (double)mi.arena);
+    // mallinfo's fields are int: read them as unsigned (wasm32 heaps reach 4 GB)
+    o.set("allocated", (double)(uint32_t)mi.uordblks);
+    o.set("free", (double)(uint32_t)mi.fordblks);
+    o.set("arena", (double)(uint32_t)mi.arena);
     return o;
 }
 

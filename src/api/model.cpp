@@ -355,7 +355,12 @@ Status ModelHandle::ensure_net() {
     auto net = std::make_unique<Net>();
     NetOptions nopt;
     nopt.use_simd = use_simd_;
-    NF_RETURN_IF_ERROR(net->load(graph_, nopt));
+    try {
+        NF_RETURN_IF_ERROR(net->load(graph_, nopt));
+    } catch (const std::bad_alloc&) {
+        return resource_limit("out of memory preparing the model to run: the runtime needs its own copy of the " +
+                              format_bytes(weights_bytes(graph_)) + " of weights");
+    }
     net_ = std::move(net);
     return Status::ok();
 }
