@@ -5,9 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import { convReluBin, convReluExpected, convReluParam, noDist, root } from './helpers.mjs';
+import { convReluBin, convReluExpected, convReluParam, dist, noDist, root } from './helpers.mjs';
+
+// The README's size budget: one flavour's .wasm, gzipped (a page downloads one).
+const kWasmGzipBudget = 512 * 1024;
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
 
@@ -27,6 +31,7 @@ test('npm pack -> offline install in an empty folder -> import and run', { skip:
     fs.writeFileSync(path.join(app, 'model.bin'), convReluBin());
     fs.writeFileSync(path.join(app, 'main.mjs'), `
       import fs from 'node:fs';
+import zlib from 'node:zlib';
       import init from 'nnfold';
       const nf = await init();
       const m = nf.loadNcnn(fs.readFileSync('model.param', 'utf8'), fs.readFileSync('model.bin'));
@@ -45,5 +50,12 @@ test('npm pack -> offline install in an empty folder -> import and run', { skip:
     assert.equal(info.layers, 3);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('each .wasm flavour stays within the gzipped size budget', { skip: noDist }, () => {
+  for (const f of ['nnfold-simd.wasm', 'nnfold-base.wasm']) {
+    const gz = zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
+    assert.ok(gz <= kWasmGzipBudget, `${f}: ${gz} bytes gzipped, budget ${kWasmGzipBudget}`);
   }
 });
