@@ -40,7 +40,7 @@ function serve() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, requests, port: server.address().port })));
 }
 
-test('a Web Worker in Chromium imports the package and runs a model', { skip, timeout: 120000 }, async () => {
+test('a Web Worker (and a page) in Chromium imports the package and runs a model', { skip, timeout: 120000 }, async () => {
   const { server, requests, port } = await serve();
   // playwright's launch() gives the browser a fresh temporary profile (--user-data-dir) itself
   let browser = null;
@@ -74,6 +74,21 @@ test('a Web Worker in Chromium imports the package and runs a model', { skip, ti
       assert.deepEqual(errors, []);
       await page.close();
     }
+    // the same package on a page's main thread
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/examples/worker/index.html`);
+    const main = await page.evaluate(async () => {
+      const { init } = await import('/dist/index.mjs');
+      const nf = await init();
+      const m = nf.loadNcnn('7767517\n2 2\nInput data 0 1 data 0=4\nReLU relu 1 1 data out\n', null);
+      const out = m.run({ data: new Float32Array([1, -2, 3, -4]) });
+      let code = null;
+      try { m.run({ data: new Float32Array(3) }); } catch (e) { code = e.code; }
+      m.dispose();
+      return { build: nf.build, out: Array.from(out.out.data), code };
+    });
+    assert.deepEqual(main, { build: 'simd', out: [1, 0, 3, 0], code: 'shape_mismatch' });
+    await page.close();
   } finally {
     await browser?.close();
     server.closeAllConnections();
