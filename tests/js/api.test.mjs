@@ -212,6 +212,7 @@ for (const simd of [undefined, false]) {
     assertCode(() => nf.loadNcnn(42, null), 'invalid_argument');
     assertCode(() => nf.loadNcnn(convReluParam, 'not bytes'), 'invalid_argument');
     assertCode(() => nf.loadNcnn(convReluParam, null, { seed: -1 }), 'invalid_argument');
+    assertCode(() => nf.loadNcnn(convReluParam, null, null), 'invalid_argument', /options must be an object/);
     assertCode(() => nf.loadNcnn(convReluParam, null, { shapes: { data: [2, 'x'] } }), 'invalid_argument');
     assertCode(() => nf.loadNcnn(convReluParam, null, { shapes: { conv: [2, 2, 2] } }), 'invalid_argument', /not an input/);
     const m = nf.loadNcnn(convReluParam, convReluBin());
@@ -221,6 +222,8 @@ for (const simd of [undefined, false]) {
     assertCode(() => m.run({ nope: new Float32Array(8) }), 'invalid_argument', /no input named 'nope'/);
     assertCode(() => m.run({}), 'invalid_argument', /not given/);
     assertCode(() => m.run(null), 'invalid_argument');
+    assertCode(() => m.run({ data: new Float32Array(8) }, 'out'), 'invalid_argument', /options must be an object/);
+    assertCode(() => m.toNcnn([]), 'invalid_argument');
     assertCode(() => m.run({ data: 'x' }), 'invalid_argument');
     assertCode(() => m.run({ data: new Float32Array(8) }, { outputs: ['nope'] }), 'invalid_argument', /no blob named/);
     assertCode(() => m.run({ data: { data: new Float32Array(8), shape: [2, 2, 2, 1, 1] } }), 'invalid_argument');

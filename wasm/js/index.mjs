@@ -91,6 +91,12 @@ function checkSeed(seed, what = 'seed') {
   return seed;
 }
 
+function optionsOf(o, what) {
+  if (o === undefined) return {};
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) fail('invalid_argument', `${what} options must be an object`);
+  return o;
+}
+
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
 
 // Wraps a user progress callback so that it never throws into wasm (an exception unwinding through
@@ -183,7 +189,8 @@ class Nnfold {
    * Loads an ncnn model: .param text (string or bytes) and .bin bytes, or null for nnfold's seeded
    * random weights.
    */
-  loadNcnn(param, bin = null, options = {}) {
+  loadNcnn(param, bin = null, options) {
+    options = optionsOf(options, 'loadNcnn');
     if (typeof param !== 'string') param = toBytes(param, 'param');
     else param = new TextEncoder().encode(param);
     const hasBin = bin !== null && bin !== undefined;
@@ -215,7 +222,8 @@ class Nnfold {
   }
 
   /** Imports an ONNX model (needs a build with ONNX import: see `features.onnx`). */
-  loadOnnx(bytes, options = {}) {
+  loadOnnx(bytes, options) {
+    options = optionsOf(options, 'loadOnnx');
     const data = toBytes(bytes, 'onnx bytes');
     const opts = { shapes: normShapes(options.shapes), simd: options.simd !== false };
     const h = this._newHandle();
@@ -237,7 +245,8 @@ class Nnfold {
    * Runs two models on the same seeded random inputs and compares their outputs (CONVENTIONS
    * section 3): per output error and the first layer where they diverge.
    */
-  verify(a, b, options = {}) {
+  verify(a, b, options) {
+    options = optionsOf(options, 'verify');
     if (!(a instanceof Model) || !(b instanceof Model)) fail('invalid_argument', 'verify(a, b) takes two models');
     const seed = checkSeed(options.seed);
     const pr = wrapProgress(options.onProgress);
@@ -332,7 +341,8 @@ class Model {
   }
 
   /** Runs the optimizer; returns its report (CONVENTIONS section 5). */
-  optimize(options = {}) {
+  optimize(options) {
+    options = optionsOf(options, 'optimize');
     const opts = {
       fp16: !!options.fp16,
       explain: !!options.explain,
@@ -346,7 +356,8 @@ class Model {
   }
 
   /** ncnn files: `param` (text), `paramBytes` (the same, as written), `bin`. */
-  toNcnn(options = {}) {
+  toNcnn(options) {
+    options = optionsOf(options, 'toNcnn');
     const fp16 = options.fp16 === undefined ? -1 : options.fp16 ? 1 : 0;
     const warnings = JSON.parse(this.#call('toNcnn', fp16));
     const h = this._handle();
@@ -364,7 +375,8 @@ class Model {
    * known shape. Returns {name: {data: Float32Array, shape}} for the model's outputs (or the blobs
    * listed in options.outputs).
    */
-  run(inputs, options = {}) {
+  run(inputs, options) {
+    options = optionsOf(options, 'run');
     const h = this._handle();
     try {
       this.#setInputs(inputs);
@@ -376,7 +388,8 @@ class Model {
   }
 
   /** Per-layer times over `runs` runs (after a warm-up run); inputs default to random (seed 0). */
-  profile(inputs, options = {}) {
+  profile(inputs, options) {
+    options = optionsOf(options, 'profile');
     const runs = options.runs ?? 10;
     if (!Number.isInteger(runs) || runs < 1 || runs > 100000) fail('invalid_argument', 'runs must be an integer in [1, 100000]');
     const h = this._handle();
@@ -507,8 +520,8 @@ function strList(x, what) {
  * (`simd: false` forces the baseline). In Node the .wasm is read from disk; in browsers and
  * workers it is fetched from next to this file, or from `wasmPaths` / `locateFile`.
  */
-export async function init(options = {}) {
-  if (options === null || typeof options !== 'object') fail('invalid_argument', 'init options must be an object');
+export async function init(options) {
+  options = optionsOf(options, 'init');
   const supported = simdSupported();
   if (options.simd === true && !supported) fail('unsupported', 'this engine does not support WebAssembly SIMD');
   const flavour = options.simd === false ? 'base' : supported ? 'simd' : 'base';
