@@ -101,7 +101,10 @@ export interface Tensor {
 /** Inputs by name: a Float32Array (takes the input's known shape) or `{data, shape}`. */
 export type Inputs = Record<string, Float32Array | number[] | { data: Float32Array | number[]; shape?: Shape }>;
 
-/** Outputs by name; a data-dependent output with nothing detected has `shape: null` and no data. */
+/**
+ * Outputs by name. A data-dependent output (a detection head) may be empty: nothing detected gives
+ * `data.length === 0`.
+ */
 export type Outputs = Record<string, { data: Float32Array; shape: Shape | null }>;
 
 export interface RunOptions {
