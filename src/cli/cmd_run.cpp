@@ -68,7 +68,7 @@ int cmd_run(int argc, char** argv) {
         return report("run", st);
 
     NetOptions nopt;
-    nopt.use_simd = !a.has("no-simd");
+    nopt.use_optimized = !a.has("no-simd");
     Net net;
     st = net.load(std::move(g), nopt);
     if (!st)

@@ -60,6 +60,18 @@ static inline float hsum(v128_t v) {
     return wasm_f32x4_extract_lane(t, 0) + wasm_f32x4_extract_lane(t, 1);
 }
 
+// In-place 4x4 transpose: on return r0 holds the first lanes of the inputs, r1 the second, ...
+static inline void transpose4(v128_t& r0, v128_t& r1, v128_t& r2, v128_t& r3) {
+    const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+    const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+    const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+    const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+    r0 = wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5);
+    r1 = wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7);
+    r2 = wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5);
+    r3 = wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7);
+}
+
 }  // namespace simd
 }  // namespace nnfold
 #endif  // NNFOLD_SIMD
