@@ -2,3 +2,4 @@
 // Compiled in every build: the SIMD flavour calls SIMD-128 kernels, the baseline their scalar twins.
 // No include guard: included with different macro definitions.
 NF_OPTIMIZED_LAYER(Convolution)
+NF_OPTIMIZED_LAYER(ConvolutionDepthWise)
