@@ -3,6 +3,7 @@
 // loads; the loads at a row's end read exactly the elements the last lanes need.
 #include "kernels/dwconv.h"
 #include "kernels/simd.h"
+#include "kernels/wasm/window_taps.h"
 
 namespace nnfold {
 namespace kernels {
@@ -10,37 +11,6 @@ namespace kernels {
 using namespace simd;
 
 namespace {
-
-// taps[j] = (r[S*l + j]) for lanes l = 0..3, j = 0..K-1.
-template <int K, int S>
-inline void row_taps(const float* r, v128_t* taps);
-
-template <>
-inline void row_taps<3, 1>(const float* r, v128_t* t) {
-    t[0] = load(r), t[1] = load(r + 1), t[2] = load(r + 2);
-}
-template <>
-inline void row_taps<5, 1>(const float* r, v128_t* t) {
-    t[0] = load(r), t[1] = load(r + 1), t[2] = load(r + 2), t[3] = load(r + 3), t[4] = load(r + 4);
-}
-template <>
-inline void row_taps<3, 2>(const float* r, v128_t* t) {
-    // elements 0..8
-    const v128_t v0 = load(r), v1 = load(r + 4), v2 = wasm_v128_load32_zero(r + 8);
-    t[0] = wasm_i32x4_shuffle(v0, v1, 0, 2, 4, 6);
-    t[1] = wasm_i32x4_shuffle(v0, v1, 1, 3, 5, 7);
-    t[2] = wasm_i32x4_shuffle(t[0], v2, 1, 2, 3, 4);
-}
-template <>
-inline void row_taps<5, 2>(const float* r, v128_t* t) {
-    // elements 0..10
-    const v128_t v0 = load(r), v1 = load(r + 4), v2 = wasm_v128_load64_zero(r + 8), v3 = wasm_v128_load32_zero(r + 10);
-    t[0] = wasm_i32x4_shuffle(v0, v1, 0, 2, 4, 6);
-    t[1] = wasm_i32x4_shuffle(v0, v1, 1, 3, 5, 7);
-    t[2] = wasm_i32x4_shuffle(t[0], v2, 1, 2, 3, 4);
-    t[3] = wasm_i32x4_shuffle(t[1], v2, 1, 2, 3, 5);
-    t[4] = wasm_i32x4_shuffle(t[2], v3, 1, 2, 3, 4);
-}
 
 template <int K, int S>
 void dwconv_fixed(const DwPlane& p) {
@@ -58,7 +28,7 @@ void dwconv_fixed(const DwPlane& p) {
             v128_t acc = vbias;
             for (int i = 0; i < K; i++) {
                 v128_t t[K];
-                row_taps<K, S>(rows[i] + x * S, t);
+                taps::row<K, S>(rows[i] + x * S, t);
                 for (int j = 0; j < K; j++)
                     acc = madd(t[j], kv[i * K + j], acc);
             }

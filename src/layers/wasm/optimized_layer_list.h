@@ -3,3 +3,4 @@
 // No include guard: included with different macro definitions.
 NF_OPTIMIZED_LAYER(Convolution)
 NF_OPTIMIZED_LAYER(ConvolutionDepthWise)
+NF_OPTIMIZED_LAYER(Pooling)

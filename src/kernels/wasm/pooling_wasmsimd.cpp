@@ -1,0 +1,104 @@
+// Pooling with SIMD-128: four output pixels of a row per vector (window lanes from
+// window_taps.h), max with f32x4.pmax (std::max semantics per lane), average with the reference's
+// divisors; global pooling over four interleaved lanes.
+#include "kernels/pooling.h"
+#include "kernels/simd.h"
+#include "kernels/wasm/window_taps.h"
+
+namespace nnfold {
+namespace kernels {
+
+using namespace simd;
+
+namespace {
+
+template <int K, int S, bool Max>
+void pool_fixed(const PoolPlane& p) {
+    const v128_t karea = splat((float)(K * K));
+    for (int y = 0; y < p.out_h; y++) {
+        const float* r0 = p.src + (size_t)y * S * p.in_w;
+        float* out = p.dst + (size_t)y * p.out_w;
+        const v128_t rcount = wasm_i32x4_splat(p.row_count ? p.row_count[y] : 0);
+        int x = 0;
+        for (; x + 4 <= p.out_w; x += 4) {
+            v128_t acc;
+            if (Max) {
+                // lane l starts from its window's first cell, as the reference does
+                acc = S == 1 ? load(r0 + x) : wasm_f32x4_make(r0[x * S], r0[(x + 1) * S], r0[(x + 2) * S], r0[(x + 3) * S]);
+            } else {
+                acc = zero();
+            }
+            for (int i = 0; i < K; i++) {
+                v128_t t[K];
+                taps::row<K, S>(r0 + (size_t)i * p.in_w + x * S, t);
+                for (int j = 0; j < K; j++)
+                    acc = Max ? max(acc, t[j]) : add(acc, t[j]);
+            }
+            if (!Max) {
+                const v128_t area = p.row_count
+                                        ? wasm_f32x4_convert_i32x4(wasm_i32x4_mul(rcount, wasm_v128_load(p.col_count + x)))
+                                        : karea;
+                acc = wasm_f32x4_div(acc, area);
+            }
+            store(out + x, acc);
+        }
+        for (; x < p.out_w; x++) {
+            const float* s = r0 + x * S;
+            if (Max) {
+                float m = s[0];
+                for (int i = 0; i < K; i++)
+                    for (int j = 0; j < K; j++) {
+                        const float v = s[(size_t)i * p.in_w + j];
+                        m = m < v ? v : m;
+                    }
+                out[x] = m;
+            } else {
+                float sum = 0.f;
+                for (int i = 0; i < K; i++)
+                    for (int j = 0; j < K; j++)
+                        sum += s[(size_t)i * p.in_w + j];
+                const float area = p.row_count ? (float)(p.row_count[y] * p.col_count[x]) : (float)(K * K);
+                out[x] = sum / area;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void f32_maxpool2x2s2__wasmsimd(const PoolPlane& p) { pool_fixed<2, 2, true>(p); }
+void f32_maxpool3x3s1__wasmsimd(const PoolPlane& p) { pool_fixed<3, 1, true>(p); }
+void f32_maxpool3x3s2__wasmsimd(const PoolPlane& p) { pool_fixed<3, 2, true>(p); }
+void f32_avgpool2x2s2__wasmsimd(const PoolPlane& p) { pool_fixed<2, 2, false>(p); }
+void f32_avgpool3x3s1__wasmsimd(const PoolPlane& p) { pool_fixed<3, 1, false>(p); }
+void f32_avgpool3x3s2__wasmsimd(const PoolPlane& p) { pool_fixed<3, 2, false>(p); }
+
+float f32_global_maxpool__wasmsimd(const float* p, size_t n) {
+    // every lane starts from p[0]: a NaN there is sticky, any other NaN is skipped (std::max)
+    v128_t m = load_splat(p);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        m = max(m, load(p + i));
+    float r = wasm_f32x4_extract_lane(m, 0);
+    for (int l = 1; l < 4; l++) {
+        float v = l == 1 ? wasm_f32x4_extract_lane(m, 1) : l == 2 ? wasm_f32x4_extract_lane(m, 2) : wasm_f32x4_extract_lane(m, 3);
+        r = r < v ? v : r;
+    }
+    for (; i < n; i++)
+        r = r < p[i] ? p[i] : r;
+    return r;
+}
+
+float f32_global_avgpool__wasmsimd(const float* p, size_t n) {
+    v128_t s = zero();
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        s = add(s, load(p + i));
+    float sum = hsum(s);
+    for (; i < n; i++)
+        sum += p[i];
+    return sum / (float)n;
+}
+
+}  // namespace kernels
+}  // namespace nnfold
