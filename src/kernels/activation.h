@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -119,6 +120,19 @@ inline void act_scalar(float* p, size_t n, const ActParams& a) {
         return;
     for (size_t i = 0; i < n; i++)
         p[i] = act_scalar(p[i], a);
+}
+
+// act over p[0 .. n) in place.
+void f32_act_inplace__scalar(float* p, size_t n, const ActParams& a);
+#if NNFOLD_SIMD
+void f32_act_inplace__wasmsimd(float* p, size_t n, const ActParams& a);
+#endif
+inline void f32_act_inplace(float* p, size_t n, const ActParams& a) {
+#if NNFOLD_SIMD
+    f32_act_inplace__wasmsimd(p, n, a);
+#else
+    f32_act_inplace__scalar(p, n, a);
+#endif
 }
 
 #if NNFOLD_SIMD

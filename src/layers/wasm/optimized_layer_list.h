@@ -4,3 +4,7 @@
 NF_OPTIMIZED_LAYER(Convolution)
 NF_OPTIMIZED_LAYER(ConvolutionDepthWise)
 NF_OPTIMIZED_LAYER(Pooling)
+NF_OPTIMIZED_LAYER(InnerProduct)
+NF_OPTIMIZED_LAYER(Gemm)
+NF_OPTIMIZED_LAYER(Deconvolution)
+NF_OPTIMIZED_LAYER(DeconvolutionDepthWise)
