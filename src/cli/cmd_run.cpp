@@ -1,8 +1,9 @@
 // nnfold run MODEL.param [MODEL.bin|null] [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
-//            [--output NAME] [--output-dir DIR] [--no-simd]
+//            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/cli_common.h"
@@ -29,12 +30,18 @@ static const char* kRunHelp =
     "  --seed N                seed for random weights and inputs (default 0)\n"
     "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
     "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
-    "  --no-simd               use the scalar reference layers\n"
-    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout.\n";
+    "  --reference             use the scalar reference layers instead of the optimized ones\n"
+    "                          (--no-simd is an older name for it)\n"
+    "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
+    "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
+    "                          wasm engines optimize hot code after it has run for a while)\n"
+    "Prints the summary JSON (per output: shape, min, max, mean, first values; ms; with --runs\n"
+    "also runs: {count, warmup, median_ms, min_ms, max_ms}) to stdout.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd"}, {"input", "shape", "seed", "output", "output-dir"}, a))
+    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
+                    {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
         return kUsage;
     if (a.has("help")) {
         fputs(kRunHelp, stdout);
@@ -52,6 +59,22 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
     }
+    int runs = 1, warmup = 0;
+    for (const char* opt : {"runs", "warmup"}) {
+        if (!a.has(opt))
+            continue;
+        const std::string v = a.get(opt);
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        const long lo = std::strcmp(opt, "runs") == 0 ? 1 : 0;
+        if (v.empty() || *end != '\0' || n < lo || n > 100000) {
+            fprintf(stderr, "nnfold run: --%s expects an integer from %ld to 100000, got '%s'\n", opt, lo, v.c_str());
+            return kUsage;
+        }
+        (std::strcmp(opt, "runs") == 0 ? runs : warmup) = (int)n;
+    }
+    if (runs > 1 && !a.has("warmup"))
+        warmup = 3;
     std::map<std::string, Shape> shapes;
     {
         Status st = parse_shapes(a.all("shape"), shapes);
@@ -68,7 +91,7 @@ int cmd_run(int argc, char** argv) {
         return report("run", st);
 
     NetOptions nopt;
-    nopt.use_optimized = !a.has("no-simd");
+    nopt.use_optimized = !a.has("no-simd") && !a.has("reference");
     Net net;
     st = net.load(std::move(g), nopt);
     if (!st)
@@ -122,9 +145,14 @@ int cmd_run(int argc, char** argv) {
 
     std::map<std::string, Mat> outputs;
     RunStats stats;
-    st = net.run(inputs, a.all("output"), outputs, &stats);
-    if (!st)
-        return report("run", st);
+    std::vector<double> times;
+    for (int i = 0; i < warmup + runs; i++) {
+        st = net.run(inputs, a.all("output"), outputs, &stats);
+        if (!st)
+            return report("run", st);
+        if (i >= warmup)
+            times.push_back(stats.total_ms);
+    }
 
     std::string dir = a.get("output-dir");
     if (!dir.empty()) {
@@ -174,7 +202,20 @@ int cmd_run(int argc, char** argv) {
     }
     summary["peak_bytes"] = stats.peak_bytes;
     summary["ms"] = stats.total_ms;
+    summary["optimized"] = net.uses_optimized();
     summary["simd"] = net.uses_simd();
+    if (runs > 1 || warmup > 0) {
+        std::vector<double> sorted = times;
+        std::sort(sorted.begin(), sorted.end());
+        const size_t n = sorted.size();
+        json r;
+        r["count"] = n;
+        r["warmup"] = warmup;
+        r["median_ms"] = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        r["min_ms"] = sorted.front();
+        r["max_ms"] = sorted.back();
+        summary["runs"] = r;
+    }
     std::string text = dump_json(summary, 2) + "\n";
     if (!dir.empty()) {
         st = write_file(dir + "/summary.json", text.data(), text.size());

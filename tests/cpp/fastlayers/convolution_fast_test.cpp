@@ -18,7 +18,11 @@ struct Conv {
     float pad_value = 0.f;
 };
 
-double check(const Conv& c, uint32_t seed) {
+double check(Conv c, uint32_t& next_seed) {
+    const uint32_t seed = next_seed++;
+    // a handful of outputs through ReLU can all be 0, which would compare nothing: leaky ReLU there
+    if (c.act == 1 && c.O * c.H * c.W <= 16)
+        c.act = 2;
     SCOPED_TRACE("C" + std::to_string(c.C) + " " + std::to_string(c.H) + "x" + std::to_string(c.W) + " O" +
                  std::to_string(c.O) + " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw) + " s" +
                  std::to_string(c.sh) + "," + std::to_string(c.sw) + " d" + std::to_string(c.dh) + "," +
@@ -47,12 +51,12 @@ TEST(ConvolutionFast, OneByOneOnEdgeShapes) {
     for (int C : kChannels)
         for (int O : {1, 5, 17})
             for (int s : kSizes)
-                check({C, s, s + 2, O, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, (int)(seed % 7), (int)(seed & 1)}, seed++);
+                check({C, s, s + 2, O, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, (int)(seed % 7), (int)(seed & 1)}, seed);
     // stride 2 and padded 1x1 (pixels are gathered / the padded planes are the GEMM's B)
     for (int C : {3, 17})
         for (int s : {1, 7, 13}) {
-            check({C, s, s, 6, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1}, seed++);
-            check({C, s, s + 1, 6, 1, 1, 1, 1, 1, 1, 1, 2, 0, 1, 0, 1, 0.5f}, seed++);
+            check({C, s, s, 6, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1}, seed);
+            check({C, s, s + 1, 6, 1, 1, 1, 1, 1, 1, 1, 2, 0, 1, 0, 1, 0.5f}, seed);
         }
 }
 
@@ -61,9 +65,9 @@ TEST(ConvolutionFast, ThreeByThreeIm2colOnEdgeShapes) {
     for (int C : kChannels)
         for (int s : kSizes) {
             // few channels: im2col path even at stride 1
-            check({C, s, s, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, (int)(seed % 7), 1}, seed++);
-            check({C, s + 1, s, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, (int)(seed % 7), 1}, seed++);
-            check({C, s, s + 3, 3, 3, 3, 2, 2, 1, 1, -233, -233, -233, -233, 0, 0}, seed++);
+            check({C, s, s, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, (int)(seed % 7), 1}, seed);
+            check({C, s + 1, s, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, (int)(seed % 7), 1}, seed);
+            check({C, s, s + 3, 3, 3, 3, 2, 2, 1, 1, -233, -233, -233, -233, 0, 0}, seed);
         }
 }
 
@@ -86,7 +90,7 @@ TEST(ConvolutionFast, GeneralKernelsStridesDilationsPads) {
         {17, 9, 9, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, 1},
     };
     for (const Conv& c : cases)
-        check(c, seed++);
+        check(c, seed);
 }
 
 TEST(ConvolutionFast, WinogradOnEdgeShapes) {
@@ -94,14 +98,14 @@ TEST(ConvolutionFast, WinogradOnEdgeShapes) {
     for (int C : {16, 17, 64})
         for (int O : {16, 19})
             for (int s : kSizes) {
-                check({C, s, s, O, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, (int)(seed % 7), (int)(seed & 1)}, seed++);
+                check({C, s, s, O, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, (int)(seed % 7), (int)(seed & 1)}, seed);
                 if (s >= 3)
-                    check({C, s, s + 4, O, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, seed++);
+                    check({C, s, s + 4, O, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, seed);
             }
     // asymmetric, SAME and valued pads
-    check({17, 13, 7, 16, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 1, 1, 0.25f}, seed++);
-    check({17, 13, 9, 16, 3, 3, 1, 1, 1, 1, -233, -233, -233, -233, 4, 1}, seed++);
-    check({17, 6, 9, 16, 3, 3, 1, 1, 1, 1, -234, -234, -234, -234, 6, 1}, seed++);
+    check({17, 13, 7, 16, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 1, 1, 0.25f}, seed);
+    check({17, 13, 9, 16, 3, 3, 1, 1, 1, 1, -233, -233, -233, -233, 4, 1}, seed);
+    check({17, 6, 9, 16, 3, 3, 1, 1, 1, 1, -234, -234, -234, -234, 6, 1}, seed);
 }
 
 TEST(ConvolutionFast, OneAndTwoDimensionalInputs) {
@@ -136,10 +140,10 @@ TEST(ConvolutionFast, ModelSizedShapes) {
     if (test::sanitizer_build())
         GTEST_SKIP() << "large shapes run in release builds";
     uint32_t seed = 400;
-    check({64, 56, 56, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, seed++);   // 1x1, crosses N blocks
-    check({64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed++);   // Winograd
-    check({96, 27, 29, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1}, seed++);   // Winograd, ragged tiles
-    check({64, 28, 28, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, seed++);  // im2col, K = 576 > one K block
-    check({3, 57, 57, 32, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, 1}, seed++);    // ResNet's first layer shape
-    check({512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed++);   // large channels: im2col, K = 4608
+    check({64, 56, 56, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, seed);   // 1x1, crosses N blocks
+    check({64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // Winograd
+    check({96, 27, 29, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1}, seed);   // Winograd, ragged tiles
+    check({64, 28, 28, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, seed);  // im2col, K = 576 > one K block
+    check({3, 57, 57, 32, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, 1}, seed);    // ResNet's first layer shape
+    check({512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels: im2col, K = 4608
 }

@@ -16,7 +16,11 @@ struct Dw {
     float pad_value = 0.f;
 };
 
-void check(const Dw& c, uint32_t seed) {
+void check(Dw c, uint32_t& next_seed) {
+    const uint32_t seed = next_seed++;
+    // a handful of outputs through ReLU can all be 0, which would compare nothing: leaky ReLU there
+    if (c.act == 1 && c.O * c.H * c.W <= 16)
+        c.act = 2;
     SCOPED_TRACE("C" + std::to_string(c.C) + " " + std::to_string(c.H) + "x" + std::to_string(c.W) + " O" +
                  std::to_string(c.O) + " g" + std::to_string(c.group) + " k" + std::to_string(c.kh) + "x" +
                  std::to_string(c.kw) + " s" + std::to_string(c.sh) + "," + std::to_string(c.sw) + " d" +
@@ -43,8 +47,7 @@ TEST(ConvolutionDepthWiseFast, DepthwiseOnEdgeShapes) {
             for (int k : {3, 5})
                 for (int st : {1, 2}) {
                     const int p = k / 2;
-                    check({C, s, s + 1, C, C, k, k, st, st, 1, 1, p, p, p, p, (int)(seed % 7), (int)(seed & 1)},
-                          seed++);
+                    check({C, s, s + 1, C, C, k, k, st, st, 1, 1, p, p, p, p, (int)(seed % 7), (int)(seed & 1)}, seed);
                 }
 }
 
@@ -64,7 +67,7 @@ TEST(ConvolutionDepthWiseFast, DepthwisePadsAndGeneralWindows) {
         {6, 5, 5, 6, 6, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0},     // one output pixel column
     };
     for (const Dw& c : cases)
-        check(c, seed++);
+        check(c, seed);
 }
 
 TEST(ConvolutionDepthWiseFast, GroupConvolutions) {
@@ -80,14 +83,15 @@ TEST(ConvolutionDepthWiseFast, GroupConvolutions) {
         {6, 13, 13, 6, 2, 5, 5, 2, 2, 2, 2, 4, 4, 4, 4, 5, 0},
     };
     for (const Dw& c : cases)
-        check(c, seed++);
+        check(c, seed);
 }
 
 TEST(ConvolutionDepthWiseFast, ModelSizedShapes) {
     if (test::sanitizer_build())
         GTEST_SKIP() << "large shapes run in release builds";
-    check({128, 56, 56, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 300);
-    check({144, 56, 56, 144, 144, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, 301);
-    check({240, 28, 28, 240, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, 1}, 302);
-    check({96, 57, 57, 96, 96, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 5, 1}, 303);
+    uint32_t seed = 300;
+    check({128, 56, 56, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);
+    check({144, 56, 56, 144, 144, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, seed);
+    check({240, 28, 28, 240, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, 1}, seed);
+    check({96, 57, 57, 96, 96, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 5, 1}, seed);
 }

@@ -21,11 +21,12 @@ inline std::vector<float> rand_vec(size_t n, uint32_t seed, float lo = -1.f, flo
     return v;
 }
 
-// Bit-for-bit equality (NaNs of any payload count as equal), reporting the first mismatches.
+// Exactly the same values: no rounding difference at all. +0 and -0 count as equal (compilers may
+// rewrite `v < 0 ? 0 : v` into a max that returns +0 for -0), as do NaNs of any payload.
 inline void expect_same_bits(const float* want, const float* got, size_t n, const std::string& what) {
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
-        bool same = std::memcmp(&want[i], &got[i], 4) == 0 || (std::isnan(want[i]) && std::isnan(got[i]));
+        bool same = want[i] == got[i] || (std::isnan(want[i]) && std::isnan(got[i]));
         if (!same && bad++ < 5)
             ADD_FAILURE() << what << ": element " << i << ": want " << want[i] << ", got " << got[i];
     }

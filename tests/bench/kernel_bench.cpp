@@ -1,0 +1,283 @@
+// nnfold_kernel_bench: GFLOP/s of the hot kernels and of the machine's f32x4 multiply-add peak, in
+// whatever build it is compiled in (wasm SIMD, wasm baseline, native). Run it under Node for the
+// wasm builds:
+//   node --no-experimental-fetch build-wasm-simd/tests/bench/nnfold_kernel_bench.js [--json]
+//
+// V8 first runs wasm with its baseline compiler and recompiles hot functions with TurboFan later;
+// a function entered once and looping long can stay baseline (TOOLCHAIN.md). So every benchmark
+// calls its kernel repeatedly, warms up for a fixed time first, and reports the median of several
+// timed repetitions.
+//
+// Benchmarks (FLOPs counted as 2 per multiply-add of the direct algorithm):
+//   peak.f32x4.N     N independent accumulators, acc = acc * m + c in a loop (mul + add = 8 FLOPs
+//                    per f32x4); the scalar build measures the same with float accumulators
+//   gemm.256         f32_gemm 256x256x256, A packed once, B packed per call (as a layer does)
+//   conv1x1.128      Convolution layer 128 -> 128, 1x1, 56x56
+//   conv3x3.64       Convolution layer 64 -> 64, 3x3 pad 1, 56x56 (Winograd: effective GFLOP/s)
+//   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
+//   dwconv3x3.128    ConvolutionDepthWise layer, 128 channels, 3x3 pad 1, 56x56
+//   dwconv3x3s2.128  the same with stride 2
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "kernels/simd.h"
+#include "layers/layer.h"
+#include "runtime/random.h"
+
+using namespace nnfold;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Peak: kept out of line so V8 compiles it as a hot, repeatedly called function.
+template <int N>
+__attribute__((noinline)) void peak_kernel(int iters, float* out) {
+#if NNFOLD_SIMD
+    v128_t acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = wasm_f32x4_splat(out[i]);
+    const v128_t m = wasm_f32x4_splat(0.999f), c = wasm_f32x4_splat(0.001f);
+    for (int it = 0; it < iters; it++)
+        for (int i = 0; i < N; i++)
+            acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], m), c);
+    for (int i = 0; i < N; i++)
+        out[i] = wasm_f32x4_extract_lane(acc[i], 0) + wasm_f32x4_extract_lane(acc[i], 3);
+#else
+    float acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = out[i];
+    const float m = 0.999f, c = 0.001f;
+    for (int it = 0; it < iters; it++)
+        for (int i = 0; i < N; i++)
+            acc[i] = acc[i] * m + c;
+    for (int i = 0; i < N; i++)
+        out[i] = acc[i];
+#endif
+}
+
+constexpr int kLanes = NNFOLD_SIMD ? 4 : 1;
+
+struct Result {
+    std::string name;
+    double gflops = 0;
+    double ms = 0;  // median time of one call
+    std::string note;
+};
+
+// Warm up for `warm` seconds, then time `reps` repetitions of enough calls to last ~`rep_time`
+// seconds each; returns the median seconds per call.
+double measure(const std::function<void()>& fn, double warm, double rep_time, int reps = 7) {
+    auto t0 = Clock::now();
+    int calls = 0;
+    while (seconds_since(t0) < warm || calls < 3) {
+        fn();
+        calls++;
+    }
+    double per_call = seconds_since(t0) / calls;
+    int n = std::max(1, (int)(rep_time / std::max(per_call, 1e-9)));
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        auto s = Clock::now();
+        for (int i = 0; i < n; i++)
+            fn();
+        t.push_back(seconds_since(s) / n);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    Rng rng(seed);
+    std::vector<float> v(n);
+    for (auto& x : v)
+        x = rng.uniform(-1.f, 1.f);
+    return v;
+}
+
+// A layer with random weights, params given as id -> int.
+std::unique_ptr<Layer> make_layer(const std::string& type, const std::vector<std::pair<int, int>>& ints) {
+    auto l = create_layer(type, true);
+    ParamDict pd;
+    for (auto& kv : ints)
+        pd.set_int(kv.first, kv.second);
+    if (!l || !l->load_param(pd)) {
+        fprintf(stderr, "bench: cannot create %s\n", type.c_str());
+        return nullptr;
+    }
+    std::vector<WeightSpec> specs;
+    (void)l->weight_specs(specs);
+    std::vector<WeightArray> w;
+    uint32_t seed = 1;
+    for (auto& s : specs)
+        w.push_back(s.tagged ? WeightArray::tagged_f32(random_floats(s.count, seed++))
+                             : WeightArray::untagged(random_floats(s.count, seed++)));
+    Option o;
+    if (!l->load_model(w) || !l->create_pipeline(o)) {
+        fprintf(stderr, "bench: cannot load %s\n", type.c_str());
+        return nullptr;
+    }
+    return l;
+}
+
+Result bench_layer(const std::string& name, const std::string& type, const std::vector<std::pair<int, int>>& ints,
+                   const Shape& in_shape, double flops, double warm, double rep, const std::string& note = "") {
+    Result r;
+    r.name = name;
+    r.note = note;
+    auto l = make_layer(type, ints);
+    if (!l)
+        return r;
+    Mat in;
+    if (!in.create(in_shape))
+        return r;
+    auto v = random_floats(in.total_floats(), 3);
+    std::copy(v.begin(), v.end(), in.data);
+    Option opt;
+    bool ok = true;
+    double s = measure(
+        [&] {
+            Mat out;
+            if (!l->forward(in, out, opt))
+                ok = false;
+        },
+        warm, rep);
+    if (!ok)
+        fprintf(stderr, "bench: %s forward failed\n", name.c_str());
+    r.ms = s * 1e3;
+    r.gflops = flops / s * 1e-9;
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool json = false;
+    double warm = 0.5, rep = 0.05;
+    std::string filter;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--quick"))
+            warm = 0.2, rep = 0.02;
+        else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+            filter = argv[++i];
+        else {
+            fprintf(stderr,
+                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING]\n"
+                    "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (median after warm-up)\n");
+            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    auto wanted = [&](const std::string& n) { return filter.empty() || n.find(filter) != std::string::npos; };
+    std::vector<Result> results;
+
+    // peak: 8, 12 and 16 accumulators; the best is the peak
+    {
+        const int iters = 4096;
+        float buf[16];
+        for (int i = 0; i < 16; i++)
+            buf[i] = 0.5f + 0.01f * i;
+        auto run_peak = [&](int n, const std::function<void()>& fn) {
+            std::string name = "peak." + std::string(NNFOLD_SIMD ? "f32x4." : "f32.") + std::to_string(n);
+            if (!wanted(name) && !wanted("peak"))
+                return;
+            double s = measure(fn, warm, rep);
+            Result r;
+            r.name = name;
+            r.ms = s * 1e3;
+            r.gflops = (double)iters * n * kLanes * 2 / s * 1e-9;
+            r.note = std::to_string(n) + " independent mul+add chains";
+            results.push_back(r);
+        };
+        run_peak(8, [&] { peak_kernel<8>(iters, buf); });
+        run_peak(12, [&] { peak_kernel<12>(iters, buf); });
+        run_peak(16, [&] { peak_kernel<16>(iters, buf); });
+        if (buf[0] == 12345.f)
+            printf(" ");  // keep the results observable
+    }
+
+    if (wanted("gemm.256")) {
+        const int M = 256, N = 256, K = 256;
+        auto A = random_floats((size_t)M * K, 1), B = random_floats((size_t)K * N, 2);
+        std::vector<float> ap(kernels::packed_a_floats(M, K)), C((size_t)M * N);
+        kernels::f32_pack_a(M, K, A.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Strided;
+        b.data = B.data();
+        b.rs = N;
+        b.cs = 1;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        double s = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back({"gemm.256", 2.0 * M * N * K / s * 1e-9, s * 1e3, "256x256x256, B packed per call"});
+    }
+    if (wanted("conv1x1.128"))
+        results.push_back(bench_layer("conv1x1.128", "Convolution", {{0, 128}, {1, 1}, {5, 1}, {6, 128 * 128}},
+                                      Shape::d3(56, 56, 128), 2.0 * 128 * 128 * 56 * 56, warm, rep,
+                                      "Convolution 128->128 1x1 on 56x56 (GEMM)"));
+    if (wanted("conv3x3.64"))
+        results.push_back(bench_layer("conv3x3.64", "Convolution", {{0, 64}, {1, 3}, {4, 1}, {5, 1}, {6, 64 * 64 * 9}},
+                                      Shape::d3(56, 56, 64), 2.0 * 64 * 64 * 9 * 56 * 56, warm, rep,
+                                      "Convolution 64->64 3x3 pad 1 on 56x56 (Winograd F(4,3); direct FLOPs)"));
+    if (wanted("conv3x3.64.im2col")) {
+        // im2col + GEMM straight from the kernels, on a padded 58x58 input
+        const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
+        auto wt = random_floats((size_t)O * K, 4), in = random_floats((size_t)C * W * H, 5);
+        std::vector<float> ap(kernels::packed_a_floats(O, K)), out((size_t)O * N);
+        kernels::f32_pack_a(O, K, wt.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Im2colSource;
+        b.im2col.src = in.data();
+        b.im2col.in_w = W;
+        b.im2col.in_plane = (size_t)W * H;
+        b.im2col.kernel_w = b.im2col.kernel_h = 3;
+        b.im2col.out_w = OW;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        double s = measure([&] { kernels::f32_gemm(O, N, K, ap.data(), b, out.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back({"conv3x3.64.im2col", 2.0 * O * K * N / s * 1e-9, s * 1e3, "the same by im2col + GEMM"});
+    }
+    if (wanted("dwconv3x3.128"))
+        results.push_back(bench_layer("dwconv3x3.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 3}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}}, Shape::d3(56, 56, 128),
+                                      2.0 * 128 * 9 * 56 * 56, warm, rep, "ConvolutionDepthWise 128ch 3x3 pad 1 on 56x56"));
+    if (wanted("dwconv3x3s2.128"))
+        results.push_back(bench_layer("dwconv3x3s2.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 3}, {3, 2}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}},
+                                      Shape::d3(56, 56, 128), 2.0 * 128 * 9 * 28 * 28, warm, rep,
+                                      "ConvolutionDepthWise 128ch 3x3 s2 pad 1 on 56x56"));
+
+    double peak = 0;
+    for (auto& r : results)
+        if (r.name.rfind("peak.", 0) == 0)
+            peak = std::max(peak, r.gflops);
+#if defined(__EMSCRIPTEN__)
+    const char* flavour = NNFOLD_SIMD ? "wasm-simd" : "wasm-baseline";
+#else
+    const char* flavour = NNFOLD_SIMD ? "native-simde" : "native-scalar";
+#endif
+    if (json) {
+        printf("{\"build\": \"%s\", \"peak_gflops\": %.3f, \"results\": [", flavour, peak);
+        for (size_t i = 0; i < results.size(); i++)
+            printf("%s\n  {\"name\": \"%s\", \"gflops\": %.3f, \"ms\": %.4f, \"of_peak\": %.3f}", i ? "," : "",
+                   results[i].name.c_str(), results[i].gflops, results[i].ms, peak > 0 ? results[i].gflops / peak : 0.0);
+        printf("\n]}\n");
+    } else {
+        printf("nnfold kernel benchmark (%s build)\n", flavour);
+        printf("%-20s %10s %10s %8s  %s\n", "kernel", "GFLOP/s", "ms/call", "of peak", "what");
+        for (auto& r : results)
+            printf("%-20s %10.2f %10.3f %7.0f%%  %s\n", r.name.c_str(), r.gflops, r.ms,
+                   peak > 0 ? 100.0 * r.gflops / peak : 0.0, r.note.c_str());
+    }
+    return 0;
+}
