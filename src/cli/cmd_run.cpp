@@ -35,12 +35,13 @@ static const char* kRunHelp =
     "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
     "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
     "                          wasm engines optimize hot code after it has run for a while)\n"
+    "  --profile               add per-layer-type times of the last run (profile: {type: ms})\n"
     "Prints the summary JSON (per output: shape, min, max, mean, first values; ms; with --runs\n"
     "also runs: {count, warmup, median_ms, min_ms, max_ms}) to stdout.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
+    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference", "profile"},
                     {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
         return kUsage;
     if (a.has("help")) {
@@ -202,6 +203,15 @@ int cmd_run(int argc, char** argv) {
     }
     summary["peak_bytes"] = stats.peak_bytes;
     summary["ms"] = stats.total_ms;
+    if (a.has("profile")) {
+        std::map<std::string, double> by_type;
+        for (auto& lt : stats.layers)
+            by_type[net.graph().layers[lt.layer].type] += lt.ms;
+        json prof = json::object();
+        for (auto& kv : by_type)
+            prof[kv.first] = kv.second;
+        summary["profile"] = prof;
+    }
     summary["optimized"] = net.uses_optimized();
     summary["simd"] = net.uses_simd();
     if (runs > 1 || warmup > 0) {
