@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cli/cli_common.h"
+#include "cli/cpu_clock.h"
 #include "cli/commands.h"
 #include "core/json.h"
 #include "core/strings.h"
@@ -37,7 +38,7 @@ static const char* kRunHelp =
     "                          wasm engines optimize hot code after it has run for a while)\n"
     "  --profile               add per-layer-type times of the last run (profile: {type: ms})\n"
     "Prints the summary JSON (per output: shape, min, max, mean, first values; ms; with --runs\n"
-    "also runs: {count, warmup, median_ms, min_ms, max_ms}) to stdout.\n";
+    "also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}) to stdout.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
@@ -146,13 +147,18 @@ int cmd_run(int argc, char** argv) {
 
     std::map<std::string, Mat> outputs;
     RunStats stats;
-    std::vector<double> times;
+    std::vector<double> times, cpu_times;
     for (int i = 0; i < warmup + runs; i++) {
+        const double cpu0 = cpu_time_ms();
         st = net.run(inputs, a.all("output"), outputs, &stats);
         if (!st)
             return report("run", st);
-        if (i >= warmup)
+        const double cpu1 = cpu_time_ms();
+        if (i >= warmup) {
             times.push_back(stats.total_ms);
+            if (cpu0 >= 0 && cpu1 >= 0)
+                cpu_times.push_back(cpu1 - cpu0);
+        }
     }
 
     std::string dir = a.get("output-dir");
@@ -215,15 +221,21 @@ int cmd_run(int argc, char** argv) {
     summary["optimized"] = net.uses_optimized();
     summary["simd"] = net.uses_simd();
     if (runs > 1 || warmup > 0) {
-        std::vector<double> sorted = times;
-        std::sort(sorted.begin(), sorted.end());
-        const size_t n = sorted.size();
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            const size_t n = v.size();
+            return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        };
         json r;
-        r["count"] = n;
+        r["count"] = times.size();
         r["warmup"] = warmup;
-        r["median_ms"] = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        r["min_ms"] = sorted.front();
-        r["max_ms"] = sorted.back();
+        r["median_ms"] = median(times);
+        r["min_ms"] = *std::min_element(times.begin(), times.end());
+        r["max_ms"] = *std::max_element(times.begin(), times.end());
+        // CPU time of the process per run: the same as wall time on an idle machine, unaffected by
+        // other processes holding the core on a busy one
+        if (cpu_times.size() == times.size())
+            r["median_cpu_ms"] = median(cpu_times);
         summary["runs"] = r;
     }
     std::string text = dump_json(summary, 2) + "\n";
