@@ -125,7 +125,9 @@ inline double compare(const std::string& type, const ParamDict& pd, const std::v
     EXPECT_TRUE(opt.st.is_ok()) << opt.st.message();
     if (!ref.st || !opt.st)
         return INFINITY;
-    EXPECT_NE(typeid(*ref.layer), typeid(*opt.layer)) << type << " has no optimized implementation";
+    const Layer& ref_layer = *ref.layer;
+    const Layer& opt_layer = *opt.layer;
+    EXPECT_NE(typeid(ref_layer), typeid(opt_layer)) << type << " has no optimized implementation";
     std::vector<Mat> a, b;
     Status sa = run(*ref.layer, inputs, a);
     Status sb = run(*opt.layer, inputs, b);
