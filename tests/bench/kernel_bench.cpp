@@ -219,12 +219,33 @@ Result bench_layer(const std::string& name, const std::string& type, const std::
     return make_result(name, flops, t, note);
 }
 
+// C -> O 3x3 stride-1 convolution of an H x W input (padded by 1) by im2col + GEMM straight from the
+// kernels (no Winograd), for comparing against the layer's choice.
+Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
+    const int PW = W + 2, PH = H + 2, K = C * 9, N = W * H;
+    auto wt = random_floats((size_t)O * K, 4), in = random_floats((size_t)C * PW * PH, 5);
+    std::vector<float> ap(kernels::packed_a_floats(O, K)), out((size_t)O * N);
+    kernels::f32_pack_a(O, K, wt.data(), K, 1, ap.data());
+    kernels::GemmB b;
+    b.kind = kernels::GemmB::Im2colSource;
+    b.im2col.src = in.data();
+    b.im2col.in_w = PW;
+    b.im2col.in_plane = (size_t)PW * PH;
+    b.im2col.kernel_w = b.im2col.kernel_h = 3;
+    b.im2col.out_w = W;
+    std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+    kernels::GemmEpilogue ep;
+    Timing t = measure([&] { kernels::f32_gemm(O, N, K, ap.data(), b, out.data(), N, ep, false, ws.data()); }, warm, rep);
+    return make_result(name, 2.0 * O * K * N, t, "im2col + GEMM");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     bool json = false;
     double warm = 0.5, rep = 0.04;
     std::string filter;
+    bool sweep = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
@@ -232,9 +253,11 @@ int main(int argc, char** argv) {
             warm = 0.2, rep = 0.015;
         else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
             filter = argv[++i];
+        else if (!strcmp(argv[i], "--winograd-sweep"))
+            sweep = true;
         else {
             fprintf(stderr,
-                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING]\n"
+                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING] [--winograd-sweep]\n"
                     "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (median after warm-up)\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
@@ -275,6 +298,21 @@ int main(int argc, char** argv) {
             printf(" ");  // keep the results observable
     }
 
+    if (sweep) {
+        // 3x3 stride-1 convolutions, C -> C channels: the layer (Winograd where eligible) against
+        // im2col + GEMM, to place the Winograd threshold
+        for (int c : {8, 16, 32, 64, 128, 256})
+            for (int hw : {56, 28, 14, 7}) {
+                if ((double)c * c * hw * hw > 64.0 * 64 * 56 * 56 * 2)
+                    continue;
+                const std::string tag = "c" + std::to_string(c) + "." + std::to_string(hw);
+                const double flops = 2.0 * c * c * 9 * hw * hw;
+                results.push_back(bench_layer("layer3x3." + tag, "Convolution",
+                                              {{0, c}, {1, 3}, {4, 1}, {5, 1}, {6, c * c * 9}}, Shape::d3(hw, hw, c), flops,
+                                              warm, rep, "Convolution layer"));
+                results.push_back(bench_im2col3x3("im2col3x3." + tag, c, c, hw, hw, warm, rep));
+            }
+    }
     if (wanted("gemm.256")) {
         const int M = 256, N = 256, K = 256;
         auto A = random_floats((size_t)M * K, 1), B = random_floats((size_t)K * N, 2);
