@@ -232,8 +232,8 @@ int cmd_run(int argc, char** argv) {
         r["median_ms"] = median(times);
         r["min_ms"] = *std::min_element(times.begin(), times.end());
         r["max_ms"] = *std::max_element(times.begin(), times.end());
-        // CPU time of the process per run: the same as wall time on an idle machine, unaffected by
-        // other processes holding the core on a busy one
+        // CPU time of the running thread per run: the same as wall time on an idle machine,
+        // unaffected by other processes holding the core on a busy one
         if (cpu_times.size() == times.size())
             r["median_cpu_ms"] = median(cpu_times);
         summary["runs"] = r;

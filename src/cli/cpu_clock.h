@@ -1,7 +1,8 @@
-// CPU time used by this process, for timings that stay meaningful on a busy machine (wall time
-// counts the time other processes hold the core). Natively CLOCK_PROCESS_CPUTIME_ID; in the
-// Node builds of the CLI and benchmarks, Node's process.cpuUsage() (user + system; after warm-up
-// the engine's background compiler threads are idle, so this is the time spent running the model).
+// CPU time of the calling thread, for timings that stay meaningful on a busy machine (wall time
+// also counts the time other processes hold the core). Natively CLOCK_THREAD_CPUTIME_ID; in the
+// Node builds of the CLI and benchmarks, the main thread's on-CPU time from Linux's
+// /proc/thread-self/schedstat (Node's process.cpuUsage(), the fallback elsewhere, would also count
+// the engine's compiler and GC threads).
 #pragma once
 
 namespace nnfold {

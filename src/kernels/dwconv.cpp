@@ -1,24 +1,33 @@
-// Depthwise convolution, scalar twins: the same sliding window, taps in the same order as the
-// SIMD kernels' lanes (wasm/dwconv_wasmsimd.cpp) and the reference layer.
+// Depthwise convolution, scalar twins: the same window walk and tap order as the SIMD kernels
+// (wasm/dwconv_wasmsimd.cpp) and the reference layer.
 #include "kernels/dwconv.h"
+
+#include <vector>
 
 namespace nnfold {
 namespace kernels {
 
 namespace {
 
-template <int K, int S>
-void dwconv_fixed(const DwPlane& p) {
-    for (int y = 0; y < p.out_h; y++) {
-        const float* rows[K];
-        for (int i = 0; i < K; i++)
-            rows[i] = p.src + (size_t)(y * S + i) * p.in_w;
-        float* out = p.dst + (size_t)y * p.out_w;
-        for (int x = 0; x < p.out_w; x++) {
-            float sum = p.bias;
-            for (int i = 0; i < K; i++)
-                for (int j = 0; j < K; j++)
-                    sum += rows[i][x * S + j] * p.kernel[i * K + j];
+void dwconv_window(const DwPlane& p, const WindowGeometry& g) {
+    int x_lo, x_hi;
+    g.interior(x_lo, x_hi);
+    std::vector<const float*> rows((size_t)g.kernel_h);
+    for (int y = 0; y < g.out_h; y++) {
+        for (int i = 0; i < g.kernel_h; i++)
+            rows[(size_t)i] = g.row(y, i);
+        float* out = p.dst + (size_t)y * g.out_w;
+        for (int x = 0; x < g.out_w; x++) {
+            float sum;
+            if (x < x_lo || x >= x_hi) {
+                sum = dw_edge_pixel(g, rows.data(), x, p.kernel, p.bias);
+            } else {
+                sum = p.bias;
+                const int base = x * g.stride_w - g.pad_left;
+                for (int i = 0; i < g.kernel_h; i++)
+                    for (int j = 0; j < g.kernel_w; j++)
+                        sum += rows[(size_t)i][base + j * g.dilation_w] * p.kernel[i * g.kernel_w + j];
+            }
             out[x] = act_scalar(sum, p.act);
         }
     }
@@ -26,25 +35,11 @@ void dwconv_fixed(const DwPlane& p) {
 
 }  // namespace
 
-void f32_dwconv3x3s1__scalar(const DwPlane& p) { dwconv_fixed<3, 1>(p); }
-void f32_dwconv3x3s2__scalar(const DwPlane& p) { dwconv_fixed<3, 2>(p); }
-void f32_dwconv5x5s1__scalar(const DwPlane& p) { dwconv_fixed<5, 1>(p); }
-void f32_dwconv5x5s2__scalar(const DwPlane& p) { dwconv_fixed<5, 2>(p); }
-
-void f32_dwconv_general__scalar(const DwPlane& p) {
-    for (int y = 0; y < p.out_h; y++) {
-        float* out = p.dst + (size_t)y * p.out_w;
-        for (int x = 0; x < p.out_w; x++) {
-            float sum = p.bias;
-            for (int i = 0; i < p.kernel_h; i++) {
-                const float* r = p.src + (size_t)(y * p.stride_h + i * p.dilation_h) * p.in_w + (size_t)x * p.stride_w;
-                for (int j = 0; j < p.kernel_w; j++)
-                    sum += r[j * p.dilation_w] * p.kernel[i * p.kernel_w + j];
-            }
-            out[x] = act_scalar(sum, p.act);
-        }
-    }
-}
+void f32_dwconv3x3s1__scalar(const DwPlane& p) { dwconv_window(p, dw_fixed_window(p, 3, 1)); }
+void f32_dwconv3x3s2__scalar(const DwPlane& p) { dwconv_window(p, dw_fixed_window(p, 3, 2)); }
+void f32_dwconv5x5s1__scalar(const DwPlane& p) { dwconv_window(p, dw_fixed_window(p, 5, 1)); }
+void f32_dwconv5x5s2__scalar(const DwPlane& p) { dwconv_window(p, dw_fixed_window(p, 5, 2)); }
+void f32_dwconv_general__scalar(const DwPlane& p) { dwconv_window(p, p.win); }
 
 }  // namespace kernels
 }  // namespace nnfold

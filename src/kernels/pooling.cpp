@@ -8,16 +8,25 @@ namespace {
 
 template <int K, int S, bool Max>
 void pool_fixed(const PoolPlane& p) {
-    for (int y = 0; y < p.out_h; y++) {
-        const float* r0 = p.src + (size_t)y * S * p.in_w;
-        float* out = p.dst + (size_t)y * p.out_w;
-        for (int x = 0; x < p.out_w; x++) {
-            const float* s = r0 + x * S;
+    const WindowGeometry g = pool_window(p, K, S);
+    int x_lo, x_hi;
+    g.interior(x_lo, x_hi);
+    for (int y = 0; y < g.out_h; y++) {
+        const float* rows[K];
+        for (int i = 0; i < K; i++)
+            rows[i] = g.row(y, i);
+        float* out = p.dst + (size_t)y * g.out_w;
+        for (int x = 0; x < g.out_w; x++) {
+            if (x < x_lo || x >= x_hi) {
+                out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
+                continue;
+            }
+            const int base = x * S - g.pad_left;
             if (Max) {
-                float m = s[0];
+                float m = rows[0][base];
                 for (int i = 0; i < K; i++)
                     for (int j = 0; j < K; j++) {
-                        const float v = s[(size_t)i * p.in_w + j];
+                        const float v = rows[i][base + j];
                         m = m < v ? v : m;  // std::max(m, v)
                     }
                 out[x] = m;
@@ -25,7 +34,7 @@ void pool_fixed(const PoolPlane& p) {
                 float sum = 0.f;
                 for (int i = 0; i < K; i++)
                     for (int j = 0; j < K; j++)
-                        sum += s[(size_t)i * p.in_w + j];
+                        sum += rows[i][base + j];
                 const float area = p.row_count ? (float)(p.row_count[y] * p.col_count[x]) : (float)(K * K);
                 out[x] = sum / area;
             }

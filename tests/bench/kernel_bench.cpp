@@ -5,10 +5,9 @@
 //
 // V8 first runs wasm with its baseline compiler and recompiles hot functions with TurboFan later;
 // a function entered once and looping long can stay baseline (TOOLCHAIN.md). So every benchmark
-// calls its kernel repeatedly and warms up for a fixed time first. Then 15 timed repetitions: the
-// reported GFLOP/s use the median CPU time of the process per call (Node's process.cpuUsage() in
-// wasm), which stays meaningful when other processes share the core; the best wall time is shown
-// beside it.
+// calls its kernel repeatedly and warms up for a fixed time first. Then 11 timed repetitions: the
+// reported GFLOP/s use the best CPU time of the running thread per call (cli/cpu_clock.h), which
+// stays meaningful when other processes share the core; the best wall time is shown beside it.
 //
 // Benchmarks (FLOPs counted as 2 per multiply-add of the direct algorithm):
 //   peak.f32x4.N     N independent accumulators, acc = acc * m + c in a loop (mul + add = 8 FLOPs
@@ -105,7 +104,7 @@ __attribute__((noinline)) void peak_load_kernel(int iters, const float* buf, flo
 constexpr int kLanes = NNFOLD_SIMD ? 4 : 1;
 
 struct Timing {
-    double cpu = 0;           // median seconds per call by CPU time
+    double cpu = 0;           // best (least disturbed) seconds per call by thread CPU time
     double best = 0, median = 0;  // by wall time
 };
 
@@ -128,9 +127,9 @@ Result make_result(const std::string& name, double flops, const Timing& t, const
 }
 
 // Warm up for `warm` seconds, then time `reps` repetitions of enough calls to last ~`rep_time`
-// seconds each. Returns seconds per call: the median by CPU time (the code's speed, even when
-// other processes share the core), and the best and median by wall time.
-Timing measure(const std::function<void()>& fn, double warm, double rep_time, int reps = 15) {
+// seconds each. Returns seconds per call: the best by thread CPU time (the code's speed; other
+// processes sharing the core only add to it, through caches), and the best and median by wall time.
+Timing measure(const std::function<void()>& fn, double warm, double rep_time, int reps = 11) {
     auto t0 = Clock::now();
     int calls = 0;
     while (seconds_since(t0) < warm || calls < 3) {
@@ -153,7 +152,7 @@ Timing measure(const std::function<void()>& fn, double warm, double rep_time, in
     Timing t;
     t.best = wall.front();
     t.median = wall[wall.size() / 2];
-    t.cpu = cpu[cpu.size() / 2];
+    t.cpu = cpu.front();
     if (!(t.cpu > 0))
         t.cpu = t.best;  // no CPU clock
     return t;
@@ -243,14 +242,15 @@ Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, doub
 
 int main(int argc, char** argv) {
     bool json = false;
-    double warm = 0.5, rep = 0.04;
+    // repetitions of >= 0.1 s: the thread CPU clock of the Node builds advances at scheduler ticks
+    double warm = 0.5, rep = 0.1;
     std::string filter;
     bool sweep = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
         else if (!strcmp(argv[i], "--quick"))
-            warm = 0.2, rep = 0.015;
+            warm = 0.2, rep = 0.05;
         else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
             filter = argv[++i];
         else if (!strcmp(argv[i], "--winograd-sweep"))
@@ -258,7 +258,8 @@ int main(int argc, char** argv) {
         else {
             fprintf(stderr,
                     "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING] [--winograd-sweep]\n"
-                    "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (median after warm-up)\n");
+                    "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (best of 11 repetitions\n"
+                    "after warm-up, by thread CPU time)\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
@@ -382,7 +383,7 @@ int main(int argc, char** argv) {
         printf("\n]}\n");
     } else {
         printf("nnfold kernel benchmark (%s build)\n", flavour);
-        printf("median of 15 repetitions after warm-up, by CPU time (by best wall time in parentheses)\n");
+        printf("best of 11 repetitions after warm-up, by thread CPU time (by wall time in parentheses)\n");
         printf("%-20s %9s %10s %10s %8s  %s\n", "kernel", "GFLOP/s", "(wall)", "ms/call", "of peak", "what");
         for (auto& r : results)
             printf("%-20s %9.2f %10.2f %10.3f %7.0f%%  %s\n", r.name.c_str(), r.gflops, r.wall_gflops, r.ms,

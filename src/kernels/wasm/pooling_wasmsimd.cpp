@@ -14,23 +14,34 @@ namespace {
 
 template <int K, int S, bool Max>
 void pool_fixed(const PoolPlane& p) {
+    const WindowGeometry g = pool_window(p, K, S);
+    int x_lo, x_hi;
+    g.interior(x_lo, x_hi);
     const v128_t karea = splat((float)(K * K));
-    for (int y = 0; y < p.out_h; y++) {
-        const float* r0 = p.src + (size_t)y * S * p.in_w;
-        float* out = p.dst + (size_t)y * p.out_w;
+    for (int y = 0; y < g.out_h; y++) {
+        const float* rows[K];
+        for (int i = 0; i < K; i++)
+            rows[i] = g.row(y, i);
+        float* out = p.dst + (size_t)y * g.out_w;
+        for (int x = 0; x < x_lo; x++)
+            out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
+        for (int x = x_hi; x < g.out_w; x++)
+            out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
         const v128_t rcount = wasm_i32x4_splat(p.row_count ? p.row_count[y] : 0);
-        int x = 0;
-        for (; x + 4 <= p.out_w; x += 4) {
+        int x = x_lo;
+        for (; x + 4 <= x_hi; x += 4) {
+            const int base = x * S - g.pad_left;
             v128_t acc;
             if (Max) {
                 // lane l starts from its window's first cell, as the reference does
-                acc = S == 1 ? load(r0 + x) : wasm_f32x4_make(r0[x * S], r0[(x + 1) * S], r0[(x + 2) * S], r0[(x + 3) * S]);
+                const float* r0 = rows[0] + base;
+                acc = S == 1 ? load(r0) : wasm_f32x4_make(r0[0], r0[S], r0[2 * S], r0[3 * S]);
             } else {
                 acc = zero();
             }
             for (int i = 0; i < K; i++) {
                 v128_t t[K];
-                taps::row<K, S>(r0 + (size_t)i * p.in_w + x * S, t);
+                taps::row<K, S>(rows[i] + base, t);
                 for (int j = 0; j < K; j++)
                     acc = Max ? max(acc, t[j]) : add(acc, t[j]);
             }
@@ -42,13 +53,13 @@ void pool_fixed(const PoolPlane& p) {
             }
             store(out + x, acc);
         }
-        for (; x < p.out_w; x++) {
-            const float* s = r0 + x * S;
+        for (; x < x_hi; x++) {
+            const int base = x * S - g.pad_left;
             if (Max) {
-                float m = s[0];
+                float m = rows[0][base];
                 for (int i = 0; i < K; i++)
                     for (int j = 0; j < K; j++) {
-                        const float v = s[(size_t)i * p.in_w + j];
+                        const float v = rows[i][base + j];
                         m = m < v ? v : m;
                     }
                 out[x] = m;
@@ -56,7 +67,7 @@ void pool_fixed(const PoolPlane& p) {
                 float sum = 0.f;
                 for (int i = 0; i < K; i++)
                     for (int j = 0; j < K; j++)
-                        sum += s[(size_t)i * p.in_w + j];
+                        sum += rows[i][base + j];
                 const float area = p.row_count ? (float)(p.row_count[y] * p.col_count[x]) : (float)(K * K);
                 out[x] = sum / area;
             }

@@ -1,11 +1,14 @@
 // ConvolutionDepthWise_fast: ConvolutionDepthWise (layers/convolutiondepthwise.cpp) computed as
 //   - depthwise (one input and one output channel per group): per channel, the row-vectorized
 //     sliding-window kernels of kernels/dwconv.h (3x3 and 5x5 at stride 1 and 2 specialized, any
-//     other kernel/stride/dilation through the general kernel), bias and activation fused;
+//     other kernel/stride/dilation through the general kernel), bias and activation fused, the
+//     pads applied virtually (no border copy of the input);
 //   - any other grouping (group conv, channel multipliers): one GEMM per group with the group's
 //     weights packed once as A panels and B by im2col from the group's input planes (1x1 stride 1:
 //     the planes themselves), as Convolution_fast does for the whole input.
 // Pads come from the reference's conv_geometry/make_border (explicit, asymmetric, -233, -234).
+#include <algorithm>
+
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "layers/convolutiondepthwise.h"
@@ -56,24 +59,38 @@ Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Opt
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-    Mat src = bottom;
-    if (g.pads.any())
-        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
-    const size_t in_plane = (size_t)g.padded_w * g.padded_h;
     const size_t out_plane = (size_t)g.out_w * g.out_h;
     const kernels::ActParams act = fast_act(activation);
     const int maxk = kernel_w * kernel_h;
 
     if (depthwise_) {
+        // no border copy: the kernels pad virtually (kernels/window.h) with this row of pad values
+        Planes in;
+        NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "ConvolutionDepthWise", in));
+        Mat pad_row;
+        NF_RETURN_IF_ERROR(fast_workspace((size_t)in.w, opt, pad_row));
+        std::fill(pad_row.data, pad_row.data + in.w, pad_value);
+        const size_t in_plane = (size_t)in.w * in.h;
         const bool d1 = dilation_w == 1 && dilation_h == 1;
         const bool square = kernel_w == kernel_h && stride_w == stride_h;
         for (int q = 0; q < num_output; q++) {
             kernels::DwPlane p;
-            p.src = src.data + q * in_plane;
-            p.in_w = g.padded_w;
+            p.win.src = bottom.data + q * in_plane;
+            p.win.in_w = in.w;
+            p.win.in_h = in.h;
+            p.win.pad_left = g.pads.left;
+            p.win.pad_top = g.pads.top;
+            p.win.pad_value = pad_value;
+            p.win.pad_row = pad_row.data;
+            p.win.out_w = g.out_w;
+            p.win.out_h = g.out_h;
+            p.win.kernel_w = kernel_w;
+            p.win.kernel_h = kernel_h;
+            p.win.stride_w = stride_w;
+            p.win.stride_h = stride_h;
+            p.win.dilation_w = dilation_w;
+            p.win.dilation_h = dilation_h;
             p.dst = top.data + q * out_plane;
-            p.out_w = g.out_w;
-            p.out_h = g.out_h;
             p.kernel = weight_data.data() + (size_t)q * maxk;
             p.bias = bias_term ? bias_data[q] : 0.f;
             p.act = act;
@@ -85,21 +102,18 @@ Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Opt
                 kernels::f32_dwconv5x5s1(p);
             else if (d1 && square && kernel_w == 5 && stride_w == 2)
                 kernels::f32_dwconv5x5s2(p);
-            else {
-                p.kernel_w = kernel_w;
-                p.kernel_h = kernel_h;
-                p.stride_w = stride_w;
-                p.stride_h = stride_h;
-                p.dilation_w = dilation_w;
-                p.dilation_h = dilation_h;
+            else
                 kernels::f32_dwconv_general(p);
-            }
             if ((q & 63) == 63)
                 NF_RETURN_IF_ERROR(fast_cancelled(opt));
         }
         return fast_cancelled(opt);
     }
 
+    Mat src = bottom;
+    if (g.pads.any())
+        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
+    const size_t in_plane = (size_t)g.padded_w * g.padded_h;
     const int inch_g = num_input() / group, outch_g = num_output / group;
     const int K = inch_g * maxk, N = g.out_w * g.out_h;
     const size_t per_group = kernels::packed_a_floats(outch_g, K);

@@ -1,7 +1,7 @@
 // Pooling_fast: Pooling (layers/pooling.cpp) with the row-vectorized kernels of kernels/pooling.h
 // for global max/avg pooling and the common windows (2x2 stride 2, 3x3 stride 1 and 2, max and
-// avg, any pads and pad mode). The border is the reference's (make_border with -FLT_MAX for max, 0
-// for avg); an average without count_include_pad divides by the number of window cells inside the
+// avg, any pads and pad mode). The border is the reference's (-FLT_MAX for max, 0 for avg),
+// applied virtually by the kernels instead of copied; an average without count_include_pad divides by the number of window cells inside the
 // pad params and the full-mode tail, per output row and column, as the reference counts them.
 // Adaptive pooling and other windows run the reference forward.
 #include <algorithm>
@@ -64,25 +64,30 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
     Geometry g;
     NF_RETURN_IF_ERROR(geometry(in, g));
     NF_RETURN_IF_ERROR(top.create(Shape::d3(g.out_w, g.out_h, p.c), opt.blob_allocator));
-    Mat src = bottom;
-    if (g.border.any())
-        NF_RETURN_IF_ERROR(
-            make_border(bottom, src, g.border, pooling_type == kMax ? -FLT_MAX : 0.f, opt.workspace_allocator));
+    // the reference's border value, applied virtually (kernels/window.h): no border copy
+    const float border = pooling_type == kMax ? -FLT_MAX : 0.f;
+    Mat pad_row;
+    NF_RETURN_IF_ERROR(fast_workspace((size_t)p.w, opt, pad_row));
+    std::fill(pad_row.data, pad_row.data + p.w, border);
     std::vector<int> row_count, col_count;
     const bool by_counts = pooling_type == kAvg && !avgpool_count_include_pad;
     if (by_counts) {
         row_count = inside_counts(g.out_h, k, s, g.first_y, g.end_y);
         col_count = inside_counts(g.out_w, k, s, g.first_x, g.end_x);
     }
-    const size_t pplane = (size_t)g.padded_w * g.padded_h;
     const size_t oplane = (size_t)g.out_w * g.out_h;
     for (int q = 0; q < p.c; q++) {
         kernels::PoolPlane pp;
-        pp.src = src.data + q * pplane;
-        pp.in_w = g.padded_w;
+        pp.win.src = bottom.data + q * plane;
+        pp.win.in_w = p.w;
+        pp.win.in_h = p.h;
+        pp.win.pad_left = g.border.left;
+        pp.win.pad_top = g.border.top;
+        pp.win.pad_value = border;
+        pp.win.pad_row = pad_row.data;
+        pp.win.out_w = g.out_w;
+        pp.win.out_h = g.out_h;
         pp.dst = top.data + q * oplane;
-        pp.out_w = g.out_w;
-        pp.out_h = g.out_h;
         if (by_counts) {
             pp.row_count = row_count.data();
             pp.col_count = col_count.data();

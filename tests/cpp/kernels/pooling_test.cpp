@@ -1,5 +1,7 @@
-// Pooling kernels against loops written here (bit for bit) and, in SIMD builds, against their
-// scalar twins; every output width 1..13 (vector body and tails), exact-size input buffers.
+// Pooling kernels against loops written here with explicit bounds checks for the virtual border
+// (bit for bit) and, in SIMD builds, against their scalar twins; every output width 1..13 (vector
+// body, tails, edge columns), exact-size input and pad-row buffers.
+#include <algorithm>
 #include <cfloat>
 
 #include "kernel_test_util.h"
@@ -13,24 +15,32 @@ namespace {
 
 using Fn = void (*)(const PoolPlane&);
 
-void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, Fn scalar, Fn dispatched, Fn simd,
-           uint32_t seed) {
+void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, int pl, int pr, int pt, int pb, Fn scalar,
+           Fn dispatched, Fn simd, uint32_t seed) {
     SCOPED_TRACE(std::string(is_max ? "max" : "avg") + " k" + std::to_string(K) + " s" + std::to_string(S) + " out " +
-                 std::to_string(out_h) + "x" + std::to_string(out_w) + (counts ? " counts" : ""));
-    const int in_w = (out_w - 1) * S + K, in_h = (out_h - 1) * S + K;
+                 std::to_string(out_h) + "x" + std::to_string(out_w) + " pads " + std::to_string(pl) + "," +
+                 std::to_string(pr) + "," + std::to_string(pt) + "," + std::to_string(pb) + (counts ? " counts" : ""));
+    const int in_w = std::max(1, (out_w - 1) * S + K - pl - pr), in_h = std::max(1, (out_h - 1) * S + K - pt - pb);
     auto in = rand_vec((size_t)in_w * in_h, seed);
     if (is_max && in.size() > 3)
-        in[3] = -FLT_MAX;  // a border value
+        in[3] = -FLT_MAX;
+    const float border = is_max ? -FLT_MAX : 0.f;
+    std::vector<float> pad_row((size_t)in_w, border);
     std::vector<int> rc(out_h), cc(out_w);
     for (int y = 0; y < out_h; y++)
-        rc[y] = 1 + (y * 7 + seed) % (K * 1);
+        rc[y] = 1 + (y * 7 + seed) % K;
     for (int x = 0; x < out_w; x++)
         cc[x] = 1 + (x * 5 + seed) % K;
     PoolPlane p;
-    p.src = in.data();
-    p.in_w = in_w;
-    p.out_w = out_w;
-    p.out_h = out_h;
+    p.win.src = in.data();
+    p.win.in_w = in_w;
+    p.win.in_h = in_h;
+    p.win.pad_left = pl;
+    p.win.pad_top = pt;
+    p.win.pad_value = border;
+    p.win.pad_row = pad_row.data();
+    p.win.out_w = out_w;
+    p.win.out_h = out_h;
     if (counts) {
         p.row_count = rc.data();
         p.col_count = cc.data();
@@ -38,13 +48,14 @@ void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, Fn scal
     std::vector<float> want((size_t)out_w * out_h);
     for (int y = 0; y < out_h; y++)
         for (int x = 0; x < out_w; x++) {
-            const float* s = in.data() + (size_t)y * S * in_w + x * S;
-            float acc = is_max ? s[0] : 0.f;
+            auto at = [&](int i, int j) {
+                const int iy = y * S + i - pt, ix = x * S + j - pl;
+                return iy >= 0 && iy < in_h && ix >= 0 && ix < in_w ? in[(size_t)iy * in_w + ix] : border;
+            };
+            float acc = is_max ? at(0, 0) : 0.f;
             for (int i = 0; i < K; i++)
-                for (int j = 0; j < K; j++) {
-                    float v = s[(size_t)i * in_w + j];
-                    acc = is_max ? std::max(acc, v) : acc + v;
-                }
+                for (int j = 0; j < K; j++)
+                    acc = is_max ? std::max(acc, at(i, j)) : acc + at(i, j);
             want[(size_t)y * out_w + x] = is_max ? acc : acc / (counts ? (float)(rc[y] * cc[x]) : (float)(K * K));
         }
     std::vector<float> a(want.size()), b(want.size());
@@ -73,16 +84,24 @@ void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, Fn scal
 TEST(Pooling, WindowKernelsOnEveryTail) {
     uint32_t seed = 1;
     for (int w = 1; w <= 13; w++)
-        for (int h : {1, 3}) {
-            check(2, 2, true, false, w, h, f32_maxpool2x2s2__scalar, f32_maxpool2x2s2, SIMD_FN(f32_maxpool2x2s2), seed++);
-            check(3, 1, true, false, w, h, f32_maxpool3x3s1__scalar, f32_maxpool3x3s1, SIMD_FN(f32_maxpool3x3s1), seed++);
-            check(3, 2, true, false, w, h, f32_maxpool3x3s2__scalar, f32_maxpool3x3s2, SIMD_FN(f32_maxpool3x3s2), seed++);
-            for (bool counts : {false, true}) {
-                check(2, 2, false, counts, w, h, f32_avgpool2x2s2__scalar, f32_avgpool2x2s2, SIMD_FN(f32_avgpool2x2s2), seed++);
-                check(3, 1, false, counts, w, h, f32_avgpool3x3s1__scalar, f32_avgpool3x3s1, SIMD_FN(f32_avgpool3x3s1), seed++);
-                check(3, 2, false, counts, w, h, f32_avgpool3x3s2__scalar, f32_avgpool3x3s2, SIMD_FN(f32_avgpool3x3s2), seed++);
+        for (int h : {1, 3})
+            for (int pad : {0, 1}) {
+                const int pr = pad + (w & 1);  // full-mode tails are extra right/bottom pads
+                check(2, 2, true, false, w, h, 0, pr, 0, pad, f32_maxpool2x2s2__scalar, f32_maxpool2x2s2,
+                      SIMD_FN(f32_maxpool2x2s2), seed++);
+                check(3, 1, true, false, w, h, pad, pad, pad, pad, f32_maxpool3x3s1__scalar, f32_maxpool3x3s1,
+                      SIMD_FN(f32_maxpool3x3s1), seed++);
+                check(3, 2, true, false, w, h, pad, pr, pad, pad, f32_maxpool3x3s2__scalar, f32_maxpool3x3s2,
+                      SIMD_FN(f32_maxpool3x3s2), seed++);
+                for (bool counts : {false, true}) {
+                    check(2, 2, false, counts, w, h, 0, pr, pad, 0, f32_avgpool2x2s2__scalar, f32_avgpool2x2s2,
+                          SIMD_FN(f32_avgpool2x2s2), seed++);
+                    check(3, 1, false, counts, w, h, pad, pad, pad, pad, f32_avgpool3x3s1__scalar, f32_avgpool3x3s1,
+                          SIMD_FN(f32_avgpool3x3s1), seed++);
+                    check(3, 2, false, counts, w, h, pad, pr, pad, pad, f32_avgpool3x3s2__scalar, f32_avgpool3x3s2,
+                          SIMD_FN(f32_avgpool3x3s2), seed++);
+                }
             }
-        }
 }
 
 TEST(Pooling, GlobalKernels) {
