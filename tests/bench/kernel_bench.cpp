@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cli/cpu_clock.h"
+#include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "kernels/simd.h"
 #include "layers/layer.h"
@@ -359,6 +360,30 @@ int main(int argc, char** argv) {
         results.push_back(bench_layer("dwconv3x3.128", "ConvolutionDepthWise",
                                       {{0, 128}, {1, 3}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}}, Shape::d3(56, 56, 128),
                                       2.0 * 128 * 9 * 56 * 56, warm, rep, "ConvolutionDepthWise 128ch 3x3 pad 1 on 56x56"));
+    if (wanted("dwconv3x3.128.kernel")) {
+        // the depthwise kernel alone (no layer: no output allocation), 128 planes of 56x56, pad 1
+        const int C = 128, W = 56, H = 56;
+        auto in = random_floats((size_t)C * W * H, 6), k = random_floats((size_t)C * 9, 7);
+        std::vector<float> out((size_t)C * W * H), pad_row((size_t)W, 0.f);
+        Timing t = measure(
+            [&] {
+                for (int q = 0; q < C; q++) {
+                    kernels::DwPlane p;
+                    p.win.src = in.data() + (size_t)q * W * H;
+                    p.win.in_w = W;
+                    p.win.in_h = H;
+                    p.win.pad_left = p.win.pad_top = 1;
+                    p.win.pad_row = pad_row.data();
+                    p.win.out_w = W;
+                    p.win.out_h = H;
+                    p.dst = out.data() + (size_t)q * W * H;
+                    p.kernel = k.data() + q * 9;
+                    kernels::f32_dwconv3x3s1(p);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("dwconv3x3.128.kernel", 2.0 * C * 9 * W * H, t, "f32_dwconv3x3s1 alone"));
+    }
     if (wanted("dwconv3x3s2.128"))
         results.push_back(bench_layer("dwconv3x3s2.128", "ConvolutionDepthWise",
                                       {{0, 128}, {1, 3}, {3, 2}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}},
