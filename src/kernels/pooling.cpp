@@ -8,20 +8,15 @@ namespace {
 
 template <int K, int S, bool Max>
 void pool_fixed(const PoolPlane& p) {
-    const WindowGeometry g = pool_window(p, K, S);
-    int x_lo, x_hi;
-    g.interior(x_lo, x_hi);
+    const WindowGeometry& g = p.win;
+    RowRing ring(g, p.scratch, g.rows_spanned());
     for (int y = 0; y < g.out_h; y++) {
         const float* rows[K];
         for (int i = 0; i < K; i++)
-            rows[i] = g.row(y, i);
+            rows[i] = ring.row(y, i);
         float* out = p.dst + (size_t)y * g.out_w;
         for (int x = 0; x < g.out_w; x++) {
-            if (x < x_lo || x >= x_hi) {
-                out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
-                continue;
-            }
-            const int base = x * S - g.pad_left;
+            const int base = x * S;
             if (Max) {
                 float m = rows[0][base];
                 for (int i = 0; i < K; i++)

@@ -1,6 +1,6 @@
-// Pooling of one channel, vectorized along the output row, reading the unpadded input through
-// kernels/window.h with the reference Pooling's border value as the pad value (-FLT_MAX for max,
-// 0 for average):
+// Pooling of one channel, vectorized along the output row, reading the input through a ring of
+// padded rows (kernels/window.h; no border copy, edges and tails in the vector loop) with the
+// reference Pooling's border value as the pad value (-FLT_MAX for max, 0 for average):
 //   f32_{max,avg}pool{2x2s2,3x3s1,3x3s2}: square windows, four output pixels per f32x4;
 //   f32_global_{max,avg}pool: one value per plane.
 // Max takes the window in row-major order with std::max semantics (a NaN window cell is skipped
@@ -19,12 +19,16 @@ namespace nnfold {
 namespace kernels {
 
 struct PoolPlane {
-    WindowGeometry win;  // kernel/stride fields are set by the fixed kernels
+    WindowGeometry win;  // must describe the kernel's window (K x K, stride S)
     float* dst = nullptr;
     // avg only: null = divide by the kernel area; else by row_count[y] * col_count[x]
+    // (col_count holds out_w rounded up to 4 entries: the vector loop reads whole vectors)
     const int* row_count = nullptr;
     const int* col_count = nullptr;
+    float* scratch = nullptr;  // f32_pool_scratch_floats(win) floats
 };
+
+inline size_t f32_pool_scratch_floats(const WindowGeometry& g) { return row_ring_floats(g, g.rows_spanned()); }
 
 #define NF_POOL_KERNELS(suffix)                                    \
     void f32_maxpool2x2s2__##suffix(const PoolPlane& p);           \
@@ -53,36 +57,6 @@ inline void f32_avgpool3x3s2(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool3x3s2
 inline float f32_global_maxpool(const float* p, size_t n) { return NF_POOL_IMPL(f32_global_maxpool)(p, n); }
 inline float f32_global_avgpool(const float* p, size_t n) { return NF_POOL_IMPL(f32_global_avgpool)(p, n); }
 #undef NF_POOL_IMPL
-
-// The K x K, stride S window over p.win's plane and pads.
-inline WindowGeometry pool_window(const PoolPlane& p, int K, int S) {
-    WindowGeometry g = p.win;
-    g.kernel_w = g.kernel_h = K;
-    g.stride_w = g.stride_h = S;
-    g.dilation_w = g.dilation_h = 1;
-    return g;
-}
-
-// One output pixel with bounds checks (edge columns), max or average, as the reference.
-template <bool Max>
-inline float pool_edge_pixel(const PoolPlane& p, const WindowGeometry& g, const float* const* rows, int y, int x) {
-    const int K = g.kernel_w;
-    if (Max) {
-        float m = g.at(rows[0], x, 0);
-        for (int i = 0; i < g.kernel_h; i++)
-            for (int j = 0; j < K; j++) {
-                const float v = g.at(rows[i], x, j);
-                m = m < v ? v : m;  // std::max(m, v)
-            }
-        return m;
-    }
-    float sum = 0.f;
-    for (int i = 0; i < g.kernel_h; i++)
-        for (int j = 0; j < K; j++)
-            sum += g.at(rows[i], x, j);
-    const float area = p.row_count ? (float)(p.row_count[y] * p.col_count[x]) : (float)(K * g.kernel_h);
-    return sum / area;
-}
 
 }  // namespace kernels
 }  // namespace nnfold

@@ -1,14 +1,17 @@
-// Geometry of a sliding window over an unpadded plane with virtual padding, shared by the window
-// kernels (depthwise convolution, pooling) and their scalar twins. Internal to src/kernels/.
+// Geometry of a sliding window over an unpadded plane with virtual padding, and the row cache the
+// window kernels (depthwise convolution, pooling) and their scalar twins read through. Internal to
+// src/kernels/.
 //
-// The kernels never copy the input into a padded buffer. A window row that falls outside the plane
-// vertically reads `pad_row` (in_w copies of the pad value); columns are split into an interior,
-// where every tap of every lane is inside the row (vector loads straight from the input), and the
-// left/right edges, computed per pixel with the pad value for taps outside the row.
+// The input is never copied into a padded plane. Instead each input row the window reaches is
+// copied once into a small ring of padded rows in scratch memory (L1-sized): pad values on the left,
+// the row, pad values on the right up to the end of the last whole vector of four outputs. Rows
+// above or below the plane are all pad values. Every output pixel - edges and tails included - is
+// then computed by the same straight loop over whole vectors, reading only inside the padded row.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace nnfold {
 namespace kernels {
@@ -18,29 +21,64 @@ struct WindowGeometry {
     int in_w = 0, in_h = 0;
     int pad_left = 0, pad_top = 0;   // virtual border (right/bottom follow from the output size)
     float pad_value = 0.f;
-    const float* pad_row = nullptr;  // in_w values equal to pad_value (for rows outside the plane)
     int out_w = 0, out_h = 0;
     int kernel_w = 1, kernel_h = 1, stride_w = 1, stride_h = 1, dilation_w = 1, dilation_h = 1;
 
-    // Input row for window row i of output row y (pad_row outside the plane).
-    const float* row(int y, int i) const {
-        const int iy = y * stride_h + i * dilation_h - pad_top;
-        return iy >= 0 && iy < in_h ? src + (size_t)iy * in_w : pad_row;
+    // Floats of one padded row: up to the last tap of the last lane of the last whole vector of 4.
+    size_t padded_row_len() const {
+        const size_t xv = ((size_t)out_w + 3) / 4 * 4;
+        return (xv - 1) * stride_w + (size_t)(kernel_w - 1) * dilation_w + 1;
     }
-    // Output columns [x_lo, x_hi) whose taps all lie inside the row.
-    void interior(int& x_lo, int& x_hi) const {
-        const int extent = (kernel_w - 1) * dilation_w + 1;
-        x_lo = (pad_left + stride_w - 1) / stride_w;
-        const int last = in_w - extent + pad_left;  // largest x * stride_w inside
-        x_hi = last < 0 ? 0 : last / stride_w + 1;
-        x_lo = std::min(x_lo, out_w);
-        x_hi = std::max(std::min(x_hi, out_w), x_lo);
+    // Input rows one output row's window spans (the ring holds this many, plus `extra`).
+    int rows_spanned() const { return (kernel_h - 1) * dilation_h + 1; }
+};
+
+// The most rows a ring holds (kernels with taller windows are not supported by the ring).
+constexpr int kMaxRingRows = 32;
+
+// Scratch floats of a ring of `slots` padded rows.
+inline size_t row_ring_floats(const WindowGeometry& g, int slots) { return (size_t)slots * g.padded_row_len(); }
+
+// A ring of padded input rows in caller-provided scratch (row_ring_floats floats). Rows must be
+// requested in non-decreasing order of their first use; `slots` consecutive rows stay valid.
+class RowRing {
+public:
+    RowRing(const WindowGeometry& g, float* scratch, int slots)
+        : g_(g), buf_(scratch), len_(g.padded_row_len()), slots_(std::min(slots, kMaxRingRows)) {
+        for (int i = 0; i < slots_; i++)
+            tag_[i] = kNone;
     }
-    // Input value for tap column j of output column x on input row r (pad value outside).
-    float at(const float* r, int x, int j) const {
-        const int ix = x * stride_w + j * dilation_w - pad_left;
-        return ix >= 0 && ix < in_w ? r[ix] : pad_value;
+
+    // The padded input row iy (may be outside the plane): element x * stride + j * dilation is the
+    // tap j of output column x.
+    const float* get(int iy) {
+        const int slot = ((iy % slots_) + slots_) % slots_;
+        float* r = buf_ + (size_t)slot * len_;
+        if (tag_[slot] == iy)
+            return r;
+        tag_[slot] = iy;
+        const int sy = iy - g_.pad_top;
+        if (sy < 0 || sy >= g_.in_h) {
+            std::fill(r, r + len_, g_.pad_value);
+            return r;
+        }
+        const size_t left = std::min((size_t)g_.pad_left, len_);
+        std::fill(r, r + left, g_.pad_value);
+        const size_t n = std::min((size_t)g_.in_w, len_ - left);
+        std::memcpy(r + left, g_.src + (size_t)sy * g_.in_w, n * sizeof(float));
+        std::fill(r + left + n, r + len_, g_.pad_value);
+        return r;
     }
+    // Padded row of window row i for output row y.
+    const float* row(int y, int i) { return get(y * g_.stride_h + i * g_.dilation_h); }
+
+private:
+    static constexpr int kNone = -0x7fffffff;
+    const WindowGeometry& g_;
+    float* buf_;
+    size_t len_;
+    int slots_;
+    int tag_[kMaxRingRows];
 };
 
 }  // namespace kernels

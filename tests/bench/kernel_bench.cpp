@@ -364,18 +364,20 @@ int main(int argc, char** argv) {
         // the depthwise kernel alone (no layer: no output allocation), 128 planes of 56x56, pad 1
         const int C = 128, W = 56, H = 56;
         auto in = random_floats((size_t)C * W * H, 6), k = random_floats((size_t)C * 9, 7);
-        std::vector<float> out((size_t)C * W * H), pad_row((size_t)W, 0.f);
+        std::vector<float> out((size_t)C * W * H);
+        kernels::WindowGeometry win;
+        win.in_w = win.out_w = W;
+        win.in_h = win.out_h = H;
+        win.pad_left = win.pad_top = 1;
+        win.kernel_w = win.kernel_h = 3;
+        std::vector<float> scratch(kernels::f32_dwconv_scratch_floats(win));
         Timing t = measure(
             [&] {
                 for (int q = 0; q < C; q++) {
                     kernels::DwPlane p;
+                    p.win = win;
                     p.win.src = in.data() + (size_t)q * W * H;
-                    p.win.in_w = W;
-                    p.win.in_h = H;
-                    p.win.pad_left = p.win.pad_top = 1;
-                    p.win.pad_row = pad_row.data();
-                    p.win.out_w = W;
-                    p.win.out_h = H;
+                    p.scratch = scratch.data();
                     p.dst = out.data() + (size_t)q * W * H;
                     p.kernel = k.data() + q * 9;
                     kernels::f32_dwconv3x3s1(p);

@@ -1,6 +1,7 @@
-// Pooling with SIMD-128: four output pixels of a row per vector (window lanes from
-// window_taps.h), max with f32x4.pmax (std::max semantics per lane), average with the reference's
-// divisors; global pooling over four interleaved lanes.
+// Pooling with SIMD-128: whole vectors of four output pixels over padded rows from the ring
+// (window.h; window lanes from window_taps.h), the last vector of a row storing its valid lanes;
+// max with f32x4.pmax (std::max semantics per lane), average with the reference's divisors; global
+// pooling over four interleaved lanes.
 #include "kernels/pooling.h"
 #include "kernels/simd.h"
 #include "kernels/wasm/window_taps.h"
@@ -14,34 +15,25 @@ namespace {
 
 template <int K, int S, bool Max>
 void pool_fixed(const PoolPlane& p) {
-    const WindowGeometry g = pool_window(p, K, S);
-    int x_lo, x_hi;
-    g.interior(x_lo, x_hi);
+    const WindowGeometry& g = p.win;
+    RowRing ring(g, p.scratch, g.rows_spanned());
     const v128_t karea = splat((float)(K * K));
     for (int y = 0; y < g.out_h; y++) {
         const float* rows[K];
         for (int i = 0; i < K; i++)
-            rows[i] = g.row(y, i);
+            rows[i] = ring.row(y, i);
         float* out = p.dst + (size_t)y * g.out_w;
-        for (int x = 0; x < x_lo; x++)
-            out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
-        for (int x = x_hi; x < g.out_w; x++)
-            out[x] = pool_edge_pixel<Max>(p, g, rows, y, x);
         const v128_t rcount = wasm_i32x4_splat(p.row_count ? p.row_count[y] : 0);
-        int x = x_lo;
-        for (; x + 4 <= x_hi; x += 4) {
-            const int base = x * S - g.pad_left;
+        for (int x = 0; x < g.out_w; x += 4) {
+            const float* r0 = rows[0] + x * S;
             v128_t acc;
-            if (Max) {
-                // lane l starts from its window's first cell, as the reference does
-                const float* r0 = rows[0] + base;
+            if (Max)  // lane l starts from its window's first cell, as the reference does
                 acc = S == 1 ? load(r0) : wasm_f32x4_make(r0[0], r0[S], r0[2 * S], r0[3 * S]);
-            } else {
+            else
                 acc = zero();
-            }
             for (int i = 0; i < K; i++) {
                 v128_t t[K];
-                taps::row<K, S>(rows[i] + base, t);
+                taps::row<K, S>(rows[i] + x * S, t);
                 for (int j = 0; j < K; j++)
                     acc = Max ? max(acc, t[j]) : add(acc, t[j]);
             }
@@ -51,26 +43,10 @@ void pool_fixed(const PoolPlane& p) {
                                         : karea;
                 acc = wasm_f32x4_div(acc, area);
             }
-            store(out + x, acc);
-        }
-        for (; x < x_hi; x++) {
-            const int base = x * S - g.pad_left;
-            if (Max) {
-                float m = rows[0][base];
-                for (int i = 0; i < K; i++)
-                    for (int j = 0; j < K; j++) {
-                        const float v = rows[i][base + j];
-                        m = m < v ? v : m;
-                    }
-                out[x] = m;
-            } else {
-                float sum = 0.f;
-                for (int i = 0; i < K; i++)
-                    for (int j = 0; j < K; j++)
-                        sum += rows[i][base + j];
-                const float area = p.row_count ? (float)(p.row_count[y] * p.col_count[x]) : (float)(K * K);
-                out[x] = sum / area;
-            }
+            if (x + 4 <= g.out_w)
+                store(out + x, acc);
+            else
+                store_partial(out + x, acc, g.out_w - x);
         }
     }
 }

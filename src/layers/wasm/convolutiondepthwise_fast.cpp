@@ -2,13 +2,12 @@
 //   - depthwise (one input and one output channel per group): per channel, the row-vectorized
 //     sliding-window kernels of kernels/dwconv.h (3x3 and 5x5 at stride 1 and 2 specialized, any
 //     other kernel/stride/dilation through the general kernel), bias and activation fused, the
-//     pads applied virtually (no border copy of the input);
+//     pads applied virtually (no border copy of the input; windows taller than the kernels' row
+//     ring, kernels/window.h, run the reference forward);
 //   - any other grouping (group conv, channel multipliers): one GEMM per group with the group's
 //     weights packed once as A panels and B by im2col from the group's input planes (1x1 stride 1:
 //     the planes themselves), as Convolution_fast does for the whole input.
 // Pads come from the reference's conv_geometry/make_border (explicit, asymmetric, -233, -234).
-#include <algorithm>
-
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "layers/convolutiondepthwise.h"
@@ -64,36 +63,39 @@ Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Opt
     const int maxk = kernel_w * kernel_h;
 
     if (depthwise_) {
-        // no border copy: the kernels pad virtually (kernels/window.h) with this row of pad values
+        // no border copy: the kernels pad virtually through a ring of padded rows (kernels/window.h)
         Planes in;
         NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "ConvolutionDepthWise", in));
-        Mat pad_row;
-        NF_RETURN_IF_ERROR(fast_workspace((size_t)in.w, opt, pad_row));
-        std::fill(pad_row.data, pad_row.data + in.w, pad_value);
+        kernels::WindowGeometry win;
+        win.in_w = in.w;
+        win.in_h = in.h;
+        win.pad_left = g.pads.left;
+        win.pad_top = g.pads.top;
+        win.pad_value = pad_value;
+        win.out_w = g.out_w;
+        win.out_h = g.out_h;
+        win.kernel_w = kernel_w;
+        win.kernel_h = kernel_h;
+        win.stride_w = stride_w;
+        win.stride_h = stride_h;
+        win.dilation_w = dilation_w;
+        win.dilation_h = dilation_h;
+        if (!kernels::f32_dwconv_supported(win))  // a window taller than the row ring holds
+            return ConvolutionDepthWise::forward(bottom, top, opt);
+        Mat scratch;
+        NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_dwconv_scratch_floats(win), opt, scratch));
         const size_t in_plane = (size_t)in.w * in.h;
         const bool d1 = dilation_w == 1 && dilation_h == 1;
         const bool square = kernel_w == kernel_h && stride_w == stride_h;
         for (int q = 0; q < num_output; q++) {
             kernels::DwPlane p;
+            p.win = win;
             p.win.src = bottom.data + q * in_plane;
-            p.win.in_w = in.w;
-            p.win.in_h = in.h;
-            p.win.pad_left = g.pads.left;
-            p.win.pad_top = g.pads.top;
-            p.win.pad_value = pad_value;
-            p.win.pad_row = pad_row.data;
-            p.win.out_w = g.out_w;
-            p.win.out_h = g.out_h;
-            p.win.kernel_w = kernel_w;
-            p.win.kernel_h = kernel_h;
-            p.win.stride_w = stride_w;
-            p.win.stride_h = stride_h;
-            p.win.dilation_w = dilation_w;
-            p.win.dilation_h = dilation_h;
             p.dst = top.data + q * out_plane;
             p.kernel = weight_data.data() + (size_t)q * maxk;
             p.bias = bias_term ? bias_data[q] : 0.f;
             p.act = act;
+            p.scratch = scratch.data;
             if (d1 && square && kernel_w == 3 && stride_w == 1)
                 kernels::f32_dwconv3x3s1(p);
             else if (d1 && square && kernel_w == 3 && stride_w == 2)

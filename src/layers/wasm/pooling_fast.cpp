@@ -64,30 +64,34 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
     Geometry g;
     NF_RETURN_IF_ERROR(geometry(in, g));
     NF_RETURN_IF_ERROR(top.create(Shape::d3(g.out_w, g.out_h, p.c), opt.blob_allocator));
-    // the reference's border value, applied virtually (kernels/window.h): no border copy
+    // the reference's border value, applied virtually through a ring of padded rows (no border copy)
     const float border = pooling_type == kMax ? -FLT_MAX : 0.f;
-    Mat pad_row;
-    NF_RETURN_IF_ERROR(fast_workspace((size_t)p.w, opt, pad_row));
-    std::fill(pad_row.data, pad_row.data + p.w, border);
+    kernels::WindowGeometry win;
+    win.in_w = p.w;
+    win.in_h = p.h;
+    win.pad_left = g.border.left;
+    win.pad_top = g.border.top;
+    win.pad_value = border;
+    win.out_w = g.out_w;
+    win.out_h = g.out_h;
+    win.kernel_w = win.kernel_h = k;
+    win.stride_w = win.stride_h = s;
+    Mat scratch;
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_pool_scratch_floats(win), opt, scratch));
     std::vector<int> row_count, col_count;
     const bool by_counts = pooling_type == kAvg && !avgpool_count_include_pad;
     if (by_counts) {
         row_count = inside_counts(g.out_h, k, s, g.first_y, g.end_y);
         col_count = inside_counts(g.out_w, k, s, g.first_x, g.end_x);
+        col_count.resize(((size_t)g.out_w + 3) / 4 * 4, 0);  // the kernels read whole vectors
     }
     const size_t oplane = (size_t)g.out_w * g.out_h;
     for (int q = 0; q < p.c; q++) {
         kernels::PoolPlane pp;
+        pp.win = win;
         pp.win.src = bottom.data + q * plane;
-        pp.win.in_w = p.w;
-        pp.win.in_h = p.h;
-        pp.win.pad_left = g.border.left;
-        pp.win.pad_top = g.border.top;
-        pp.win.pad_value = border;
-        pp.win.pad_row = pad_row.data;
-        pp.win.out_w = g.out_w;
-        pp.win.out_h = g.out_h;
         pp.dst = top.data + q * oplane;
+        pp.scratch = scratch.data;
         if (by_counts) {
             pp.row_count = row_count.data();
             pp.col_count = col_count.data();

@@ -1,6 +1,6 @@
 // Pooling kernels against loops written here with explicit bounds checks for the virtual border
 // (bit for bit) and, in SIMD builds, against their scalar twins; every output width 1..13 (vector
-// body, tails, edge columns), exact-size input and pad-row buffers.
+// body, tails, padded edges), exact-size input and row-ring buffers.
 #include <algorithm>
 #include <cfloat>
 
@@ -25,8 +25,7 @@ void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, int pl,
     if (is_max && in.size() > 3)
         in[3] = -FLT_MAX;
     const float border = is_max ? -FLT_MAX : 0.f;
-    std::vector<float> pad_row((size_t)in_w, border);
-    std::vector<int> rc(out_h), cc(out_w);
+    std::vector<int> rc(out_h), cc((out_w + 3) / 4 * 4, 0);
     for (int y = 0; y < out_h; y++)
         rc[y] = 1 + (y * 7 + seed) % K;
     for (int x = 0; x < out_w; x++)
@@ -38,9 +37,12 @@ void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, int pl,
     p.win.pad_left = pl;
     p.win.pad_top = pt;
     p.win.pad_value = border;
-    p.win.pad_row = pad_row.data();
     p.win.out_w = out_w;
     p.win.out_h = out_h;
+    p.win.kernel_w = p.win.kernel_h = K;
+    p.win.stride_w = p.win.stride_h = S;
+    std::vector<float> scratch(f32_pool_scratch_floats(p.win));  // exact size: ASan sees over-reads
+    p.scratch = scratch.data();
     if (counts) {
         p.row_count = rc.data();
         p.col_count = cc.data();
