@@ -1,7 +1,7 @@
 // Pooling of one channel, vectorized along the output row, reading the input through a ring of
 // padded rows (kernels/window.h; no border copy, edges and tails in the vector loop) with the
 // reference Pooling's border value as the pad value (-FLT_MAX for max, 0 for average):
-//   f32_{max,avg}pool{2x2s2,3x3s1,3x3s2}: square windows, four output pixels per f32x4;
+//   f32_{max,avg}pool{2x2s1,2x2s2,3x3s1,3x3s2}: square windows, four output pixels per f32x4;
 //   f32_global_{max,avg}pool: one value per plane.
 // Max takes the window in row-major order with std::max semantics (a NaN window cell is skipped
 // unless it is the first), exactly as the reference does. Average sums the window row-major from
@@ -31,9 +31,11 @@ struct PoolPlane {
 inline size_t f32_pool_scratch_floats(const WindowGeometry& g) { return row_ring_floats(g, g.rows_spanned()); }
 
 #define NF_POOL_KERNELS(suffix)                                    \
+    void f32_maxpool2x2s1__##suffix(const PoolPlane& p);           \
     void f32_maxpool2x2s2__##suffix(const PoolPlane& p);           \
     void f32_maxpool3x3s1__##suffix(const PoolPlane& p);           \
     void f32_maxpool3x3s2__##suffix(const PoolPlane& p);           \
+    void f32_avgpool2x2s1__##suffix(const PoolPlane& p);           \
     void f32_avgpool2x2s2__##suffix(const PoolPlane& p);           \
     void f32_avgpool3x3s1__##suffix(const PoolPlane& p);           \
     void f32_avgpool3x3s2__##suffix(const PoolPlane& p);           \
@@ -48,9 +50,11 @@ NF_POOL_KERNELS(wasmsimd)
 #endif
 #undef NF_POOL_KERNELS
 
+inline void f32_maxpool2x2s1(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool2x2s1)(p); }
 inline void f32_maxpool2x2s2(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool2x2s2)(p); }
 inline void f32_maxpool3x3s1(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool3x3s1)(p); }
 inline void f32_maxpool3x3s2(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool3x3s2)(p); }
+inline void f32_avgpool2x2s1(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool2x2s1)(p); }
 inline void f32_avgpool2x2s2(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool2x2s2)(p); }
 inline void f32_avgpool3x3s1(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool3x3s1)(p); }
 inline void f32_avgpool3x3s2(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool3x3s2)(p); }

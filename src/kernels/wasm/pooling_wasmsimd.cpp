@@ -53,9 +53,11 @@ void pool_fixed(const PoolPlane& p) {
 
 }  // namespace
 
+void f32_maxpool2x2s1__wasmsimd(const PoolPlane& p) { pool_fixed<2, 1, true>(p); }
 void f32_maxpool2x2s2__wasmsimd(const PoolPlane& p) { pool_fixed<2, 2, true>(p); }
 void f32_maxpool3x3s1__wasmsimd(const PoolPlane& p) { pool_fixed<3, 1, true>(p); }
 void f32_maxpool3x3s2__wasmsimd(const PoolPlane& p) { pool_fixed<3, 2, true>(p); }
+void f32_avgpool2x2s1__wasmsimd(const PoolPlane& p) { pool_fixed<2, 1, false>(p); }
 void f32_avgpool2x2s2__wasmsimd(const PoolPlane& p) { pool_fixed<2, 2, false>(p); }
 void f32_avgpool3x3s1__wasmsimd(const PoolPlane& p) { pool_fixed<3, 1, false>(p); }
 void f32_avgpool3x3s2__wasmsimd(const PoolPlane& p) { pool_fixed<3, 2, false>(p); }

@@ -1,6 +1,6 @@
 // Pooling_fast: Pooling (layers/pooling.cpp) with the row-vectorized kernels of kernels/pooling.h
-// for global max/avg pooling and the common windows (2x2 stride 2, 3x3 stride 1 and 2, max and
-// avg, any pads and pad mode). The border is the reference's (-FLT_MAX for max, 0 for avg),
+// for global max/avg pooling and the common windows (2x2 and 3x3 at stride 1 and 2, max and avg,
+// any pads and pad mode). The border is the reference's (-FLT_MAX for max, 0 for avg),
 // applied virtually by the kernels instead of copied; an average without count_include_pad divides by the number of window cells inside the
 // pad params and the full-mode tail, per output row and column, as the reference counts them.
 // Adaptive pooling and other windows run the reference forward.
@@ -53,7 +53,7 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
 
     const bool square = kernel_w == kernel_h && stride_w == stride_h;
     const int k = kernel_w, s = stride_w;
-    const bool fast_window = square && ((k == 2 && s == 2) || (k == 3 && (s == 1 || s == 2)));
+    const bool fast_window = square && (k == 2 || k == 3) && (s == 1 || s == 2);
     // SAME modes with non-zero pad params count cells by the pad params, which need not be the
     // border the window sees (a reference quirk kept exactly): leave that to the reference
     const bool counts_match = pooling_type == kMax || avgpool_count_include_pad || pad_mode == 0 || pad_mode == 1 ||
@@ -98,14 +98,14 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
         }
         if (pooling_type == kMax) {
             if (k == 2)
-                kernels::f32_maxpool2x2s2(pp);
+                s == 1 ? kernels::f32_maxpool2x2s1(pp) : kernels::f32_maxpool2x2s2(pp);
             else if (s == 1)
                 kernels::f32_maxpool3x3s1(pp);
             else
                 kernels::f32_maxpool3x3s2(pp);
         } else {
             if (k == 2)
-                kernels::f32_avgpool2x2s2(pp);
+                s == 1 ? kernels::f32_avgpool2x2s1(pp) : kernels::f32_avgpool2x2s2(pp);
             else if (s == 1)
                 kernels::f32_avgpool3x3s1(pp);
             else

@@ -1,4 +1,4 @@
-// Pooling_fast against the reference Pooling: max/avg, 2x2 s2 and 3x3 s1/s2 windows, every pad
+// Pooling_fast against the reference Pooling: max/avg, 2x2 and 3x3 s1/s2 windows, every pad
 // mode, explicit/asymmetric pads, count_include_pad on and off, global pooling, and the windows and
 // modes that run the reference forward (adaptive, 7x7, SAME with pad params).
 #include "fast_harness.h"
@@ -32,6 +32,7 @@ TEST(PoolingFast, WindowsOnEdgeShapes) {
             for (int s : {2, 3, 7, 13}) {
                 for (int mode : {0, 1, 2, 3}) {
                     check({type, 2, 2, 0, 0, 0, 0, mode, 0}, Shape::d3(s + 1, s, C), seed);
+                    check({type, 2, 1, 0, 1, 1, 0, mode, (int)(seed & 1)}, Shape::d3(s, s + 1, C), seed);
                     check({type, 3, 2, 1, 1, 1, 1, mode, (int)(seed & 1)}, Shape::d3(s, s + 2, C), seed);
                     check({type, 3, 1, 1, 1, 1, 1, mode, (int)(seed & 1)}, Shape::d3(s + 3, s, C), seed);
                 }

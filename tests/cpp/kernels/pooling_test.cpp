@@ -91,6 +91,8 @@ TEST(Pooling, WindowKernelsOnEveryTail) {
                 const int pr = pad + (w & 1);  // full-mode tails are extra right/bottom pads
                 check(2, 2, true, false, w, h, 0, pr, 0, pad, f32_maxpool2x2s2__scalar, f32_maxpool2x2s2,
                       SIMD_FN(f32_maxpool2x2s2), seed++);
+                check(2, 1, true, false, w, h, pad, pad, 0, pad, f32_maxpool2x2s1__scalar, f32_maxpool2x2s1,
+                      SIMD_FN(f32_maxpool2x2s1), seed++);
                 check(3, 1, true, false, w, h, pad, pad, pad, pad, f32_maxpool3x3s1__scalar, f32_maxpool3x3s1,
                       SIMD_FN(f32_maxpool3x3s1), seed++);
                 check(3, 2, true, false, w, h, pad, pr, pad, pad, f32_maxpool3x3s2__scalar, f32_maxpool3x3s2,
@@ -98,6 +100,8 @@ TEST(Pooling, WindowKernelsOnEveryTail) {
                 for (bool counts : {false, true}) {
                     check(2, 2, false, counts, w, h, 0, pr, pad, 0, f32_avgpool2x2s2__scalar, f32_avgpool2x2s2,
                           SIMD_FN(f32_avgpool2x2s2), seed++);
+                    check(2, 1, false, counts, w, h, 0, pad, pad, pad, f32_avgpool2x2s1__scalar, f32_avgpool2x2s1,
+                          SIMD_FN(f32_avgpool2x2s1), seed++);
                     check(3, 1, false, counts, w, h, pad, pad, pad, pad, f32_avgpool3x3s1__scalar, f32_avgpool3x3s1,
                           SIMD_FN(f32_avgpool3x3s1), seed++);
                     check(3, 2, false, counts, w, h, pad, pr, pad, pad, f32_avgpool3x3s2__scalar, f32_avgpool3x3s2,
