@@ -32,6 +32,7 @@
 #include "cli/cpu_clock.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
+#include "kernels/winograd.h"
 #include "kernels/simd.h"
 #include "layers/layer.h"
 #include "runtime/random.h"
@@ -239,6 +240,51 @@ Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, doub
     return make_result(name, 2.0 * O * K * N, t, "im2col + GEMM");
 }
 
+// The same convolution by Winograd F(4,3) straight from the kernels (the layer's algorithm, with
+// its tile blocking), whatever the channel counts.
+Result bench_winograd3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
+    const int tiles_w = (W + 3) / 4, tiles_h = (H + 3) / 4, ntiles = tiles_w * tiles_h;
+    const int sw = tiles_w * 4 + 2, sh = tiles_h * 4 + 2;
+    auto wt = random_floats((size_t)O * C * 9, 4), in = random_floats((size_t)C * sw * sh, 5);
+    std::vector<float> u(kernels::winograd43_u_floats(O, C)), out((size_t)O * W * H);
+    kernels::winograd43_transform_kernel(wt.data(), O, C, u.data());
+    int tb = (int)((size_t)(128 * 1024) / ((size_t)36 * (C + O))) / 8 * 8;
+    tb = std::min(std::max(tb, 8), (ntiles + 7) / 8 * 8);
+    std::vector<float> V(36 * kernels::packed_b_floats(C, tb)), M((size_t)36 * O * tb);
+    kernels::WinogradInput wi;
+    wi.src = in.data();
+    wi.in_w = sw;
+    wi.in_plane = (size_t)sw * sh;
+    wi.inch = C;
+    wi.tiles_w = tiles_w;
+    kernels::WinogradOutput wo;
+    wo.dst = out.data();
+    wo.out_w = W;
+    wo.out_h = H;
+    wo.outch = O;
+    wo.tiles_w = tiles_w;
+    const size_t u_stride = kernels::packed_a_floats(O, C);
+    const kernels::GemmEpilogue plain;
+    Timing t = measure(
+        [&] {
+            for (int t0 = 0; t0 < ntiles; t0 += tb) {
+                const int nt = std::min(tb, ntiles - t0);
+                kernels::winograd43_transform_input(wi, t0, nt, V.data());
+                const size_t v_stride = kernels::packed_b_floats(C, nt);
+                for (int pos = 0; pos < 36; pos++) {
+                    kernels::GemmB b;
+                    b.kind = kernels::GemmB::Packed;
+                    b.data = V.data() + pos * v_stride;
+                    kernels::f32_gemm(O, nt, C, u.data() + pos * u_stride, b, M.data() + (size_t)pos * O * nt,
+                                      (size_t)nt, plain, false, nullptr);
+                }
+                kernels::winograd43_transform_output(M.data(), (size_t)nt, wo, t0, nt);
+            }
+        },
+        warm, rep);
+    return make_result(name, 2.0 * O * C * 9 * W * H, t, "Winograd F(4,3) (direct FLOPs)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -301,17 +347,14 @@ int main(int argc, char** argv) {
     }
 
     if (sweep) {
-        // 3x3 stride-1 convolutions, C -> C channels: the layer (Winograd where eligible) against
-        // im2col + GEMM, to place the Winograd threshold
-        for (int c : {8, 16, 32, 64, 128, 256})
+        // 3x3 stride-1 convolutions, C -> C channels: Winograd F(4,3) against im2col + GEMM, to
+        // place the layer's Winograd threshold
+        for (int c : {4, 8, 16, 32, 64, 128, 256})
             for (int hw : {56, 28, 14, 7}) {
                 if ((double)c * c * hw * hw > 64.0 * 64 * 56 * 56 * 2)
                     continue;
                 const std::string tag = "c" + std::to_string(c) + "." + std::to_string(hw);
-                const double flops = 2.0 * c * c * 9 * hw * hw;
-                results.push_back(bench_layer("layer3x3." + tag, "Convolution",
-                                              {{0, c}, {1, 3}, {4, 1}, {5, 1}, {6, c * c * 9}}, Shape::d3(hw, hw, c), flops,
-                                              warm, rep, "Convolution layer"));
+                results.push_back(bench_winograd3x3("winograd3x3." + tag, c, c, hw, hw, warm, rep));
                 results.push_back(bench_im2col3x3("im2col3x3." + tag, c, c, hw, hw, warm, rep));
             }
     }
