@@ -9,11 +9,9 @@
 #include "cli/cli_common.h"
 #include "cli/cpu_clock.h"
 #include "cli/commands.h"
+#include "api/model.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "runtime/analysis.h"
-#include "runtime/net.h"
-#include "runtime/random.h"
 
 namespace nnfold {
 namespace cli {
@@ -36,13 +34,12 @@ static const char* kRunHelp =
     "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
     "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
     "                          wasm engines optimize hot code after it has run for a while)\n"
-    "  --profile               add per-layer-type times of the last run (profile: {type: ms})\n"
-    "Prints the summary JSON (per output: shape, min, max, mean, first values; ms; with --runs\n"
-    "also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}) to stdout.\n";
+    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout; with\n"
+    "--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference", "profile"},
+    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
                     {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
         return kUsage;
     if (a.has("help")) {
@@ -66,10 +63,13 @@ int cmd_run(int argc, char** argv) {
         if (!a.has(opt))
             continue;
         const std::string v = a.get(opt);
-        char* end = nullptr;
-        long n = std::strtol(v.c_str(), &end, 10);
+        // an optional '-' and digits only (as the npm CLI checks), then the range
+        bool digits = v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
+        for (size_t i = v[0] == '-' ? 1 : 0; digits && i < v.size(); i++)
+            digits = v[i] >= '0' && v[i] <= '9';
+        const long long n = digits ? std::strtoll(v.c_str(), nullptr, 10) : -1;
         const long lo = std::strcmp(opt, "runs") == 0 ? 1 : 0;
-        if (v.empty() || *end != '\0' || n < lo || n > 100000) {
+        if (!digits || n < lo || n > 100000) {
             fprintf(stderr, "nnfold run: --%s expects an integer from %ld to 100000, got '%s'\n", opt, lo, v.c_str());
             return kUsage;
         }
@@ -85,19 +85,27 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
     }
-    Graph g;
-    Warnings warnings;
-    Status st = load_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", seed, g, warnings);
-    print_warnings(warnings);
+    std::vector<uint8_t> param_bytes, bin_bytes;
+    Status st = read_file(a.positional[0], param_bytes);
+    bool has_bin = a.positional.size() > 1 && a.positional[1] != "null";
+    if (st && has_bin)
+        st = read_file(a.positional[1], bin_bytes);
     if (!st)
         return report("run", st);
-
-    NetOptions nopt;
-    nopt.use_optimized = !a.has("no-simd") && !a.has("reference");
-    Net net;
-    st = net.load(std::move(g), nopt);
+    LoadOptions lo;
+    lo.seed = seed;
+    lo.shapes = shapes;
+    lo.param_name = a.positional[0];
+    lo.bin_name = has_bin ? a.positional[1] : "";
+    lo.use_simd = !a.has("no-simd") && !a.has("reference");  // false: the reference layers
+    ModelHandle model;
+    st = model.load_ncnn(std::string(param_bytes.begin(), param_bytes.end()), bin_bytes.data(), bin_bytes.size(),
+                         has_bin, lo);
+    print_warnings(model.warnings());
     if (!st)
         return report("run", st);
+    param_bytes = std::vector<uint8_t>();
+    bin_bytes = std::vector<uint8_t>();
 
     std::map<std::string, Mat> inputs;
     for (auto& spec : a.all("input")) {
@@ -107,10 +115,12 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
         std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
-        auto names = net.input_names();
-        if (std::find(names.begin(), names.end(), name) == names.end())
+        bool is_input = false;
+        for (auto& io : model.inputs())
+            is_input = is_input || io.name == name;
+        if (!is_input)
             return report("run", invalid_argument("the model has no input named " + quote(name)));
+        Shape s = model.input_shape(name);
         if (!s.known())
             return report("run", invalid_argument("input " + quote(name) +
                                                   " declares no shape; give one with --shape " + name + "=c,h,w"));
@@ -129,28 +139,17 @@ int cmd_run(int argc, char** argv) {
         std::memcpy(m.data, bytes.data(), bytes.size());
         inputs[name] = m;
     }
-    Rng rng(seed);
-    for (auto& name : net.input_names()) {
-        if (inputs.count(name))
-            continue;
-        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
-        if (!s.known())
-            return report("run", invalid_argument("input " + quote(name) +
-                                                  " declares no shape; give one with --shape " + name + "=c,h,w"));
-        Mat m;
-        st = m.create(s);
-        if (!st)
-            return report("run", st);
-        fill_uniform(m, rng);
-        inputs[name] = m;
-    }
+    // inputs not given: one seeded stream, in the model's input order
+    st = model.fill_missing_inputs(seed, inputs);
+    if (!st)
+        return report("run", st);
 
     std::map<std::string, Mat> outputs;
     RunStats stats;
     std::vector<double> times, cpu_times;
     for (int i = 0; i < warmup + runs; i++) {
         const double cpu0 = cpu_time_ms();
-        st = net.run(inputs, a.all("output"), outputs, &stats);
+        st = model.run(inputs, a.all("output"), outputs, &stats);
         if (!st)
             return report("run", st);
         const double cpu1 = cpu_time_ms();
@@ -167,65 +166,29 @@ int cmd_run(int argc, char** argv) {
         if (!st)
             return report("run", st);
     }
-    json summary;
-    summary["outputs"] = json::array();
     std::vector<std::string> order = a.all("output");
     if (order.empty())
-        order = net.output_names();
-    for (auto& name : order) {
-        const Mat& m = outputs[name];
-        size_t n = m.total_floats();
-        double mn = INFINITY, mx = -INFINITY, sum = 0;
-        size_t nonfinite = 0;
-        for (size_t i = 0; i < n; i++) {
-            float v = m.data[i];
-            if (!std::isfinite(v)) {
-                nonfinite++;
-                continue;
-            }
-            mn = std::min(mn, (double)v);
-            mx = std::max(mx, (double)v);
-            sum += v;
-        }
-        json o;
-        o["name"] = name;
-        o["shape"] = shape_to_json(m.shape());
-        o["min"] = n > nonfinite ? json(mn) : json(nullptr);
-        o["max"] = n > nonfinite ? json(mx) : json(nullptr);
-        o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);
-        o["nonfinite"] = nonfinite;
-        json first = json::array();
-        for (size_t i = 0; i < n && i < 8; i++)
-            first.push_back(std::isfinite(m.data[i]) ? json(m.data[i]) : json(nullptr));
-        o["first"] = first;
-        if (!dir.empty()) {
+        for (auto& io : model.outputs())
+            order.push_back(io.name);
+    std::map<std::string, std::string> files;
+    if (!dir.empty()) {
+        for (auto& name : order) {
+            const Mat& m = outputs[name];
             std::string file = escape_file_name(name) + ".f32";
-            o["file"] = file;
-            st = write_file(dir + "/" + file, m.data, n * 4);
+            files[name] = file;
+            st = write_file(dir + "/" + file, m.data, m.total_floats() * 4);
             if (!st)
                 return report("run", st);
         }
-        summary["outputs"].push_back(o);
     }
-    summary["peak_bytes"] = stats.peak_bytes;
-    summary["ms"] = stats.total_ms;
-    if (a.has("profile")) {
-        std::map<std::string, double> by_type;
-        for (auto& lt : stats.layers)
-            by_type[net.graph().layers[lt.layer].type] += lt.ms;
-        json prof = json::object();
-        for (auto& kv : by_type)
-            prof[kv.first] = kv.second;
-        summary["profile"] = prof;
-    }
-    summary["optimized"] = net.uses_optimized();
-    summary["simd"] = net.uses_simd();
+    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd());
     if (runs > 1 || warmup > 0) {
         auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());
             const size_t n = v.size();
             return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
         };
+        json summary = json::parse(text);
         json r;
         r["count"] = times.size();
         r["warmup"] = warmup;
@@ -237,8 +200,8 @@ int cmd_run(int argc, char** argv) {
         if (cpu_times.size() == times.size())
             r["median_cpu_ms"] = median(cpu_times);
         summary["runs"] = r;
+        text = dump_json(summary, 2) + "\n";
     }
-    std::string text = dump_json(summary, 2) + "\n";
     if (!dir.empty()) {
         st = write_file(dir + "/summary.json", text.data(), text.size());
         if (!st)
