@@ -209,17 +209,48 @@ const kRunHelp =
   '  --seed N                seed for random weights and inputs (default 0)\n' +
   '  --output NAME           blob to extract (repeatable; default: the model\'s outputs)\n' +
   '  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n' +
-  '  --no-simd               use the scalar reference layers\n' +
-  'Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout.\n';
+  '  --reference             use the scalar reference layers instead of the optimized ones\n' +
+  '                          (--no-simd is an older name for it)\n' +
+  '  --runs N                run N times after the warm-up and report the median time (default 1)\n' +
+  '  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n' +
+  '                          wasm engines optimize hot code after it has run for a while)\n' +
+  'Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout; with\n' +
+  '--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n';
+
+// CPU time of this (main) thread in ms, as the native CLI's wasm build measures it
+// (src/cli/cpu_clock.cpp): Linux's /proc/thread-self/schedstat, else null.
+function cpuMs() {
+  try {
+    const ns = Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
+}
+
+function countOption(a, name, lo) {
+  if (!a.has(name)) return null;
+  const v = a.get(name);
+  const n = v.length <= 12 && /^-?[0-9]+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= lo && n <= 100000)) {
+    err(`nnfold run: --${name} expects an integer from ${lo} to 100000, got '${v}'\n`);
+    throw new UsageExit();
+  }
+  return n;
+}
 
 async function cmdRun(argv) {
-  const a = parseArgs(argv, ['help', 'no-simd'], ['input', 'shape', 'seed', 'output', 'output-dir']);
+  const a = parseArgs(argv, ['help', 'no-simd', 'reference'],
+    ['input', 'shape', 'seed', 'output', 'output-dir', 'runs', 'warmup']);
   if (!a) return kUsage;
   if (a.has('help')) return out(kRunHelp), kOk;
   if (a.positional.length < 1 || a.positional.length > 2) return err(kRunHelp), kUsage;
+  const runs = countOption(a, 'runs', 1) ?? 1;
+  const warmup = countOption(a, 'warmup', 0) ?? (runs > 1 ? 3 : 0);
   const seed = usageValue('run', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
   const shapes = usageValue('run', () => parseShapes(a.all('shape')));
-  const model = await loadModel(a.positional[0], a.positional[1] ?? 'null', { seed, shapes, simd: !a.has('no-simd') });
+  const simd = !a.has('no-simd') && !a.has('reference');  // false: the reference layers
+  const model = await loadModel(a.positional[0], a.positional[1] ?? 'null', { seed, shapes, simd });
   try {
     const inputs = {};
     for (const spec of a.all('input')) {
@@ -242,7 +273,27 @@ async function cmdRun(argv) {
       inputs[name] = { data, shape: decl.shape };
     }
     const dir = a.get('output-dir');
-    const r = model._cliRun(inputs, seed, a.all('output'), dir ? (n) => escapeFileName(n) + '.f32' : null);
+    let r;
+    const times = [], cpuTimes = [];
+    for (let i = 0; i < warmup + runs; i++) {
+      const c0 = cpuMs();
+      r = model._cliRun(inputs, seed, a.all('output'), dir ? (n) => escapeFileName(n) + '.f32' : null);
+      const c1 = cpuMs();
+      if (i >= warmup) {
+        times.push(JSON.parse(r.summary).ms);
+        if (c0 !== null && c1 !== null) cpuTimes.push(c1 - c0);
+      }
+    }
+    if (runs > 1 || warmup > 0) {
+      const median = (v) => {
+        const s = [...v].sort((x, y) => x - y), n = s.length;
+        return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+      };
+      const summary = JSON.parse(r.summary);
+      summary.runs = { count: times.length, warmup, median_ms: median(times), min_ms: Math.min(...times),
+        max_ms: Math.max(...times), ...(cpuTimes.length === times.length ? { median_cpu_ms: median(cpuTimes) } : {}) };
+      r.summary = JSON.stringify(summary, null, 2) + '\n';
+    }
     if (dir) {
       makeDirs(dir);
       for (const name of r.order) {

@@ -1,13 +1,16 @@
 // nnfold run MODEL.param [MODEL.bin|null] [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
-//            [--output NAME] [--output-dir DIR] [--no-simd]
+//            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/cli_common.h"
+#include "cli/cpu_clock.h"
 #include "cli/commands.h"
 #include "api/model.h"
+#include "core/json.h"
 #include "core/strings.h"
 
 namespace nnfold {
@@ -26,12 +29,18 @@ static const char* kRunHelp =
     "  --seed N                seed for random weights and inputs (default 0)\n"
     "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
     "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
-    "  --no-simd               use the scalar reference layers\n"
-    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout.\n";
+    "  --reference             use the scalar reference layers instead of the optimized ones\n"
+    "                          (--no-simd is an older name for it)\n"
+    "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
+    "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
+    "                          wasm engines optimize hot code after it has run for a while)\n"
+    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout; with\n"
+    "--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd"}, {"input", "shape", "seed", "output", "output-dir"}, a))
+    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
+                    {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
         return kUsage;
     if (a.has("help")) {
         fputs(kRunHelp, stdout);
@@ -49,6 +58,25 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
     }
+    int runs = 1, warmup = 0;
+    for (const char* opt : {"runs", "warmup"}) {
+        if (!a.has(opt))
+            continue;
+        const std::string v = a.get(opt);
+        // an optional '-' and digits only (as the npm CLI checks), then the range
+        bool digits = v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
+        for (size_t i = v[0] == '-' ? 1 : 0; digits && i < v.size(); i++)
+            digits = v[i] >= '0' && v[i] <= '9';
+        const long long n = digits ? std::strtoll(v.c_str(), nullptr, 10) : -1;
+        const long lo = std::strcmp(opt, "runs") == 0 ? 1 : 0;
+        if (!digits || n < lo || n > 100000) {
+            fprintf(stderr, "nnfold run: --%s expects an integer from %ld to 100000, got '%s'\n", opt, lo, v.c_str());
+            return kUsage;
+        }
+        (std::strcmp(opt, "runs") == 0 ? runs : warmup) = (int)n;
+    }
+    if (runs > 1 && !a.has("warmup"))
+        warmup = 3;
     std::map<std::string, Shape> shapes;
     {
         Status st = parse_shapes(a.all("shape"), shapes);
@@ -69,7 +97,7 @@ int cmd_run(int argc, char** argv) {
     lo.shapes = shapes;
     lo.param_name = a.positional[0];
     lo.bin_name = has_bin ? a.positional[1] : "";
-    lo.use_simd = !a.has("no-simd");
+    lo.use_simd = !a.has("no-simd") && !a.has("reference");  // false: the reference layers
     ModelHandle model;
     st = model.load_ncnn(std::string(param_bytes.begin(), param_bytes.end()), bin_bytes.data(), bin_bytes.size(),
                          has_bin, lo);
@@ -118,9 +146,19 @@ int cmd_run(int argc, char** argv) {
 
     std::map<std::string, Mat> outputs;
     RunStats stats;
-    st = model.run(inputs, a.all("output"), outputs, &stats);
-    if (!st)
-        return report("run", st);
+    std::vector<double> times, cpu_times;
+    for (int i = 0; i < warmup + runs; i++) {
+        const double cpu0 = cpu_time_ms();
+        st = model.run(inputs, a.all("output"), outputs, &stats);
+        if (!st)
+            return report("run", st);
+        const double cpu1 = cpu_time_ms();
+        if (i >= warmup) {
+            times.push_back(stats.total_ms);
+            if (cpu0 >= 0 && cpu1 >= 0)
+                cpu_times.push_back(cpu1 - cpu0);
+        }
+    }
 
     std::string dir = a.get("output-dir");
     if (!dir.empty()) {
@@ -144,6 +182,26 @@ int cmd_run(int argc, char** argv) {
         }
     }
     std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd());
+    if (runs > 1 || warmup > 0) {
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            const size_t n = v.size();
+            return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        };
+        json summary = json::parse(text);
+        json r;
+        r["count"] = times.size();
+        r["warmup"] = warmup;
+        r["median_ms"] = median(times);
+        r["min_ms"] = *std::min_element(times.begin(), times.end());
+        r["max_ms"] = *std::max_element(times.begin(), times.end());
+        // CPU time of the running thread per run: the same as wall time on an idle machine,
+        // unaffected by other processes holding the core on a busy one
+        if (cpu_times.size() == times.size())
+            r["median_cpu_ms"] = median(cpu_times);
+        summary["runs"] = r;
+        text = dump_json(summary, 2) + "\n";
+    }
     if (!dir.empty()) {
         st = write_file(dir + "/summary.json", text.data(), text.size());
         if (!st)
