@@ -119,26 +119,38 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
         in_shapes[name] = sa;
     }
 
-    // outputs by name; detection outputs judged by their heads' inputs
+    // outputs by name; detection outputs judged by their heads' inputs: the head keeps its name
+    // and type in B (passes never fuse it), its k-th input is compared with A's k-th input, whatever
+    // B calls it (a pass may have removed a Flatten before it)
     std::vector<std::string> out_a = a.output_names();
-    std::vector<std::string> wanted_b, heads_in;
+    std::vector<std::string> wanted_b;
+    std::vector<std::pair<std::string, std::string>> heads_in;  // (A name, B name or "")
     std::set<std::string> judged_by_head;
     for (auto& n : out_a) {
         int p = A.producer(A.find_blob(n));
         if (p >= 0 && is_detection_head(A.layers[p].type)) {
             judged_by_head.insert(n);
-            for (int bb : A.layers[p].bottoms)
-                if (std::find(heads_in.begin(), heads_in.end(), A.blobs[bb].name) == heads_in.end())
-                    heads_in.push_back(A.blobs[bb].name);
+            int q = B.find_layer(A.layers[p].name);
+            bool same = q >= 0 && B.layers[q].type == A.layers[p].type &&
+                        B.layers[q].bottoms.size() == A.layers[p].bottoms.size();
+            for (size_t k = 0; k < A.layers[p].bottoms.size(); k++) {
+                std::string an = A.blobs[A.layers[p].bottoms[k]].name;
+                std::string bn = same ? B.blobs[B.layers[q].bottoms[k]].name : std::string();
+                bool dup = false;
+                for (auto& h : heads_in)
+                    dup = dup || h.first == an;
+                if (!dup)
+                    heads_in.push_back({an, bn});
+            }
         }
         if (B.find_blob(n) >= 0)
             wanted_b.push_back(n);
     }
     std::vector<std::string> wanted_a = out_a;
-    for (auto& n : heads_in) {
-        wanted_a.push_back(n);
-        if (B.find_blob(n) >= 0)
-            wanted_b.push_back(n);
+    for (auto& h : heads_in) {
+        wanted_a.push_back(h.first);
+        if (!h.second.empty())
+            wanted_b.push_back(h.second);
     }
     std::map<std::string, Mat> ra, rb;
     NF_RETURN_IF_ERROR(run(a, inputs, wanted_a, "A", ra));
@@ -172,15 +184,17 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
         missing = true;
         r.outputs.push_back(d);
     }
-    for (auto& n : heads_in) {
+    for (auto& h : heads_in) {
         BlobDiff d;
-        if (!rb.count(n)) {
-            d.name = n;
+        if (h.second.empty() || !rb.count(h.second)) {
+            d.name = h.first;
             d.err = INFINITY;
-            d.note = "model B has no blob of this name";
+            d.note = "model B has no detection head of the same name reading it";
             missing = true;
         } else {
-            d = diff(n, ra[n], rb[n]);
+            d = diff(h.first, ra[h.first], rb[h.second]);
+            if (h.second != h.first)
+                d.note += (d.note.empty() ? "" : "; ") + std::string("called ") + quote(h.second) + " in model B";
         }
         r.head_inputs.push_back(d);
     }
