@@ -1,5 +1,6 @@
 // nnfold optimize IN.param IN.bin|null OUT.param OUT.bin [flag] [cutstart cutend] [options]
 // (ncnnoptimize's argument form, plus named options).
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -102,6 +103,16 @@ int cmd_optimize(int argc, char** argv) {
     }
     OptimizeOptions opt;
     opt.passes = split_list(a.all("passes"));
+    // pass names are this command's vocabulary: a wrong one is a usage error
+    std::vector<std::string> valid = optimizer_pass_names();
+    for (auto& n : opt.passes)
+        if (std::find(valid.begin(), valid.end(), n) == valid.end()) {
+            std::string list;
+            for (auto& v : valid)
+                list += (list.empty() ? "" : ", ") + v;
+            fprintf(stderr, "nnfold optimize: unknown pass '%s'; valid passes: %s\n", n.c_str(), list.c_str());
+            return kUsage;
+        }
     opt.keep = split_list(a.all("keep"));
     opt.explain = a.has("explain");
     uint32_t seed = 0;
