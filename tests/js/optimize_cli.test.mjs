@@ -155,6 +155,16 @@ test('fp16 storage (flag 1 or 65536) and cut ranges', () => {
     const v = run(['verify', p, 'null', o('f16.param'), o('f16.bin'), '--seed', '1', '--tolerance', '1e-2']);
     assert.equal(v.code, 0, v.out);
   }
+  // a weight outside fp16's range keeps its array fp32, with a warning naming the layer
+  fs.writeFileSync(o('big.param'), '7767517\n2 2\nInput data 0 1 data 0=7 1=6 2=3\n' +
+    'Convolution conv1 1 1 data out 0=4 1=3 4=1 5=1 6=108\n');
+  const bin = Buffer.alloc(4 + 108 * 4 + 4 * 4);
+  for (let i = 0; i < 108; i++) bin.writeFloatLE(i === 5 ? 1e6 : 0.01 * i, 4 + 4 * i);
+  fs.writeFileSync(o('big.bin'), bin);
+  const big = run(['optimize', o('big.param'), o('big.bin'), o('big16.param'), o('big16.bin'), '1']);
+  assert.equal(big.code, 0, big.err);
+  assert.match(big.err, /layer 'conv1' \(Convolution\) weight_data has values outside fp16 range; kept as fp32/);
+  assert.deepEqual(fs.readFileSync(o('big16.bin')), bin);
   // cut from relu1 to gp: an Input for c1, the output g
   const c = run(['optimize', p, 'null', o('cut.param'), o('cut.bin'), '0', 'relu1', 'gp', '--seed', '1']);
   assert.equal(c.code, 0, c.err);
