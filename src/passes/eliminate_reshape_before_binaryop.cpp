@@ -3,11 +3,12 @@
 //   Before: x [c] -> Reshape r (w 1, h 1: to [c,1,1]) -> BinaryOp op (with another input a)
 //   After:  op reads x directly
 //   ncnn's BinaryOp (docs/developer-guide/binaryop-broadcasting.md) aligns a lower-rank operand
-//   with the OUTER axes of the other: against a 3D or 4D a, x [c] broadcasts exactly as [c,1,1]
-//   ([c,1,1,1] for 4D) does, so the Reshape changes nothing. Against a 1D or 2D a it would (the
-//   output rank is the higher of the two), which ncnnoptimize does not check.
+//   with the OUTER axes of the other: against a 3D or 4D a with c channels, x [c] broadcasts
+//   exactly as [c,1,1] ([c,1,1,1] for 4D) does, so the Reshape changes nothing. Against a 1D or
+//   2D a (the output rank is the higher of the two), or an a whose channel count is not c (ncnn
+//   then aligns [c] with w), it would not; ncnnoptimize does not check.
 //   Conditions: r does not permute (param 3); r's input is 1D [c] and its output [c,1,1] (known
-//   shapes); a's shape is known and 3D or 4D; op reads r's output once, and that output has no
+//   shapes); a's shape is known, 3D or 4D, with c channels; op reads r's output once, and that output has no
 //   other consumer and is neither a model output nor kept.
 #include "passes/pass_util.h"
 #include "passes/registry.h"
@@ -50,7 +51,8 @@ public:
             return MatchResult::blocked("shapes are unknown (give input shapes)");
         if (in.dims != 1 || out != Shape::d3(1, 1, in.w))
             return MatchResult::blocked(lq(g, i) + " turns " + in.str() + " into " + out.str() + ", not [c] into [c,1,1]");
-        if (a.dims < 3)
+        // ncnn expands [c] to [1,1,c] only against a blob whose c is that length (else along w)
+        if (a.dims < 3 || a.c != in.w)
             return MatchResult::blocked(lq(g, j) + "'s other input " + bq(g, other) + " is " + a.str() +
                                         ": the 1D input would broadcast differently");
         return MatchResult::ok();

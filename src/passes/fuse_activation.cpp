@@ -4,7 +4,8 @@
 //   After:  host with activation_type / activation_params (param 9 / 10), writing act's output
 //   ncnn's fused activations (src/layer/fused_activation.h) compute what the standalone layers do:
 //     ReLU slope 0 -> 1; ReLU slope s -> 2 [s]; Clip min,max -> 3 [min,max]; Sigmoid -> 4;
-//     Mish -> 5; HardSwish alpha,beta -> 6 [alpha,beta].
+//     Mish -> 5; HardSwish alpha,beta -> 6 [alpha,beta] (ncnn's HardSwish defaults alpha to 1/6 in
+//     its source, 0.2 in operators.md: the source wins).
 //   Conditions: host's output has one consumer (act) and is neither a model output nor kept;
 //     host has no fused activation yet (ncnnoptimize overwrites it, dropping the first one);
 //     host has no int8 weights (ncnn requantizes int8 outputs around the activation); act has one
@@ -59,7 +60,7 @@ public:
             if (!(lo <= hi))
                 return MatchResult::blocked(lq(g, j) + " has min " + fmt(lo) + " above max " + fmt(hi));
         }
-        if (act.type == "HardSwish" && act.params.get_float(0, 0.2f) == 0.f)
+        if (act.type == "HardSwish" && act.params.get_float(0, 1.f / 6) == 0.f)
             return MatchResult::blocked(lq(g, j) + " has alpha 0");
         return MatchResult::ok();
     }
@@ -84,7 +85,7 @@ public:
             type = 5;
         } else if (act.type == "HardSwish") {
             type = 6;
-            params = {act.params.get_float(0, 0.2f), act.params.get_float(1, 0.5f)};
+            params = {act.params.get_float(0, 1.f / 6), act.params.get_float(1, 0.5f)};
         } else {
             return internal_error("fuse activation: unexpected " + act.type);
         }

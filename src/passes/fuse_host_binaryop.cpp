@@ -146,12 +146,7 @@ public:
             return MatchResult::none();
         const LayerNode& bin = g.layers[j];
         c.layers = {i, j};
-        MatchResult r = check_intermediate(ctx, i, y);
-        if (r.kind != MatchResult::Ok)
-            return r;
-        r = check_foldable_weights(ctx, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        MatchResult r;
         AffineHost h = affine_host(host);
 
         ConstSource src;
@@ -176,7 +171,8 @@ public:
             c.layers.push_back(src.memorydata);
         }
         std::string why;
-        Broadcast bc = classify_constant_operand(host_output_dims(ctx, i), !h.conv_family, h.num_output, kshape, why);
+        Broadcast bc = classify_constant_operand(ctx.shape(y), host_output_dims(ctx, i), !h.conv_family, h.num_output,
+                                                kshape, why);
         if (bc == Broadcast::None)
             return MatchResult::blocked(lq(g, j) + ": " + why);
         int op = bin.params.get_int(0, 0);
@@ -190,6 +186,13 @@ public:
                 if (v == 0.f)
                     return MatchResult::blocked(lq(g, j) + " divides by a constant that has zeros");
         }
+        // the operand is a constant that folds: now the conditions on the host
+        r = check_intermediate(ctx, i, y);
+        if (r.kind != MatchResult::Ok)
+            return r;
+        r = check_foldable_weights(ctx, i);
+        if (r.kind != MatchResult::Ok)
+            return r;
         c.ints = {side, with_scalar ? -1 : (int)src.kind, src.memorydata, src.split, src.split_top};
         return MatchResult::ok();
     }

@@ -157,7 +157,8 @@ int host_output_dims(const PassContext& ctx, int layer) {
     return 0;
 }
 
-Broadcast classify_constant_operand(int out_dims, bool inner_product, int channels, const Shape& op, std::string& why) {
+Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_product, int channels, const Shape& op,
+                                    std::string& why) {
     auto list = op.to_list();
     std::string opstr = op.str();
     if (!op.known()) {
@@ -183,8 +184,9 @@ Broadcast classify_constant_operand(int out_dims, bool inner_product, int channe
             return Broadcast::PerChannel;
         break;
     case 2:
-        // row-wise InnerProduct [h, num_output]: channels run along w, so only [1, num_output]
-        if (is({1, channels}))
+        // row-wise InnerProduct [h, num_output]: channels run along w. [1, num_output] is per
+        // column; a 1D [num_output] aligns with the rows when num_output == h, else with w
+        if (is({1, channels}) || (is({channels}) && out.known() && out.h != channels))
             return Broadcast::PerChannel;
         break;
     case 0:

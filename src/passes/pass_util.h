@@ -71,12 +71,14 @@ int host_output_dims(const PassContext& ctx, int layer);
 // docs/developer-guide/binaryop-broadcasting.md): a lower-rank operand is aligned with the
 // OUTER axes of the other ([c] against [c,h,w] is per channel), axes of extent 1 broadcast.
 enum class Broadcast { None, Scalar, PerChannel };
-// `out_dims` is the host's output rank (1, 2, 3, or 0 when it may be 1 or 3 for the Convolution
-// family / 1 or 2 for InnerProduct: pass `inner_product` to tell which). The host's channels are
-// its num_output: the c axis of a 3D output, w of a 1D or of a row-wise 2D [h, num_output] one.
+// `out` is the host's output shape when known; `out_dims` its rank (host_output_dims: 1, 2, 3, or
+// 0 when it may be 1 or 3 for the Convolution family / 1 or 2 for InnerProduct: `inner_product`
+// tells which). The host's channels are its num_output: the c axis of a 3D output, w of a 1D or of
+// a row-wise 2D [h, num_output] one. ncnn expands a 1D [n] operand to [1,1,n] against a 3D blob
+// whose c is n (else along w), and to [1,n] against a 2D blob whose h is n (else along w).
 // Returns None with `why` when the operand would not be the same number for every element of a
 // channel, or would enlarge the output.
-Broadcast classify_constant_operand(int out_dims, bool inner_product, int channels, const Shape& operand,
+Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_product, int channels, const Shape& operand,
                                     std::string& why);
 
 // ---- identity layers (Dropout with scale 1, Noop, Pooling 1x1, Flatten/Reshape that keep the

@@ -50,7 +50,9 @@ bool reduced_axes(const ParamDict& pd, int dims, std::vector<bool>& red) {
         return true;
     }
     std::vector<int> axes = pd.get_ints(3);
-    if (axes.empty())
+    // axes numbered within the blob's rank are marked by fixbug0 (param 5); older converters
+    // counted a batch axis (ncnn and nnfold refuse those)
+    if (axes.empty() || pd.get_int(5, 0) != 1)
         return false;
     for (int a : axes) {
         if (a < 0)

@@ -64,9 +64,9 @@ TEST(ReplaceReduction, MeanOverHeightAndWidth) {
     PT_REQUIRE_LAYERS("Reduction");
     // one Reduction over h and w; a pair (w then h; h then w with keepdims on the first)
     std::vector<std::vector<std::string>> cases = {
-        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,1,2"},
-        {"Reduction r1 1 1 data m 0=3 1=0 -23303=1,2", "Reduction r2 1 1 m out 0=3 1=0 -23303=1,1"},
-        {"Reduction r1 1 1 data m 0=3 1=0 -23303=1,-2 4=1", "Reduction r2 1 1 m out 0=3 1=0 -23303=1,2"},
+        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,1,2 5=1"},
+        {"Reduction r1 1 1 data m 0=3 1=0 -23303=1,2 5=1", "Reduction r2 1 1 m out 0=3 1=0 -23303=1,1 5=1"},
+        {"Reduction r1 1 1 data m 0=3 1=0 -23303=1,-2 4=1 5=1", "Reduction r2 1 1 m out 0=3 1=0 -23303=2,1,2 5=1"},
     };
     for (auto& c : cases) {
         SCOPED_TRACE(c[0]);
@@ -80,10 +80,10 @@ TEST(ReplaceReduction, MeanOverHeightAndWidth) {
     }
     // over c and w, with a coefficient, max instead of mean, keepdims result [3,1,1]: not a global pooling
     std::vector<std::vector<std::string>> misses = {
-        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,0,2"},
-        {"Reduction r1 1 1 data out 0=3 1=0 2=2e+00 -23303=2,1,2"},
-        {"Reduction r1 1 1 data out 0=4 1=0 -23303=2,1,2"},
-        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,1,2 4=1"},
+        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,0,2 5=1"},
+        {"Reduction r1 1 1 data out 0=3 1=0 2=2e+00 -23303=2,1,2 5=1"},
+        {"Reduction r1 1 1 data out 0=4 1=0 -23303=2,1,2 5=1"},
+        {"Reduction r1 1 1 data out 0=3 1=0 -23303=2,1,2 4=1 5=1"},
     };
     for (auto& c : misses) {
         SCOPED_TRACE(c[0]);
