@@ -31,19 +31,23 @@ void model_stats(const Graph& g, const std::map<std::string, Shape>& shapes, Mod
     s.memory_bytes = sum.shapes_known ? sum.memory_bytes : 0;
 }
 
-// Every layer still has the weight arrays its params ask for (a pass that changed a param such as
-// bias_term must have changed the arrays too).
-Status check_weights(const Graph& g, const std::string& pass) {
+// Every layer has the weight arrays its params ask for: on input (else the caller passed a graph
+// without weights: InvalidArgument), and after every pass (a pass that changed a param such as
+// bias_term must have changed the arrays too: Internal).
+Status check_weights(const Graph& g, const std::string& pass, bool input = false) {
     for (auto& l : g.layers) {
         if (l.erased)
             continue;
         std::vector<WeightSpec> specs;
         Status st = weight_specs_for(l, specs);
         if (!st)
-            return internal_error("after " + pass + ": " + st.message());
+            return input ? st : internal_error("after " + pass + ": " + st.message());
         bool ok = specs.size() == l.weights.size();
         for (size_t i = 0; ok && i < specs.size(); i++)
             ok = specs[i].count == l.weights[i].count() && specs[i].tagged == l.weights[i].tagged();
+        if (!ok && input)
+            return invalid_argument(layer_desc(l.name, l.type) + " has weight arrays that do not match its params "
+                                    "(were the weights loaded?)");
         if (!ok)
             return internal_error("after " + pass + ": " + layer_desc(l.name, l.type) +
                                   " has weight arrays that do not match its params");
@@ -226,7 +230,7 @@ Status optimize(Graph& g, const OptimizeOptions& opt, OptimizeReport& report, Wa
         if (!kv.second.valid())
             return invalid_argument("shape " + kv.second.str() + " for input " + quote(kv.first) + " is not valid");
     }
-    NF_RETURN_IF_ERROR(check_weights(g, "reading the model"));
+    NF_RETURN_IF_ERROR(check_weights(g, "", true));
 
     model_stats(g, opt.input_shapes, report.before);
     Driver d(g, opt, warnings);

@@ -10,9 +10,11 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     // host takes all five layer types (ncnnoptimize lists fewer for the deconvolutions).
     const std::vector<std::string> acts = {"ReLU", "Clip", "Sigmoid", "Mish", "HardSwish"};
     std::vector<std::unique_ptr<Pass>> p;
-    // nnfold: parallel convolutions first, so that a BatchNorm after them fuses in the same round
+    // nnfold: parallel convolutions first, so that a BatchNorm after them fuses in the same round;
+    // explicit Padding into the convolution after it
     p.push_back(make_fuse_slice_convolution_concat());
     p.push_back(make_fuse_split_convolution_concat());
+    p.push_back(make_fuse_padding_convolution());
     // ncnnoptimize's order from here on; nnfold's additions next to their siblings
     p.push_back(make_fuse_batchnorm_scale());
     p.push_back(make_fuse_host_batchnorm("fuse_convolution_batchnorm", {"Convolution"}));

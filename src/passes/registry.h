@@ -50,5 +50,7 @@ std::unique_ptr<Pass> make_replace_convolution_with_innerproduct(const std::stri
 // fuse_convolution_concat.cpp (the seed fusions of parallel convolutions)
 std::unique_ptr<Pass> make_fuse_slice_convolution_concat();
 std::unique_ptr<Pass> make_fuse_split_convolution_concat();
+// fuse_padding_convolution.cpp
+std::unique_ptr<Pass> make_fuse_padding_convolution();
 
 }  // namespace nnfold

@@ -239,3 +239,48 @@ TEST(ReplaceConvolutionWithInnerProduct, AfterInnerProductNeedsA1DInput) {
               std::string::npos);
     pt::expect_same_outputs(o3.before, o3.after);
 }
+
+TEST(FusePaddingConvolution, PadsAddUp) {
+    // Padding (top 1, bottom 2, left 3, right 0, value 0.5) then a convolution padding 1 with 0.5
+    for (std::string conv : {"Convolution cv 1 1 p out 0=4 1=3 4=1 18=5e-01 5=1 6=108",
+                             "ConvolutionDepthWise cv 1 1 p out 0=3 1=3 2=2 3=2 6=27 7=3",
+                             "Convolution cv 1 1 p out 0=4 1=3 4=1 14=0 15=2 16=1 18=5e-01 6=108"}) {
+        SCOPED_TRACE(conv);
+        auto o = pt::optimize_text(model({kIn, "Padding pad 1 1 data p 0=1 1=2 2=3 3=0 5=5e-01", conv}),
+                                   pt::only({"fuse_padding_convolution"}));
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        if (conv.find("DepthWise") != std::string::npos) {
+            // no padding of its own: takes the Padding's value
+            EXPECT_EQ(o.after.live_layer_count(), 2);
+            const LayerNode* cv = pt::layer(o.after, "cv");
+            EXPECT_EQ(cv->params.get_int(4, 0), 3);
+            EXPECT_EQ(cv->params.get_int(15, 0), 0);
+            EXPECT_EQ(cv->params.get_int(14, 0), 1);
+            EXPECT_EQ(cv->params.get_int(16, 0), 2);
+            EXPECT_EQ(cv->params.get_float(18, 0.f), 0.5f);
+        } else {
+            EXPECT_EQ(o.after.live_layer_count(), 2);
+        }
+        pt::expect_same_outputs(o.before, o.after);
+    }
+}
+
+TEST(FusePaddingConvolution, NearMisses) {
+    const OptimizeOptions only = pt::only({"fuse_padding_convolution"});
+    // other pad values, reflect padding, channel padding, SAME convolution, a 2D input
+    std::vector<std::vector<std::string>> cases = {
+        {kIn, "Padding pad 1 1 data p 0=1 1=1 2=1 3=1 5=5e-01", "Convolution cv 1 1 p out 0=4 1=3 4=1 6=108"},
+        {kIn, "Padding pad 1 1 data p 0=1 1=1 2=1 3=1 4=2", "Convolution cv 1 1 p out 0=4 1=3 6=108"},
+        {kIn, "Padding pad 1 1 data p 7=1 8=0", "Convolution cv 1 1 p out 0=4 1=3 6=144"},
+        {kIn, "Padding pad 1 1 data p 0=1 1=1 2=1 3=1", "Convolution cv 1 1 p out 0=4 1=3 4=-233 6=108"},
+        {"Input data 0 1 data 0=7 1=6", "Padding pad 1 1 data p 0=1 1=1 2=1 3=1", "Convolution cv 1 1 p out 0=4 1=3 6=36"},
+    };
+    for (auto& c : cases) {
+        SCOPED_TRACE(c[1] + " / " + c[2]);
+        auto o = pt::optimize_text(model(c), only);
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_EQ(o.after.live_layer_count(), 3);
+        EXPECT_FALSE(pt::skip_reasons(o.report, "fuse_padding_convolution").empty());
+        pt::expect_same_outputs(o.before, o.after);
+    }
+}
