@@ -14,7 +14,7 @@ namespace nnfold {
 namespace cli {
 
 static const char* kOptimizeHelp =
-    "usage: nnfold optimize IN.param IN.bin|null OUT.param OUT.bin [flag] [cutstart cutend] [options]\n"
+    "usage: nnfold optimize IN.param IN.bin|null OUT.param OUT.bin [flag [cutstart [cutend]]] [options]\n"
     "\n"
     "Fuses and removes layers the way ncnnoptimize does, checking every condition the algebra\n"
     "needs, and repeats its passes until nothing changes. Outputs agree with the input model\n"
@@ -22,7 +22,7 @@ static const char* kOptimizeHelp =
     "\n"
     "  IN.bin 'null'        nnfold's seeded random weights (--seed)\n"
     "  flag                 0 fp32 storage (default); 1 or 65536 fp16 storage of weight arrays\n"
-    "  cutstart cutend      keep only the layers from cutstart to cutend (layer names, both\n"
+    "  cutstart [cutend]    keep only the layers from cutstart to cutend (layer names, both\n"
     "                       included; '-' for the model's first / last layer); blobs entering the\n"
     "                       range become inputs. The cut happens before optimizing.\n"
     "\n"
@@ -82,7 +82,7 @@ int cmd_optimize(int argc, char** argv) {
         return kOk;
     }
     const auto& pos = a.positional;
-    if (pos.size() != 4 && pos.size() != 5 && pos.size() != 7) {
+    if (pos.size() < 4 || pos.size() > 7) {
         fputs(kOptimizeHelp, stderr);
         return kUsage;
     }
@@ -96,11 +96,12 @@ int cmd_optimize(int argc, char** argv) {
             return kUsage;
         }
     }
+    // ncnnoptimize takes cutstart alone too (then the model runs to its end)
     std::string cutstart, cutend;
-    if (pos.size() == 7) {
+    if (pos.size() >= 6)
         cutstart = pos[5] == "-" ? "" : pos[5];
+    if (pos.size() == 7)
         cutend = pos[6] == "-" ? "" : pos[6];
-    }
     OptimizeOptions opt;
     opt.passes = split_list(a.all("passes"));
     // pass names are this command's vocabulary: a wrong one is a usage error

@@ -116,6 +116,8 @@ public:
         if (r.kind != MatchResult::Ok)
             return r;
         const LayerNode& sc = g.layers[j];
+        if (sc.tops.size() != 1)
+            return MatchResult::blocked(lq(g, j) + " does not have one output");
         if (sc.bottoms.size() != 1)
             return MatchResult::blocked(lq(g, j) + " scales by a blob, not by constants");
         int size = sc.params.get_int(0, 0), bias_term = sc.params.get_int(1, 0);

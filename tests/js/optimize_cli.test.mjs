@@ -55,7 +55,7 @@ test('usage errors exit 2, bad input exits 1', () => {
   const o = (f) => path.join(dir, f);
   assert.equal(run(['optimize', p]).code, 2);
   assert.equal(run(['optimize', p, 'null', o('a.param'), o('a.bin'), '7']).code, 2);
-  assert.equal(run(['optimize', p, 'null', o('a.param'), o('a.bin'), '0', 'relu1']).code, 2);
+  assert.equal(run(['optimize', p, 'null', o('a.param'), o('a.bin'), '0', 'relu1', 'gp', 'x']).code, 2);
   assert.equal(run(['optimize', p, 'null', o('a.param'), o('a.bin'), '--bogus']).code, 2);
   assert.equal(run(['optimize', p, 'null', o('a.param'), o('a.bin'), '--seed', 'x']).code, 2);
   const bad = run(['optimize', p, 'null', o('a.param'), o('a.bin'), '--passes=fuse_all']);
@@ -172,6 +172,11 @@ test('fp16 storage (flag 1 or 65536) and cut ranges', () => {
   assert.match(text, /^Input\s+c1\s+0 1 c1 .*0=7 1=6 2=4/m);
   assert.doesNotMatch(text, /^Convolution/m);
   assert.match(text, /^Pooling\s+gp\s+1 1 r1 g/m);
+  // cutstart alone: to the model's end
+  assert.equal(run(['optimize', p, 'null', o('cut2.param'), o('cut2.bin'), '0', 'gp', '--seed', '1']).code, 0);
+  const text2 = fs.readFileSync(o('cut2.param'), 'utf8');
+  assert.match(text2, /^Input\s+d\s+0 1 d .*0=7 1=6 2=4/m);
+  assert.match(text2, /^InnerProduct\s+fc\s+1 1 g out/m);
 });
 
 test('optimize then verify a zoo model', { skip: !fs.existsSync(zoo) && 'no ../shared/zoo' }, () => {
