@@ -162,7 +162,8 @@ int cmd_optimize(int argc, char** argv) {
     if (!st)
         return report("optimize", st);
     auto mem = [](const ModelStats& s) { return s.memory_known ? human_bytes(s.memory_bytes) : std::string("unknown"); };
-    fprintf(stderr, "optimized: %d rewrites in %d rounds; layers %d -> %d, weights %s -> %s (written: %s%s), memory %s -> %s\n",
+    fprintf(stderr,
+            "optimized: %d rewrites in %d rounds; layers %d -> %d, weights %s -> %s (written: %s%s), memory %s -> %s\n",
             rep.rewrite_count(), rep.rounds, rep.before.layers, rep.after.layers,
             human_bytes(rep.before.weights_bytes).c_str(), human_bytes(rep.after.weights_bytes).c_str(),
             human_bytes(bin.size()).c_str(), fp16 ? ", fp16 storage" : "", mem(rep.before).c_str(), mem(rep.after).c_str());

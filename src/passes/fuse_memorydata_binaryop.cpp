@@ -89,7 +89,8 @@ public:
         }
         int op = bin.params.get_int(0, 0);
         if (side == 0 && swapped_op(op) < 0)
-            return MatchResult::blocked(lq(g, j) + " has op_type " + std::to_string(op) + ", which cannot take its operands swapped");
+            return MatchResult::blocked(lq(g, j) + " has op_type " + std::to_string(op) +
+                                        ", which cannot take its operands swapped");
         c.ints = {side, md, split, split_top};
         return MatchResult::ok();
     }

@@ -95,9 +95,9 @@ public:
         cv.params.set_int(16, bottom);
         cv.params.set_float(18, pp.get_float(5, 0.f));
         cv.bottoms[0] = p.bottoms[0];
-        detail = "folded Padding " + p.name + " into " + cv.type + " " + cv.name + ": pads left " + std::to_string(left) +
-                 ", right " + std::to_string(right) + ", top " + std::to_string(top) + ", bottom " + std::to_string(bottom) +
-                 ", value " + fmt(pp.get_float(5, 0.f));
+        detail = "folded Padding " + p.name + " into " + cv.type + " " + cv.name + ": pads left " +
+                 std::to_string(left) + ", right " + std::to_string(right) + ", top " + std::to_string(top) +
+                 ", bottom " + std::to_string(bottom) + ", value " + fmt(pp.get_float(5, 0.f));
         g.erase_layer(c.layers[0]);
         return Status::ok();
     }

@@ -56,8 +56,8 @@ bool is_affine_host_type(const std::string& type);
 MatchResult check_foldable_weights(const PassContext& ctx, int layer);
 
 // Applies y' = scale[o] * y + shift[o] to host `l` (scale and shift have num_output entries or
-// are empty for 1 / 0). A missing bias is created when the shift is not zero. Fails (leaving `l` unchanged) when a result is
-// not finite.
+// are empty for 1 / 0). A missing bias is created when the shift is not zero. Fails (leaving `l`
+// unchanged) when a result is not finite.
 Status fold_affine(LayerNode& l, const std::vector<double>& scale, const std::vector<double>& shift);
 
 // The dims a host's output can have when its shape is unknown: the Convolution family outputs 3D,

@@ -108,7 +108,8 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
         if (!sa.known() && sb.known())
             sa = sb;
         if (!sa.known())
-            return invalid_argument("input " + quote(name) + " declares no shape; give one with --shape " + name + "=c,h,w");
+            return invalid_argument("input " + quote(name) + " declares no shape; give one with --shape " + name +
+                                    "=c,h,w");
         if (sb.known() && sb != sa)
             return invalid_argument("input " + quote(name) + " is " + sa.str() + " in model A and " + sb.str() +
                                     " in model B");

@@ -88,7 +88,8 @@ TEST(FuseActivation, OtherActivationLayers) {
 
 TEST(FuseActivation, ClipWithMinAboveMaxIsLeftAlone) {
     PT_REQUIRE_LAYERS("Clip");
-    auto o = pt::optimize_text(with_act(hosts()[0], "Clip act 1 1 h out 0=1e+00 1=-1e+00"), pt::only({"fuse_convolution_activation"}));
+    auto o = pt::optimize_text(with_act(hosts()[0], "Clip act 1 1 h out 0=1e+00 1=-1e+00"),
+                               pt::only({"fuse_convolution_activation"}));
     ASSERT_TRUE(o.st.is_ok());
     EXPECT_EQ(o.after.live_layer_count(), 3);
     EXPECT_NE(pt::skip_reasons(o.report, "fuse_convolution_activation").find("above max"), std::string::npos);

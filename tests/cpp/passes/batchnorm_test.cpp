@@ -101,7 +101,8 @@ TEST(FuseBatchNorm, NearMisses) {
     PT_REQUIRE_LAYERS("BatchNorm");
     const OptimizeOptions conv_only = pt::only({"fuse_convolution_batchnorm"});
     // producer already activated: y = bn(relu(conv)) is not conv' x
-    auto o = pt::optimize_text(model({kIn, "Convolution host 1 1 data h 0=4 1=3 4=1 6=108 9=1", "BatchNorm bn 1 1 h out 0=4"}),
+    auto o = pt::optimize_text(model({kIn, "Convolution host 1 1 data h 0=4 1=3 4=1 6=108 9=1",
+                                      "BatchNorm bn 1 1 h out 0=4"}),
                                conv_only);
     ASSERT_TRUE(o.st.is_ok());
     EXPECT_EQ(o.after.live_layer_count(), 3);
@@ -216,6 +217,30 @@ TEST(FuseGemmBatchNorm, ConstantAAlongM) {
         EXPECT_EQ(pt::layer(o.after, "gm")->params.get_int(6, 0), 1);
         pt::expect_same_outputs(o.before, o.after);
     }
+}
+
+TEST(FuseGemmBatchNorm, FoldedValues) {
+    PT_REQUIRE_LAYERS("BatchNorm");
+    // alpha 0.5, beta 2, A [4,6] constant, scalar C: A'[m,:] = b[m] A[m,:], C'[m] = b[m] c + a[m] / (alpha beta)
+    auto o = pt::optimize_text(model({"Input data 0 1 data 0=5 1=6", "Gemm gm 1 1 data h 0=5e-01 1=2e+00 4=1 6=1 7=4 9=6 10=0",
+                                      "BatchNorm bn 1 1 h out 0=4 1=1e-02"}),
+                               pt::only({"fuse_gemm_batchnorm"}));
+    ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+    BN f = bn_of(o.before, "bn");
+    std::vector<float> A = pt::weights_of(o.before, "gm", 0), C = pt::weights_of(o.before, "gm", 1);
+    std::vector<double> wantA, wantC;
+    for (int m = 0; m < 4; m++) {
+        for (int k = 0; k < 6; k++)
+            wantA.push_back(A[m * 6 + k] * f.b[m]);
+        wantC.push_back(f.b[m] * C[0] + f.a[m] / (0.5 * 2.0));
+    }
+    pt::expect_near_all(pt::weights_of(o.after, "gm", 0), wantA);
+    pt::expect_near_all(pt::weights_of(o.after, "gm", 1), wantC);
+    const LayerNode* g = pt::layer(o.after, "gm");
+    EXPECT_EQ(g->params.get_int(10, 0), 1);  // C per M
+    EXPECT_EQ(g->params.get_int(7, 0), 4);
+    EXPECT_EQ(g->weights[1].storage, WeightStorage::F32);  // C_data is a tagged array
+    pt::expect_same_outputs(o.before, o.after);
 }
 
 TEST(FuseGemmBatchNorm, ConstantBAlongNWhenTransposed) {

@@ -75,7 +75,13 @@ TEST(ReplaceReduction, MeanOverHeightAndWidth) {
         auto o = pt::optimize_text(model(lines), pt::only({"replace_reduction_with_global_pooling"}));
         ASSERT_TRUE(o.st.is_ok()) << o.st.message();
         EXPECT_EQ(o.after.live_layer_count(), 2);
-        EXPECT_EQ(pt::count_type(o.after, "Pooling"), 1);
+        const LayerNode* p = pt::layer(o.after, c.size() == 1 ? "r1" : "r2");
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(p->type, "Pooling");
+        EXPECT_EQ(p->params.get_int(0, 0), 1);  // average
+        EXPECT_EQ(p->params.get_int(4, 0), 1);  // global
+        EXPECT_EQ(o.after.blobs[p->bottoms[0]].name, "data");
+        EXPECT_EQ(o.after.blobs[p->tops[0]].name, "out");
         pt::expect_same_outputs(o.before, o.after);
     }
     // over c and w, with a coefficient, max instead of mean, keepdims result [3,1,1]: not a global pooling
