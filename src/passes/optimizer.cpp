@@ -3,6 +3,7 @@
 // graph stays valid, and keeps the log.
 #include "passes/optimizer.h"
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,9 @@ public:
     Status run(const std::vector<const Pass*>& passes, OptimizeReport& report);
 
 private:
-    void refresh();
+    // Re-infers shapes and the protected blobs; false when shape inference fails.
+    bool refresh();
+    std::vector<std::string> io_names() const;
 
     Graph& g_;
     const OptimizeOptions& opt_;
@@ -72,7 +75,19 @@ private:
     bool shape_warning_ = false;
 };
 
-void Driver::refresh() {
+std::vector<std::string> Driver::io_names() const {
+    std::vector<std::string> r;
+    for (int b : g_.input_blobs())
+        r.push_back("in:" + g_.blobs[b].name);
+    std::vector<std::string> outs;
+    for (int b : g_.output_blobs())
+        outs.push_back("out:" + g_.blobs[b].name);
+    std::sort(outs.begin(), outs.end());
+    r.insert(r.end(), outs.begin(), outs.end());
+    return r;
+}
+
+bool Driver::refresh() {
     Status st = infer_shapes(g_, opt_.input_shapes, ctx_.shapes);
     if (!st) {
         ctx_.shapes.assign(g_.blobs.size(), Shape());
@@ -93,6 +108,7 @@ void Driver::refresh() {
             ctx_.protected_why[b] = it->second;
         }
     }
+    return st.is_ok();
 }
 
 Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& report) {
@@ -105,7 +121,8 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
     for (const Pass* p : passes)
         report.passes.push_back(PassRecord{p->name(), {}});
 
-    refresh();
+    bool shapes_ok = refresh();
+    const std::vector<std::string> io = io_names();
     for (int round = 1;; round++) {
         if (round > kMaxRounds)
             return internal_error("the optimizer did not reach a fixed point after " + std::to_string(kMaxRounds) +
@@ -158,7 +175,12 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
                 if (!st)
                     return internal_error(pass.name() + " left an invalid graph: " + st.message());
                 NF_RETURN_IF_ERROR(check_weights(g_, pass.name()));
-                refresh();
+                // the invariants every rewrite keeps: input and output names, inferable shapes
+                if (io_names() != io)
+                    return internal_error(pass.name() + " changed the model's input or output names");
+                bool ok = refresh();
+                if (shapes_ok && !ok)
+                    return internal_error(pass.name() + " left a graph whose shapes cannot be inferred");
             }
         }
         if (!changed)
