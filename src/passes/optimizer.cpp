@@ -4,6 +4,7 @@
 #include "passes/optimizer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -303,12 +304,26 @@ std::string report_json(const OptimizeReport& r) {
 }
 
 std::vector<std::string> report_lines(const OptimizeReport& r) {
+    // names come from user files: control characters are escaped so a line stays one line
+    auto clean = [](const std::string& s) {
+        std::string out;
+        for (unsigned char c : s) {
+            if (c < 0x20 || c == 0x7f) {
+                char buf[8];
+                snprintf(buf, sizeof(buf), "\\x%02x", c);
+                out += buf;
+            } else {
+                out += (char)c;
+            }
+        }
+        return out;
+    };
     std::vector<std::string> lines;
     for (auto& p : r.passes)
         for (auto& x : p.rewrites)
-            lines.push_back(p.name + ": " + join_names(x.layers) + ": " + x.detail);
+            lines.push_back(clean(p.name + ": " + join_names(x.layers) + ": " + x.detail));
     for (auto& s : r.skipped)
-        lines.push_back(s.pass + ": skipped " + join_names(s.layers) + ": " + s.reason);
+        lines.push_back(clean(s.pass + ": skipped " + join_names(s.layers) + ": " + s.reason));
     return lines;
 }
 

@@ -177,6 +177,13 @@ TEST(Optimizer, ReportJsonSchema) {
     auto lines = report_lines(o.report);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(lines[0], "eliminate_dropout: drop: removed Dropout drop (scale 1)");
+    // control characters in names are escaped in the lines, kept (JSON-escaped) in the report
+    Graph g = o.before;
+    g.layers[g.find_layer("drop")].name = "dr\nop";
+    auto o3 = pt::optimize_graph(g, pt::only({"eliminate_dropout"}));
+    ASSERT_TRUE(o3.st.is_ok());
+    EXPECT_EQ(report_lines(o3.report)[0], "eliminate_dropout: dr\\x0aop: removed Dropout dr\\x0aop (scale 1)");
+    EXPECT_EQ(nlohmann::json::parse(report_json(o3.report))["passes"][0]["rewrites"][0]["layers"][0], "dr\nop");
 }
 
 TEST(Optimizer, ProgressAndCancel) {
