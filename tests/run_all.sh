@@ -35,6 +35,10 @@ for flavour in simd base; do
   phase_end
 done
 
+phase "npm package: assemble dist/ from the wasm builds"
+node wasm/assemble.mjs
+phase_end
+
 if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase "JavaScript tests (node --test)"
   node --test tests/js/

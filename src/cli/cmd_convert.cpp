@@ -3,8 +3,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "io/ncnn_io.h"
-#include "runtime/analysis.h"
+#include "api/model.h"
 
 namespace nnfold {
 namespace cli {
@@ -37,23 +36,28 @@ int cmd_convert(int argc, char** argv) {
         report("convert", st);
         return kUsage;
     }
-    Graph g;
-    Warnings warnings;
-    st = load_model(a.positional[0], a.positional[1], seed, g, warnings);
+    std::vector<uint8_t> text, bin_in;
+    bool has_bin = a.positional[1] != "null";
+    st = read_file(a.positional[0], text);
+    if (st && has_bin)
+        st = read_file(a.positional[1], bin_in);
+    if (!st)
+        return report("convert", st);
+    LoadOptions lo;
+    lo.seed = seed;
+    lo.shapes = shapes;
+    lo.param_name = a.positional[0];
+    lo.bin_name = a.positional[1];
+    ModelHandle model;
+    st = model.load_ncnn(std::string(text.begin(), text.end()), bin_in.data(), bin_in.size(), has_bin, lo);
     if (!st) {
-        print_warnings(warnings);
+        print_warnings(model.warnings());
         return report("convert", st);
     }
-    Status shape_st = annotate_shapes(g, shapes);
-    if (!shape_st)
-        warnings.add("shape hints not written: " + shape_st.message());
+    Warnings warnings = model.warnings();
     std::string param;
     std::vector<uint8_t> bin;
-    BinWriteOptions bo;
-    bo.fp16 = a.has("fp16");
-    st = write_param(g, param, warnings);
-    if (st)
-        st = write_bin(g, bin, bo, warnings);
+    st = model.to_ncnn(a.has("fp16") ? 1 : 0, param, bin, warnings);
     print_warnings(warnings);
     if (st)
         st = write_file(a.positional[2], param.data(), param.size());

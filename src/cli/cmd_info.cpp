@@ -3,10 +3,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "core/allocator.h"
-#include "core/json.h"
-#include "io/ncnn_io.h"
-#include "runtime/analysis.h"
+#include "api/model.h"
 
 namespace nnfold {
 namespace cli {
@@ -35,49 +32,29 @@ int cmd_info(int argc, char** argv) {
         report("info", st);
         return kUsage;
     }
-    Graph g;
-    Warnings warnings;
-    std::vector<uint8_t> text;
+    std::vector<uint8_t> text, bin;
     st = read_file(a.positional[0], text);
-    if (st)
-        st = read_param(std::string(text.begin(), text.end()), g, warnings, a.positional[0]);
-    if (st && a.positional.size() > 1 && a.positional[1] != "null") {
-        std::vector<uint8_t> bin;
+    bool has_bin = a.positional.size() > 1 && a.positional[1] != "null";
+    if (st && has_bin)
         st = read_file(a.positional[1], bin);
-        if (st)
-            st = read_bin(bin.data(), bin.size(), g, warnings, a.positional[1]);
-    }
-    print_warnings(warnings);
     if (!st)
         return report("info", st);
-    ModelSummary s = summarize(g, shapes);
-    std::vector<Shape> blob_shapes;
-    if (!infer_shapes(g, shapes, blob_shapes))
-        blob_shapes.assign(g.blobs.size(), Shape());
-    if (a.has("json")) {
-        printf("%s\n", summary_json(g, s, blob_shapes).c_str());
-        return kOk;
-    }
-    printf("%s: %d layers, %llu weight values (%s in .bin)\n", a.positional[0].c_str(), s.layers,
-           (unsigned long long)s.weight_values, format_bytes(s.weights_file_bytes).c_str());
-    for (auto& io : s.inputs)
-        printf("  input  %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
-    for (auto& io : s.outputs)
-        printf("  output %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
-    if (s.shapes_known)
-        printf("estimated peak memory: %s\n", format_bytes(s.memory_bytes).c_str());
+    // Structure only without a .bin: sizes come from the layers' weight specs (no random weights
+    // are drawn just to describe the model).
+    LoadOptions lo;
+    lo.shapes = shapes;
+    lo.param_name = a.positional[0];
+    lo.bin_name = has_bin ? a.positional[1] : "";
+    ModelHandle model;
+    st = model.load_structure(std::string(text.begin(), text.end()), has_bin ? bin.data() : nullptr, bin.size(),
+                              has_bin, lo);
+    print_warnings(model.warnings());
+    if (!st)
+        return report("info", st);
+    if (a.has("json"))
+        printf("%s\n", model.info_json().c_str());
     else
-        printf("shapes unknown: %s\n", s.shape_error.c_str());
-    printf("layers by type:\n");
-    for (auto& kv : s.layers_by_type)
-        printf("  %-24s %d\n", kv.first.c_str(), kv.second);
-    printf("layers:\n");
-    for (auto& l : g.layers) {
-        std::string tops;
-        for (int t : l.tops)
-            tops += (tops.empty() ? "" : " ") + g.blobs[t].name + blob_shapes[t].str();
-        printf("  %-24s %-24s -> %s\n", l.type.c_str(), l.name.c_str(), tops.c_str());
-    }
+        fputs(model.info_text(a.positional[0]).c_str(), stdout);
     return kOk;
 }
 

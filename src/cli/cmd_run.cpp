@@ -7,11 +7,8 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "core/json.h"
+#include "api/model.h"
 #include "core/strings.h"
-#include "runtime/analysis.h"
-#include "runtime/net.h"
-#include "runtime/random.h"
 
 namespace nnfold {
 namespace cli {
@@ -60,19 +57,27 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
     }
-    Graph g;
-    Warnings warnings;
-    Status st = load_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", seed, g, warnings);
-    print_warnings(warnings);
+    std::vector<uint8_t> param_bytes, bin_bytes;
+    Status st = read_file(a.positional[0], param_bytes);
+    bool has_bin = a.positional.size() > 1 && a.positional[1] != "null";
+    if (st && has_bin)
+        st = read_file(a.positional[1], bin_bytes);
     if (!st)
         return report("run", st);
-
-    NetOptions nopt;
-    nopt.use_simd = !a.has("no-simd");
-    Net net;
-    st = net.load(std::move(g), nopt);
+    LoadOptions lo;
+    lo.seed = seed;
+    lo.shapes = shapes;
+    lo.param_name = a.positional[0];
+    lo.bin_name = has_bin ? a.positional[1] : "";
+    lo.use_simd = !a.has("no-simd");
+    ModelHandle model;
+    st = model.load_ncnn(std::string(param_bytes.begin(), param_bytes.end()), bin_bytes.data(), bin_bytes.size(),
+                         has_bin, lo);
+    print_warnings(model.warnings());
     if (!st)
         return report("run", st);
+    param_bytes = std::vector<uint8_t>();
+    bin_bytes = std::vector<uint8_t>();
 
     std::map<std::string, Mat> inputs;
     for (auto& spec : a.all("input")) {
@@ -82,10 +87,12 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
         std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
-        auto names = net.input_names();
-        if (std::find(names.begin(), names.end(), name) == names.end())
+        bool is_input = false;
+        for (auto& io : model.inputs())
+            is_input = is_input || io.name == name;
+        if (!is_input)
             return report("run", invalid_argument("the model has no input named " + quote(name)));
+        Shape s = model.input_shape(name);
         if (!s.known())
             return report("run", invalid_argument("input " + quote(name) +
                                                   " declares no shape; give one with --shape " + name + "=c,h,w"));
@@ -104,25 +111,14 @@ int cmd_run(int argc, char** argv) {
         std::memcpy(m.data, bytes.data(), bytes.size());
         inputs[name] = m;
     }
-    Rng rng(seed);
-    for (auto& name : net.input_names()) {
-        if (inputs.count(name))
-            continue;
-        Shape s = shapes.count(name) ? shapes[name] : net.declared_input_shape(name);
-        if (!s.known())
-            return report("run", invalid_argument("input " + quote(name) +
-                                                  " declares no shape; give one with --shape " + name + "=c,h,w"));
-        Mat m;
-        st = m.create(s);
-        if (!st)
-            return report("run", st);
-        fill_uniform(m, rng);
-        inputs[name] = m;
-    }
+    // inputs not given: one seeded stream, in the model's input order
+    st = model.fill_missing_inputs(seed, inputs);
+    if (!st)
+        return report("run", st);
 
     std::map<std::string, Mat> outputs;
     RunStats stats;
-    st = net.run(inputs, a.all("output"), outputs, &stats);
+    st = model.run(inputs, a.all("output"), outputs, &stats);
     if (!st)
         return report("run", st);
 
@@ -132,50 +128,22 @@ int cmd_run(int argc, char** argv) {
         if (!st)
             return report("run", st);
     }
-    json summary;
-    summary["outputs"] = json::array();
     std::vector<std::string> order = a.all("output");
     if (order.empty())
-        order = net.output_names();
-    for (auto& name : order) {
-        const Mat& m = outputs[name];
-        size_t n = m.total_floats();
-        double mn = INFINITY, mx = -INFINITY, sum = 0;
-        size_t nonfinite = 0;
-        for (size_t i = 0; i < n; i++) {
-            float v = m.data[i];
-            if (!std::isfinite(v)) {
-                nonfinite++;
-                continue;
-            }
-            mn = std::min(mn, (double)v);
-            mx = std::max(mx, (double)v);
-            sum += v;
-        }
-        json o;
-        o["name"] = name;
-        o["shape"] = shape_to_json(m.shape());
-        o["min"] = n > nonfinite ? json(mn) : json(nullptr);
-        o["max"] = n > nonfinite ? json(mx) : json(nullptr);
-        o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);
-        o["nonfinite"] = nonfinite;
-        json first = json::array();
-        for (size_t i = 0; i < n && i < 8; i++)
-            first.push_back(std::isfinite(m.data[i]) ? json(m.data[i]) : json(nullptr));
-        o["first"] = first;
-        if (!dir.empty()) {
+        for (auto& io : model.outputs())
+            order.push_back(io.name);
+    std::map<std::string, std::string> files;
+    if (!dir.empty()) {
+        for (auto& name : order) {
+            const Mat& m = outputs[name];
             std::string file = escape_file_name(name) + ".f32";
-            o["file"] = file;
-            st = write_file(dir + "/" + file, m.data, n * 4);
+            files[name] = file;
+            st = write_file(dir + "/" + file, m.data, m.total_floats() * 4);
             if (!st)
                 return report("run", st);
         }
-        summary["outputs"].push_back(o);
     }
-    summary["peak_bytes"] = stats.peak_bytes;
-    summary["ms"] = stats.total_ms;
-    summary["simd"] = net.uses_simd();
-    std::string text = dump_json(summary, 2) + "\n";
+    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd());
     if (!dir.empty()) {
         st = write_file(dir + "/summary.json", text.data(), text.size());
         if (!st)

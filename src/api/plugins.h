@@ -1,0 +1,38 @@
+// Where the optimizer (task P), model verification (P) and ONNX import (task O) join the facade:
+// one function each. Until their C++ lands on main these return ErrorCode::Unsupported with
+// "... is not available in this build", which the bindings surface as a JS Error with
+// code 'unsupported'. Wiring one in means replacing its body in plugins.cpp with a call to
+//   optimize(Graph&, const OptimizeOptions&, OptimizeReport&, Warnings&)   (src/passes/optimizer.h)
+//   verify(...)                                                            (src/runtime/verify.h)
+//   import_onnx(const uint8_t*, size_t, Graph&, IoMap&, Warnings&)         (src/io/onnx/)
+// and converting the options/report; front ends (bindings, CLIs, .d.ts) are already in place.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "api/model.h"
+#include "core/status.h"
+#include "model/graph.h"
+
+namespace nnfold {
+
+// Optimizes `g` in place; `report_json` gets the CONVENTIONS section 5 report.
+Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report_json, Warnings& warnings,
+                      const ProgressFn& progress);
+
+// Runs `a` and `b` on the same seeded random inputs and compares outputs (CONVENTIONS sections 3
+// and 7); `report_json` gets per-output errors and the first layer where they diverge.
+Status verify_models(ModelHandle& a, ModelHandle& b, uint32_t seed, std::string& report_json,
+                     const ProgressFn& progress);
+
+// Imports an ONNX model into `g`.
+Status import_onnx_model(const uint8_t* data, size_t size, Graph& g, Warnings& warnings);
+
+// Which of the above this build has (for `nf.features` and the CLI's command list).
+bool have_optimizer();
+bool have_verify();
+bool have_onnx_import();
+
+}  // namespace nnfold
