@@ -54,17 +54,6 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
     return r;
 }
 
-std::string human_bytes(uint64_t b) {
-    char buf[32];
-    if (b >= ((uint64_t)1 << 20))
-        snprintf(buf, sizeof(buf), "%.2f MB", b / 1048576.0);
-    else if (b >= 1024)
-        snprintf(buf, sizeof(buf), "%.1f KB", b / 1024.0);
-    else
-        snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)b);
-    return buf;
-}
-
 }  // namespace
 
 int cmd_optimize(int argc, char** argv) {
@@ -161,12 +150,13 @@ int cmd_optimize(int argc, char** argv) {
     }
     if (!st)
         return report("optimize", st);
-    auto mem = [](const ModelStats& s) { return s.memory_known ? human_bytes(s.memory_bytes) : std::string("unknown"); };
-    fprintf(stderr,
-            "optimized: %d rewrites in %d rounds; layers %d -> %d, weights %s -> %s (written: %s%s), memory %s -> %s\n",
-            rep.rewrite_count(), rep.rounds, rep.before.layers, rep.after.layers,
-            human_bytes(rep.before.weights_bytes).c_str(), human_bytes(rep.after.weights_bytes).c_str(),
-            human_bytes(bin.size()).c_str(), fp16 ? ", fp16 storage" : "", mem(rep.before).c_str(), mem(rep.after).c_str());
+    // integers only, so that the npm CLI (bin/nnfold.mjs) prints the same line from the report JSON
+    std::string mem = rep.after.memory_known ? std::to_string(rep.before.memory_bytes) + " -> " +
+                                                   std::to_string(rep.after.memory_bytes) + " bytes"
+                                             : std::string("unknown");
+    fprintf(stderr, "optimized: %d rewrites; layers %d -> %d; weights %llu -> %llu bytes (.bin %zu bytes%s); memory %s\n",
+            rep.rewrite_count(), rep.before.layers, rep.after.layers, (unsigned long long)rep.before.weights_bytes,
+            (unsigned long long)rep.after.weights_bytes, bin.size(), fp16 ? ", fp16" : "", mem.c_str());
     return kOk;
 }
 

@@ -115,8 +115,18 @@ bool Driver::refresh() {
 Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& report) {
     for (int b : g_.output_blobs())
         protected_names_[g_.blobs[b].name] = "a model output";
-    for (auto& k : opt_.keep)
-        protected_names_[k] = "kept (keep option)";
+    for (auto& k : opt_.keep) {
+        if (g_.find_blob(k) >= 0) {
+            protected_names_[k] = "kept (keep option)";
+            continue;
+        }
+        // a layer name keeps what the layer reads and writes
+        const LayerNode& l = g_.layers[g_.find_layer(k)];
+        for (int b : l.bottoms)
+            protected_names_[g_.blobs[b].name] = "kept (keep option, layer " + quote(k) + ")";
+        for (int t : l.tops)
+            protected_names_[g_.blobs[t].name] = "kept (keep option, layer " + quote(k) + ")";
+    }
 
     report.passes.clear();
     for (const Pass* p : passes)
@@ -235,8 +245,8 @@ Status optimize(Graph& g, const OptimizeOptions& opt, OptimizeReport& report, Wa
     g.compact();
     NF_RETURN_IF_ERROR(g.validate());
     for (auto& k : opt.keep)
-        if (g.find_blob(k) < 0)
-            return invalid_argument("cannot keep " + quote(k) + ": the model has no blob of that name");
+        if (g.find_blob(k) < 0 && g.find_layer(k) < 0)
+            return invalid_argument("cannot keep " + quote(k) + ": the model has no blob or layer of that name");
     std::vector<int> inputs = g.input_blobs();
     for (auto& kv : opt.input_shapes) {
         int b = g.find_blob(kv.first);

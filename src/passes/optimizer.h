@@ -40,8 +40,8 @@ struct OptimizeOptions {
     // Pass names to run, in any order (they run in pipeline order); empty = all. An unknown name
     // is InvalidArgument listing the valid ones.
     std::vector<std::string> passes;
-    // Blob names no rewrite may remove or change (intermediate results a caller wants to read).
-    // An unknown name is InvalidArgument.
+    // Blob names no rewrite may remove or change (intermediate results a caller wants to read);
+    // a layer name keeps the blobs that layer reads and writes. An unknown name is InvalidArgument.
     std::vector<std::string> keep;
     // Also record every candidate a pass refused, with the reason.
     bool explain = false;

@@ -153,9 +153,19 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
         if (!h.second.empty())
             wanted_b.push_back(h.second);
     }
+    // progress: two runs for the outputs, then two per divergence batch (counted below)
+    int done = 0, total = 2;
+    auto step = [&]() -> Status {
+        done++;
+        if (opt.progress && !opt.progress(done, std::max(total, done)))
+            return Status(ErrorCode::Cancelled, "verify cancelled");
+        return Status::ok();
+    };
     std::map<std::string, Mat> ra, rb;
     NF_RETURN_IF_ERROR(run(a, inputs, wanted_a, "A", ra));
+    NF_RETURN_IF_ERROR(step());
     NF_RETURN_IF_ERROR(run(b, inputs, wanted_b, "B", rb));
+    NF_RETURN_IF_ERROR(step());
 
     bool missing = false;
     for (auto& n : out_a) {
@@ -233,6 +243,20 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
             bytes.push_back(shapes[t].known() ? shapes[t].total() * 4 : 0);
         }
     }
+    {
+        // number of runs the budget allows (an upper bound: the search stops at a divergence)
+        uint64_t used = 0;
+        int batches = shared.empty() ? 0 : 1;
+        for (size_t k = 0, in_batch = 0; k < shared.size(); k++, in_batch++) {
+            if (in_batch > 0 && used + bytes[k] > opt.memory_budget) {
+                batches++;
+                used = 0;
+                in_batch = 0;
+            }
+            used += bytes[k];
+        }
+        total = 2 + 2 * batches;
+    }
     size_t pos = 0;
     while (pos < shared.size() && !r.diverged) {
         std::vector<std::string> batch;
@@ -243,7 +267,9 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
             pos++;
         }
         NF_RETURN_IF_ERROR(run(a, inputs, batch, "A", ra));
+        NF_RETURN_IF_ERROR(step());
         NF_RETURN_IF_ERROR(run(b, inputs, batch, "B", rb));
+        NF_RETURN_IF_ERROR(step());
         for (auto& n : batch) {
             BlobDiff d = diff(n, ra[n], rb[n]);
             r.blobs_compared++;

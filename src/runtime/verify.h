@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct VerifyOptions {
     // Bytes of intermediate blobs held at once while comparing them (runs are split to fit).
     uint64_t memory_budget = (uint64_t)512 << 20;
     const volatile bool* cancel = nullptr;
+    // Called after each run of the models with (done, total); returning false cancels (Cancelled).
+    std::function<bool(int done, int total)> progress;
 };
 
 struct BlobDiff {

@@ -104,6 +104,15 @@ TEST(Optimizer, BadOptions) {
     auto o = pt::optimize_text(small_net(), opt);
     EXPECT_EQ(o.st.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(o.st.message().find("nope"), std::string::npos);
+    // a layer name keeps what it reads and writes: relu1 stays between conv1 and the dropout
+    OptimizeOptions keep_layer;
+    keep_layer.keep = {"relu1"};
+    auto ok = pt::optimize_text(small_net(), keep_layer);
+    ASSERT_TRUE(ok.st.is_ok()) << ok.st.message();
+    EXPECT_NE(pt::layer(ok.after, "relu1"), nullptr);
+    EXPECT_GE(ok.after.find_blob("c1"), 0);
+    EXPECT_GE(ok.after.find_blob("r1"), 0);
+    pt::expect_same_outputs(ok.before, ok.after, {}, {"c1", "r1"});
     OptimizeOptions opt2;
     opt2.input_shapes = {{"c1", Shape::d3(7, 6, 3)}};
     auto o2 = pt::optimize_text(small_net(), opt2);
