@@ -387,11 +387,208 @@ async function cmdConvert(argv) {
   }
 }
 
+// --- optimize and verify (src/cli/cmd_optimize.cpp, cmd_verify.cpp) ---
+
+const kOptimizeHelp =
+  'usage: nnfold optimize IN.param IN.bin|null OUT.param OUT.bin [flag [cutstart [cutend]]] [options]\n' +
+  '\n' +
+  'Fuses and removes layers the way ncnnoptimize does, checking every condition the algebra\n' +
+  'needs, and repeats its passes until nothing changes. Outputs agree with the input model\n' +
+  'within 1e-4 (check with nnfold verify). One line per rewrite is printed to stderr.\n' +
+  '\n' +
+  '  IN.bin \'null\'        nnfold\'s seeded random weights (--seed)\n' +
+  '  flag                 0 fp32 storage (default); 1 or 65536 fp16 storage of weight arrays\n' +
+  '  cutstart [cutend]    keep only the layers from cutstart to cutend (layer names, both\n' +
+  '                       included; \'-\' for the model\'s first / last layer); blobs entering the\n' +
+  '                       range become inputs. The cut happens before optimizing.\n' +
+  '\n' +
+  'options:\n' +
+  '  --fp16               fp16 storage (same as flag 1)\n' +
+  '  --passes=a,b         run only these passes (still in pipeline order)\n' +
+  '  --list-passes        print the passes in pipeline order and exit\n' +
+  '  --keep=b1,b2         blobs no rewrite may remove or change\n' +
+  '  --explain            also print each candidate a pass refused, with the reason\n' +
+  '  --report=FILE        write the report JSON (passes, rewrites, skipped, before/after)\n' +
+  '  --shape NAME=c,h,w   input shape (needed when the model declares none)\n' +
+  '  --seed N             seed for random weights (default 0)\n';
+
+const splitList = (values) => values.flatMap((v) => v.split(',')).filter((x) => x !== '');
+
+// Control characters of user names as \xNN, so that a line stays one line (native report_lines).
+const escapeControls = (s) => s.replace(/[\x00-\x1f\x7f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'));
+
+// The pipeline's pass names: the report of any optimization lists every pass that ran.
+async function passNames() {
+  const nf = await nnfold();
+  const m = nf.loadNcnn('7767517\n1 1\nInput data 0 1 data 0=1\n', null);
+  try {
+    return m.optimize().passes.map((p) => p.name);
+  } finally {
+    m.dispose();
+  }
+}
+
+async function cmdOptimize(argv) {
+  const a = parseArgs(argv, ['help', 'fp16', 'explain', 'list-passes'], ['passes', 'keep', 'report', 'shape', 'seed']);
+  if (!a) return kUsage;
+  if (a.has('help')) return out(kOptimizeHelp), kOk;
+  if (a.has('list-passes')) return out((await passNames()).map((n) => n + '\n').join('')), kOk;
+  const pos = a.positional;
+  if (pos.length < 4 || pos.length > 7) return err(kOptimizeHelp), kUsage;
+  let fp16 = a.has('fp16');
+  if (pos.length >= 5) {
+    if (pos[4] === '1' || pos[4] === '65536') fp16 = true;
+    else if (pos[4] !== '0') return err(`nnfold optimize: flag must be 0 (fp32), 1 or 65536 (fp16), got '${pos[4]}'\n`), kUsage;
+  }
+  // ncnnoptimize takes cutstart alone too (then the model runs to its end)
+  const cutStart = pos.length >= 6 && pos[5] !== '-' ? pos[5] : '';
+  const cutEnd = pos.length === 7 && pos[6] !== '-' ? pos[6] : '';
+  const passes = splitList(a.all('passes'));
+  const keep = splitList(a.all('keep'));
+  if (passes.length) {
+    const valid = await passNames();
+    const bad = passes.find((n) => !valid.includes(n));
+    if (bad !== undefined) return err(`nnfold optimize: unknown pass '${bad}'; valid passes: ${valid.join(', ')}\n`), kUsage;
+  }
+  const shapes = usageValue('optimize', () => parseShapes(a.all('shape')));
+  const seed = usageValue('optimize', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
+  const model = await loadModel(pos[0], pos[1], { seed, shapes }, false);
+  try {
+    let text;
+    try {
+      text = model._optimizeJsonText({ passes, keep, explain: a.has('explain'), cutStart, cutEnd });
+    } catch (e) {
+      printWarnings(model.warnings);
+      throw e;
+    }
+    const rep = JSON.parse(text);
+    // one line per rewrite, then with --explain one per refusal (native report_lines)
+    for (const p of rep.passes) {
+      for (const r of p.rewrites) err(escapeControls(`${p.name}: ${r.layers.join(', ')}: ${r.detail}`) + '\n');
+    }
+    for (const k of rep.skipped) err(escapeControls(`${k.pass}: skipped ${k.layers.join(', ')}: ${k.reason}`) + '\n');
+    let files;
+    try {
+      files = model.toNcnn({ fp16 });
+    } catch (e) {
+      printWarnings(model.warnings);
+      throw e;
+    }
+    printWarnings([...model.warnings, ...files.warnings]);
+    writeFile(pos[2], files.paramBytes);
+    writeFile(pos[3], files.bin);
+    if (a.has('report')) writeFile(a.get('report'), text + '\n');
+    const rewrites = rep.passes.reduce((n, p) => n + p.rewrites.length, 0);
+    const mem = rep.after.memory_bytes === null ? 'unknown' : `${rep.before.memory_bytes} -> ${rep.after.memory_bytes} bytes`;
+    err(`optimized: ${rewrites} rewrites; layers ${rep.before.layers} -> ${rep.after.layers}; weights ` +
+      `${rep.before.weights_bytes} -> ${rep.after.weights_bytes} bytes (.bin ${files.bin.length} bytes${fp16 ? ', fp16' : ''}); ` +
+      `memory ${mem}\n`);
+    return kOk;
+  } finally {
+    model.dispose();
+  }
+}
+
+const kVerifyHelp =
+  'usage: nnfold verify A.param A.bin|null B.param B.bin|null [options]\n' +
+  '\n' +
+  'Runs both models on the same seeded random inputs (uniform in [-1, 1], in A\'s input order)\n' +
+  'and prints, per output (matched by name, shapes must be equal), the error\n' +
+  'max|a-b| / max(max|a|, 1e-6), then the first blob both models share (in A\'s execution order)\n' +
+  'whose error is over the tolerance, and the layer producing it. Detection outputs are judged\n' +
+  'by the tensors feeding their head. Exit code 1 when an error is over the tolerance.\n' +
+  '\n' +
+  'options:\n' +
+  '  --seed N             seed for the inputs and for \'null\' random weights (default 0)\n' +
+  '  --shape NAME=c,h,w   input shape (needed when the models declare none)\n' +
+  '  --tolerance X        default 1e-4 (the optimizer\'s budget)\n' +
+  '  --json               print the result as JSON\n' +
+  '  --no-simd            use the scalar reference layers\n' +
+  '  --no-divergence      compare outputs only\n';
+
+// printf's %.3g (native err_str); infinite errors are null in the report
+function fmtErr(x) {
+  if (x === null || !Number.isFinite(x)) return 'inf';
+  if (x === 0) return '0';
+  const [mant, e] = x.toExponential(2).split('e');
+  const exp = Number(e);
+  if (exp < -4 || exp >= 3) {
+    return `${mant.replace(/\.?0+$/, '')}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  const f = x.toFixed(2 - exp);
+  return f.includes('.') ? f.replace(/\.?0+$/, '') : f;
+}
+
+// core/strings.h quote(): names capped at 80 characters, control characters as \xNN
+function quote(s) {
+  const t = s.length > 80 ? s.slice(0, 77) + '...' : s;
+  return `'${escapeControls(t)}'`;
+}
+
+function parseTolerance(v) {
+  // strtod's decimal syntax, the whole string
+  if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v) || !(Number(v) >= 0) || !Number.isFinite(Number(v))) {
+    throw invalidArgument(`--tolerance expects a non-negative number, got '${v}'`);
+  }
+  return Number(v);
+}
+
+async function cmdVerify(argv) {
+  const a = parseArgs(argv, ['help', 'json', 'no-simd', 'no-divergence'], ['seed', 'shape', 'tolerance']);
+  if (!a) return kUsage;
+  if (a.has('help')) return out(kVerifyHelp), kOk;
+  if (a.positional.length !== 4) return err(kVerifyHelp), kUsage;
+  const shapes = usageValue('verify', () => parseShapes(a.all('shape')));
+  const seed = usageValue('verify', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
+  const tolerance = usageValue('verify', () => (a.has('tolerance') ? parseTolerance(a.get('tolerance')) : 1e-4));
+  const simd = !a.has('no-simd');
+  const [pa, ba, pb, bb] = a.positional;
+  const ma = await loadModel(pa, ba, { seed, shapes, simd }, false);
+  let mb;
+  try {
+    // native prints the warnings of both loads together, before an error of the second
+    const nf = await nnfold();
+    const hasBin = bb !== 'null' && bb !== '';
+    try {
+      const param = readFile(pb);
+      const bin = hasBin ? readFile(bb) : null;
+      mb = nf.loadNcnn(param, bin, { seed, simd, paramName: pb, binName: hasBin ? bb : '' });
+    } catch (e) {
+      printWarnings([...ma.warnings, ...(e.warnings ?? [])]);
+      throw e;
+    }
+    printWarnings([...ma.warnings, ...mb.warnings]);
+    const text = nf._verifyJsonText(ma, mb, { seed, tolerance, divergence: !a.has('no-divergence') });
+    const r = JSON.parse(text);
+    if (a.has('json')) {
+      out(text + '\n');
+    } else {
+      const line = (kind, d) => out(`${kind} ${quote(d.name)} ${d.shape_a ? `[${d.shape_a.join(',')}]` : '[?]'}: err ` +
+        `${fmtErr(d.err)}${d.note ? ' - ' + d.note : ''}\n`);
+      for (const d of r.outputs) line('output', d);
+      for (const d of r.head_inputs) line('head input', d);
+      const fd = r.first_divergence;
+      if (a.has('no-divergence')) out('first divergence: not searched\n');
+      else if (fd) {
+        out(`first divergence: blob ${quote(fd.blob)} from layer ${quote(fd.layer)} (${fd.type}; ${quote(fd.layer_b)} in B), ` +
+          `err ${fmtErr(fd.err)} (${r.blobs_compared} shared blobs compared)\n`);
+      } else out(`first divergence: none (${r.blobs_compared} shared blobs compared)\n`);
+      out(`${r.passed ? 'PASS' : 'FAIL'}: max err ${fmtErr(r.max_err)} ${r.passed ? '<=' : '>'} tolerance ${fmtErr(r.tolerance)}\n`);
+    }
+    return r.passed ? kOk : kBadInput;
+  } finally {
+    ma.dispose();
+    mb?.dispose();
+  }
+}
+
 const commands = [
   ['run', cmdRun, 'run a model on given or random inputs'],
   ['info', cmdInfo, 'layers, inferred shapes, weight sizes, estimated memory'],
   ['randomize', cmdRandomize, 'write seeded random weights for a structure-only .param'],
   ['convert', cmdConvert, 'read a model and write it back in canonical form (optionally fp16)'],
+  ['optimize', cmdOptimize, 'fuse and remove layers (ncnnoptimize\'s passes, exact), to a fixed point'],
+  ['verify', cmdVerify, 'run two models on the same random inputs and compare their outputs'],
 ];
 
 function usage() {

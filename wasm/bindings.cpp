@@ -348,6 +348,8 @@ public:
             if (j.contains("keep") && j["keep"].is_array())
                 for (auto& k : j["keep"])
                     req.keep.push_back(k.get<std::string>());
+            req.cut_start = j.value("cutStart", std::string());
+            req.cut_end = j.value("cutEnd", std::string());
             std::string report;
             NF_RETURN_IF_ERROR(model_.optimize(req, report, progress_from(progress)));
             v = val(report);
@@ -379,10 +381,17 @@ private:
     std::vector<uint8_t> bin_out_;
 };
 
-val verify(WasmModel& a, WasmModel& b, double seed, val progress) {
+// opts: {seed, tolerance, divergence} (the JS layer checks their types)
+val verify(WasmModel& a, WasmModel& b, const std::string& opts, val progress) {
     return result_of([&](val& v) -> Status {
+        json j;
+        NF_RETURN_IF_ERROR(parse_json(opts, j));
+        VerifyRequest req;
+        req.seed = j.value("seed", (uint32_t)0);
+        req.tolerance = j.value("tolerance", 1e-4);
+        req.divergence = j.value("divergence", true);
         std::string report;
-        NF_RETURN_IF_ERROR(verify_models(a.handle(), b.handle(), (uint32_t)seed, report, progress_from(progress)));
+        NF_RETURN_IF_ERROR(verify_models(a.handle(), b.handle(), req, report, progress_from(progress)));
         v = val(report);
         return Status::ok();
     });

@@ -435,8 +435,19 @@ Status ModelHandle::optimize(const OptimizeRequest& req, std::string& report_jso
         return invalid_argument("this model was loaded without weights (structure only) and cannot be optimized");
     Graph g = graph_;
     Warnings w;
-    NF_RETURN_IF_ERROR(optimize_graph(g, req, report_json, w, progress));
+    OptimizeRequest r = req;
+    r.input_shapes = shapes_;
+    NF_RETURN_IF_ERROR(optimize_graph(g, r, report_json, w, progress));
     graph_ = std::move(g);
+    // a cut changes the inputs: shapes given for inputs that are gone no longer apply
+    for (auto it = shapes_.begin(); it != shapes_.end();) {
+        int b = graph_.find_blob(it->first);
+        int p = b < 0 ? -1 : graph_.producer(b);
+        if (p < 0 || graph_.layers[p].type != "Input")
+            it = shapes_.erase(it);
+        else
+            ++it;
+    }
     for (auto& s : w.items)
         warnings_.add(s);
     fp16_default_ = req.fp16;

@@ -55,6 +55,10 @@ struct OptimizeRequest {
     std::vector<std::string> passes;  // empty: the full pipeline
     std::vector<std::string> keep;    // blob/layer names that must survive
     bool explain = false;             // also report why candidates were skipped
+    // ncnnoptimize's cutstart/cutend: keep only these layers (names; empty = first/last), cut
+    // before optimizing (src/passes/cut.h); blobs entering the range become inputs
+    std::string cut_start, cut_end;
+    std::map<std::string, Shape> input_shapes;  // set by ModelHandle::optimize from its shapes
 };
 
 class ModelHandle {

@@ -23,8 +23,14 @@ Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report_
                       const ProgressFn& progress);
 
 // Runs `a` and `b` on the same seeded random inputs and compares outputs (CONVENTIONS sections 3
-// and 7); `report_json` gets per-output errors and the first layer where they diverge.
-Status verify_models(ModelHandle& a, ModelHandle& b, uint32_t seed, std::string& report_json,
+// and 7); `report_json` gets per-output errors and the first layer where they diverge
+// (runtime/verify.h verify_json). Input shapes: those given to `a` (else declared).
+struct VerifyRequest {
+    uint32_t seed = 0;
+    double tolerance = 1e-4;
+    bool divergence = true;  // also search the first diverging layer
+};
+Status verify_models(ModelHandle& a, ModelHandle& b, const VerifyRequest& req, std::string& report_json,
                      const ProgressFn& progress);
 
 // Imports an ONNX model into `g`.

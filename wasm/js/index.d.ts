@@ -182,27 +182,61 @@ export interface OptimizeOptions {
   keep?: string[];
   /** Also report why candidate rewrites were skipped. */
   explain?: boolean;
+  /**
+   * ncnnoptimize's cutstart/cutend: keep only the layers from `cutStart` to `cutEnd` (names, both
+   * included; omitted = the first/last layer). Blobs entering the range become inputs.
+   */
+  cutStart?: string;
+  cutEnd?: string;
   onProgress?: ProgressCallback;
 }
 
 /** The optimizer's report (CONVENTIONS section 5), the same JSON as `nnfold optimize --report`. */
 export interface OptimizeReport {
-  version: number | string;
+  /** nnfold's version. */
+  version: string;
+  /** Every pass that ran, in pipeline order, with its rewrites over all rounds. */
   passes: { name: string; rewrites: { layers: string[]; detail: string }[] }[];
-  skipped: unknown[];
-  before: { layers: number; weights_bytes: number; memory_bytes: number };
-  after: { layers: number; weights_bytes: number; memory_bytes: number };
+  /** With `explain`: the candidates passes still refused at the fixed point, and why. */
+  skipped: { pass: string; layers: string[]; reason: string }[];
+  /** `memory_bytes` (estimated peak: live tensors + weights) is null when shapes are unknown. */
+  before: { layers: number; weights_bytes: number; memory_bytes: number | null };
+  after: { layers: number; weights_bytes: number; memory_bytes: number | null };
 }
 
 export interface VerifyOptions {
   /** Seed of the shared random inputs (default 0). */
   seed?: number;
+  /** Error budget (default 1e-4, the optimizer's); `passed` is max_err <= tolerance. */
+  tolerance?: number;
+  /** Also search the first layer where the models diverge (default true). */
+  divergence?: boolean;
   onProgress?: ProgressCallback;
+}
+
+/** One compared blob of `nf.verify()`: shapes outermost first, err per CONVENTIONS section 3. */
+export interface VerifyBlob {
+  name: string;
+  shape_a: number[] | null;
+  shape_b: number[] | null;
+  /** null when infinite (shapes differ, a blob is missing, NaNs disagree). */
+  err: number | null;
+  /** false for detection outputs: the tensors feeding the head decide (`head_inputs`). */
+  judged: boolean;
+  note?: string;
 }
 
 /** `nf.verify()`: per-output error (CONVENTIONS section 3) and where the models first diverge. */
 export interface VerifyReport {
-  [key: string]: unknown;
+  passed: boolean;
+  tolerance: number;
+  max_err: number | null;
+  seed: number;
+  outputs: VerifyBlob[];
+  head_inputs: VerifyBlob[];
+  /** Blobs both models share compared in A's execution order (up to the first divergence). */
+  blobs_compared: number;
+  first_divergence: { blob: string; layer: string; type: string; layer_b: string; err: number | null } | null;
 }
 
 export interface NcnnFiles {

@@ -246,11 +246,23 @@ class Nnfold {
    * section 3): per output error and the first layer where they diverge.
    */
   verify(a, b, options) {
+    return JSON.parse(this._verifyJsonText(a, b, options));
+  }
+
+  // verify's report as the module wrote it (the npm CLI prints these exact bytes, as natively)
+  _verifyJsonText(a, b, options) {
     options = optionsOf(options, 'verify');
     if (!(a instanceof Model) || !(b instanceof Model)) fail('invalid_argument', 'verify(a, b) takes two models');
-    const seed = checkSeed(options.seed);
+    const opts = { seed: checkSeed(options.seed) };
+    if (options.tolerance !== undefined) {
+      if (typeof options.tolerance !== 'number' || !(options.tolerance >= 0) || !Number.isFinite(options.tolerance)) {
+        fail('invalid_argument', 'tolerance must be a non-negative number');
+      }
+      opts.tolerance = options.tolerance;
+    }
+    if (options.divergence !== undefined) opts.divergence = !!options.divergence;
     const pr = wrapProgress(options.onProgress);
-    return JSON.parse(pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), seed, pr.cb)));
+    return pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), JSON.stringify(opts), pr.cb));
   }
 
   /** Seeded random inputs (CONVENTIONS section 3): U(-1, 1), one stream in input order. */
@@ -342,6 +354,11 @@ class Model {
 
   /** Runs the optimizer; returns its report (CONVENTIONS section 5). */
   optimize(options) {
+    return JSON.parse(this._optimizeJsonText(options));
+  }
+
+  // the optimizer's report as the module wrote it (the npm CLI writes these exact bytes)
+  _optimizeJsonText(options) {
     options = optionsOf(options, 'optimize');
     const opts = {
       fp16: !!options.fp16,
@@ -349,10 +366,15 @@ class Model {
       passes: options.passes === undefined ? [] : strList(options.passes, 'passes'),
       keep: options.keep === undefined ? [] : strList(options.keep, 'keep'),
     };
+    for (const k of ['cutStart', 'cutEnd']) {
+      if (options[k] === undefined || options[k] === null) continue;
+      if (typeof options[k] !== 'string') fail('invalid_argument', `${k} must be a layer name`);
+      opts[k] = options[k];
+    }
     const pr = wrapProgress(options.onProgress);
     const r = pr.run(() => this.#call('optimize', JSON.stringify(opts), pr.cb));
     this.#io = null;
-    return JSON.parse(r);
+    return r;
   }
 
   /** ncnn files: `param` (text), `paramBytes` (the same, as written), `bin`. */
