@@ -4,15 +4,13 @@
 // Chromium with a fresh profile.
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../web/serve.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const webDist = path.join(root, 'web/dist');
 export const artifacts = path.join(root, 'tests/artifacts');
-export const chromiumPath = '/usr/bin/chromium';
+export const chromiumPath = process.env.NNFOLD_CHROMIUM ?? '/usr/bin/chromium';
 
 let playwright = null;
 try {
@@ -69,25 +67,42 @@ export async function startPage() {
   return { server, port: server.address().port };
 }
 
-export async function launch(proxyPort) {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-e2e-'));
+// Headless Chromium (TOOLCHAIN's flags; playwright's launch gives it a fresh temporary
+// --user-data-dir) and one browser context, the page's, whose every request goes through the
+// logging proxy: playwright sets that proxy on the context (CDP createBrowserContext), so it
+// carries the page's, its workers' and its service worker's requests, and '<-loopback>' sends
+// localhost through it too. Chromium's own service traffic (component updates, sign-in:
+// Debian's launcher gives it Google API keys) belongs to no page; it goes to `sinkPort`, a
+// proxy that refuses everything, so it neither leaves the machine nor mixes into the page's log.
+//
+// Chromium's autofill asks Google about the page's form fields from the page's own context;
+// AutofillServerCommunication turns that off. A --disable-features of ours replaces
+// playwright's, so the list repeats playwright's entries (same reasons: no startup traffic, no
+// surprises in automation).
+const DISABLED_FEATURES = [
+  // playwright-core's list
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+  'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  // ours
+  'AutofillServerCommunication', 'Translate', 'InterestFeedContentSuggestions',
+];
+
+export async function launch(proxyPort, sinkPort) {
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--disable-features=OptimizationHints,MediaRouter,Translate'];
-  if (proxyPort) args.push(`--proxy-server=http://127.0.0.1:${proxyPort}`, '--proxy-bypass-list=<-loopback>');
-  // a fresh profile directory (Chromium's --user-data-dir, given through playwright's
-  // persistent context) holding the service worker and its cache for the whole test
-  const context = await playwright.chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath,
-    args,
+    `--disable-features=${DISABLED_FEATURES.join(',')}`];
+  if (sinkPort) args.push(`--proxy-server=http://127.0.0.1:${sinkPort}`);
+  const browser = await playwright.chromium.launch({ executablePath: chromiumPath, args });
+  const context = await browser.newContext({
     acceptDownloads: true,
     viewport: { width: 1440, height: 1000 },
+    ...(proxyPort ? { proxy: { server: `http://127.0.0.1:${proxyPort}`, bypass: '<-loopback>' } } : {}),
   });
   return {
     context,
     async close() {
-      await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
+      await browser.close();
     },
   };
 }
@@ -102,4 +117,3 @@ export function shot(page, name) {
   return page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 }
 
-export { net };
