@@ -112,8 +112,11 @@ export function closeServer(server) {
   return new Promise((r) => server.close(() => r()));
 }
 
-export function shot(page, name) {
+// A full-page screenshot, taken from the top (the sticky section bar would otherwise be drawn
+// where the viewport happened to be).
+export async function shot(page, name) {
   fs.mkdirSync(artifacts, { recursive: true });
-  return page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 }
 

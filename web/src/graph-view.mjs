@@ -149,11 +149,14 @@ export class GraphView {
     return { w: r.width || 400, h: r.height || 400 };
   }
 
+  // Whole graph when it fits at a readable scale; a tall graph (the usual chain of layers) is
+  // shown from its top at a scale where labels stay readable, to pan down from.
   fit() {
     if (!this.svg) return;
     const b = this.#box();
-    // fit the width (tall graphs scroll by panning), never magnify past 1
-    const k = Math.min(1, (b.w - 16) / this.size.w, Math.max((b.h - 16) / this.size.h, 0.5 * (b.w - 16) / this.size.w));
+    const wFit = (b.w - 16) / this.size.w;
+    const hFit = (b.h - 16) / this.size.h;
+    const k = Math.min(1, Math.max(Math.min(wFit, hFit), Math.min(0.7, wFit)));
     this.view = { k, x: (b.w - this.size.w * k) / 2, y: Math.max(8, (b.h - this.size.h * k) / 2) };
     this.#apply();
   }

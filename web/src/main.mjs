@@ -430,7 +430,7 @@ function renderOptimize() {
   const { report } = S.opt;
   const rewrites = report.passes.reduce((n, p) => n + p.rewrites.length, 0);
   const b = report.before, a = report.after;
-  const pct = (x, y) => (x > 0 ? `${(((x - y) / x) * 100).toFixed(1)}% smaller` : '');
+  const pct = (x, y) => (x > 0 && y < x ? `${(((x - y) / x) * 100).toFixed(1)}% smaller` : '');
   const stat = (label, value, sub, key) => h('div', { class: 'stat', dataset: { stat: key } }, h('div', { class: 'label' }, label), h('div', { class: 'value' }, value), h('div', { class: 'sub' }, sub));
   $('opt-stats').replaceChildren(
     stat('Layers', `${b.layers} → ${a.layers}`, b.layers > a.layers ? `${b.layers - a.layers} removed` : 'unchanged', 'layers'),
@@ -600,6 +600,7 @@ function renderVerify() {
   const v = S.verify;
   const fp16 = !!S.opt?.options.fp16;
   const budget = fp16 ? 1e-2 : 1e-4;
+  const budgetText = fp16 ? '1e-2' : '1e-4';
   $('verify-budget').textContent = fp16 ? '1e-2 (fp16 storage; checked on the written files)' : '1e-4';
   const verdict = $('verify-verdict');
   const tbody = $('verify-table').tBodies[0];
@@ -625,7 +626,7 @@ function renderVerify() {
       h('td', {}, judged ? h('span', { class: ok ? 'tag-pass' : 'tag-fail' }, ok ? 'pass' : 'fail') : h('span', { class: 'tag-info' }, o.note || 'not judged'),
         o.note && judged ? h('span', { class: 'muted small' }, ` ${o.note}`) : null));
   }));
-  verdict.textContent = pass ? `PASS: max err ${fmtErr(v.max_err)} ≤ ${budget}` : `FAIL: max err ${fmtErr(v.max_err)} > ${budget}`;
+  verdict.textContent = pass ? `PASS: max err ${fmtErr(v.max_err)} ≤ ${budgetText}` : `FAIL: max err ${fmtErr(v.max_err)} > ${budgetText}`;
   verdict.className = `verdict ${pass ? 'pass' : 'fail'}`;
   verdict.dataset.pass = String(pass);
   const d = v.first_divergence;
