@@ -166,6 +166,62 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       }
     });
 
+    await t.test('profile, benchmark, cancel (stepwise and hard), fp16 storage', async (st) => {
+      if (!(await page.locator('#run-body').isVisible())) return st.skip('no runnable model loaded');
+      // per-layer times
+      await page.click('#profile-go');
+      await page.waitForSelector('#profile-chart .bar-row', { timeout: 120000 });
+      await waitIdle(page);
+      assert.match(await visibleText(page, '#profile-label'), /\d+ layers, .* per run/);
+      // benchmark: median of N runs of each model, naming the wasm build
+      await page.fill('#bench-runs', '5');
+      await page.click('#bench-go');
+      await page.waitForSelector('#bench-table', { timeout: 120000 });
+      await waitIdle(page);
+      assert.match(await visibleText(page, '#bench-result'), /WebAssembly (SIMD-128|baseline \(no SIMD\)) build, median of 5 runs/);
+      const hasOpt = await page.locator('#run-which-opt').isEnabled();
+      assert.equal(await page.locator('#bench-table tbody tr').count(), hasOpt ? 2 : 1);
+      await shot(page, '03-profile-bench');
+      // cancel a long benchmark: stops at its next run (the flag in shared memory), models kept
+      await page.fill('#bench-runs', '1000');
+      await page.click('#bench-go');
+      await page.waitForSelector('#bench-progress:not([hidden])');
+      await page.waitForTimeout(300);
+      await page.click('#bench-cancel');
+      await page.waitForSelector('#bench-error:not([hidden])', { timeout: 30000 });
+      assert.match(await visibleText(page, '#bench-error'), /cancelled/);
+      await waitIdle(page);
+      await page.check('input[name="run-source"][value="random"]');
+      await page.click('#run-go');
+      await page.waitForSelector('#out-table tbody tr[data-output]');
+      await waitIdle(page);
+      // cancel loading, which has no steps: the worker is restarted and the model reloaded
+      const current = await page.locator('#model-name').textContent();
+      if (await page.locator('#sample-select option[value="zoo-vision_transformer"]').count()) {
+        await page.selectOption('#sample-select', 'zoo-vision_transformer');
+        await page.click('#sample-open');
+        await page.waitForFunction(() => /opening/.test(document.getElementById('load-label').textContent), null, { timeout: 30000 });
+        await page.click('#load-cancel');
+        await page.waitForFunction(() => /reloaded/.test(document.getElementById('toast').textContent), null, { timeout: 120000 });
+        await waitIdle(page);
+        assert.equal(await page.locator('#model-name').textContent(), current);
+        await page.click('#run-go');
+        await page.waitForSelector('#run-error', { state: 'hidden' });
+        await page.waitForFunction(() => /on the (original|optimized) model/.test(document.getElementById('run-time').textContent), null, { timeout: 60000 });
+      }
+      // fp16 storage: checked on the written files against 1e-2, smaller .bin
+      if (nf.features.optimize) {
+        await page.check('#opt-fp16');
+        await page.click('#opt-run');
+        await page.waitForSelector('#verify-verdict[data-pass]', { timeout: 180000 });
+        await waitIdle(page);
+        assert.match(await visibleText(page, '#verify-budget'), /1e-2/);
+        assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await visibleText(page, '#verify-verdict'));
+        assert.match(await visibleText(page, '[data-stat="weights"] .sub'), /% smaller/);
+        await page.uncheck('#opt-fp16');
+      }
+    });
+
     await t.test('bundled ONNX samples: outputs equal the Node package on the same input; faces and lines drawn', async (st) => {
       if (!nf.features.onnx) return st.skip('this build has no ONNX import (features.onnx is false)');
       const sample = JSON.parse(fs.readFileSync(path.join(root, 'web/dist/samples.json'), 'utf8')).samples.find((s) => s.id === 'blazeface-front');

@@ -108,16 +108,21 @@ for (const [btn, hard] of [['load-cancel', true], ['opt-cancel', false], ['verif
 
 // After a hard cancel (or a crash) the new worker has no model: load the current one again,
 // and optimize it again with the same options when it had been optimized.
-async function restoreAfterRestart() {
+async function restoreAfterRestart(request) {
   if (!S.source) return;
+  setBusy('restore');
+  show($('load-progress'), true);
+  $('load-bar').removeAttribute('value');
+  $('load-label').textContent = `reloading ${S.source.name}…`;
   try {
-    await worker.request('load', { source: S.source, structureOnly: !!S.source.structureOnly });
-    if (S.opt && S.lastOptions) {
-      await worker.request('optimize', { options: S.lastOptions });
-    }
+    await request('load', { source: S.source, structureOnly: !!S.source.structureOnly });
+    if (S.opt && S.lastOptions) await request('optimize', { options: S.lastOptions });
     toast('Stopped. The model was reloaded.');
   } catch (e) {
     setError('load-error', explain(e, 'Reloading the model after cancelling'));
+  } finally {
+    show($('load-progress'), false);
+    setBusy(null);
   }
 }
 
@@ -370,8 +375,8 @@ function renderSummary() {
   const mem = (i) => (i.shapes_known ? fmtBytes(i.memory_bytes) : 'needs input shapes');
   const rows = [
     summaryRow('Layers', A.layers, B?.layers ?? null, (a, b) => b < a),
-    ['Weights (.bin)', fmtBytes(A.weights_file_bytes), B ? fmtBytes(S.opt.report.after.weights_bytes) : null,
-      B && S.opt.report.after.weights_bytes < A.weights_file_bytes ? 'delta-down' : null],
+    ['Weights (.bin)', fmtBytes(A.weights_file_bytes), B ? fmtBytes(S.opt.files.bin) : null,
+      B && S.opt.files.bin < A.weights_file_bytes ? 'delta-down' : null],
     ['Weight values', A.weight_values.toLocaleString('en-US'), B ? B.weight_values.toLocaleString('en-US') : null, null],
     ['Estimated memory', mem(A), B ? mem(B) : null, B && B.memory_bytes < A.memory_bytes ? 'delta-down' : null],
   ];
@@ -435,7 +440,8 @@ function renderOptimize() {
   $('opt-stats').replaceChildren(
     stat('Layers', `${b.layers} → ${a.layers}`, b.layers > a.layers ? `${b.layers - a.layers} removed` : 'unchanged', 'layers'),
     stat('Rewrites', String(rewrites), `${report.passes.filter((p) => p.rewrites.length).length} passes fired`, 'rewrites'),
-    stat('Weights', `${fmtBytes(b.weights_bytes)} → ${fmtBytes(a.weights_bytes)}`, pct(b.weights_bytes, a.weights_bytes) || (S.opt.options.fp16 ? 'fp16 storage' : 'same size'), 'weights'),
+    stat('Weights (.bin)', `${fmtBytes(b.weights_bytes)} → ${fmtBytes(S.opt.files.bin)}`,
+      [pct(b.weights_bytes, S.opt.files.bin) || 'same size', S.opt.options.fp16 ? 'fp16 storage' : ''].filter(Boolean).join(', '), 'weights'),
     stat('Est. memory', b.memory_bytes === null ? '–' : `${fmtBytes(b.memory_bytes)} → ${fmtBytes(a.memory_bytes)}`, pct(b.memory_bytes, a.memory_bytes) || '', 'memory'),
   );
   renderLog();
@@ -966,7 +972,7 @@ function renderDownloads() {
   show($('download-opt'), !!S.opt);
   show($('download-conv'), conv);
   show($('dl-opt-io'), S.source?.kind === 'onnx');
-  $('dl-opt-sizes').textContent = S.opt ? `weights ${fmtBytes(S.opt.report.after.weights_bytes)}` : '';
+  $('dl-opt-sizes').textContent = S.opt ? `.param ${fmtBytes(S.opt.files.param)}, .bin ${fmtBytes(S.opt.files.bin)}` : '';
   setError('download-error', null);
   renderWarnings('download-warnings', []);
 }

@@ -19,6 +19,7 @@ export class ModelWorker {
   #flag = null;
   #initInfo = null;
   #initOptions;
+  #gate = null; // while restarting: requests wait until the model is back
 
   constructor({ simd, onRestart, onCrash } = {}) {
     this.#initOptions = { simd };
@@ -50,7 +51,7 @@ export class ModelWorker {
     } else {
       this.#flag = null;
     }
-    this.#initInfo = await this.request('init', { simd: this.#initOptions.simd, cancel });
+    this.#initInfo = await this.request('init', { simd: this.#initOptions.simd, cancel }, { internal: true });
     return this.#initInfo;
   }
 
@@ -80,8 +81,10 @@ export class ModelWorker {
     this.#pending.clear();
   }
 
-  request(type, payload = {}, { onProgress, transfer = [] } = {}) {
-    if (!this.#worker) return Promise.reject(Object.assign(new Error('worker not started'), { code: 'internal' }));
+  // `internal`: a request of the restart itself (it must not wait for the restart to finish).
+  async request(type, payload = {}, { onProgress, transfer = [], internal = false } = {}) {
+    if (this.#gate && !internal) await this.#gate.catch(() => {});
+    if (!this.#worker) throw Object.assign(new Error('worker not started'), { code: 'internal' });
     const id = this.#next++;
     if (this.#flag) Atomics.store(this.#flag, 0, 0);
     return new Promise((resolve, reject) => {
@@ -102,12 +105,20 @@ export class ModelWorker {
     await this.restart();
   }
 
-  // Terminates the worker (rejecting what is pending as cancelled) and starts a fresh one.
-  async restart() {
+  // Terminates the worker (rejecting what is pending as cancelled) and starts a fresh one;
+  // `onRestart(request)` restores the model with `request` (the restart's own channel); other
+  // requests made meanwhile wait for it.
+  restart() {
+    if (this.#gate) return this.#gate;
     this.#worker?.terminate();
     this.#worker = null;
     this.#failAll(new CancelledError('cancelled (the worker was restarted)'));
-    await this.start();
-    await this.onRestart();
+    this.#gate = (async () => {
+      await this.start();
+      await this.onRestart((type, payload, opts = {}) => this.request(type, payload, { ...opts, internal: true }));
+    })().finally(() => {
+      this.#gate = null;
+    });
+    return this.#gate;
   }
 }

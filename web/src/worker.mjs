@@ -138,8 +138,10 @@ const handlers = {
     const m = load(source);
     try {
       const report = m.optimize({ ...msg.options, onProgress: progressFor(id, 'optimizing') });
+      // the sizes of the files as they will be downloaded (fp16 storage is decided when writing)
+      const f = m.toNcnn();
       opt = m;
-      return { report, ...describe(m) };
+      return { report, files: { param: f.paramBytes.length, bin: f.bin.length }, ...describe(m) };
     } catch (e) {
       m.dispose();
       throw e;
