@@ -298,10 +298,15 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       await page.click('#run-go');
       await page.waitForSelector('#out-table tbody tr[data-output]');
       await waitIdle(page);
-      // and a good model loads after the errors
-      await page.setInputFiles('#file-input', [param, full]);
+      // and a good model loads after the errors, its .bin given first and the .param after
+      await page.setInputFiles('#file-input', [full]);
+      await page.waitForSelector('#bin-pending:not([hidden])');
+      assert.match(await visibleText(page, '#bin-pending'), /small-full\.bin received/);
+      await page.setInputFiles('#file-input', [param]);
       await page.waitForFunction(() => document.getElementById('model-name').textContent === 'small.param', null, { timeout: 60000 });
       assert.equal(await page.locator('#load-error').isHidden(), true);
+      assert.match(await visibleText(page, '#model-weights'), /weights from small-full\.bin/);
+      assert.equal(await page.locator('#bin-pending').isHidden(), true);
     });
 
     await t.test('offline: with the server stopped the page reloads and optimizes (service worker)', async () => {

@@ -156,9 +156,16 @@ test('dropped files: models, weights for the current model, images, and what is 
   assert.equal(planDrop([f('a.bin'), f('a.param')], null).action, 'ncnn');
   assert.equal(planDrop([f('a.param')], null).action, 'param-only');
   assert.equal(planDrop([f('m.onnx')], null).action, 'onnx');
-  assert.equal(planDrop([f('a.bin')], { kind: 'ncnn' }).action, 'bin-for-current');
-  assert.match(planDrop([f('a.bin')], null).message, /a\.bin holds weights only/);
-  assert.match(planDrop([f('a.bin')], { kind: 'onnx' }).message, /drop it together with its \.param/);
+  // weights after a .param shown without them; weights first, then the .param
+  assert.equal(planDrop([f('a.bin')], { kind: 'ncnn', bin: null }).action, 'bin-for-current');
+  assert.equal(planDrop([f('a.bin')], { kind: 'ncnn', bin: new Uint8Array(4) }).action, 'bin-pending');
+  assert.equal(planDrop([f('a.bin')], null).action, 'bin-pending');
+  assert.equal(planDrop([f('a.bin')], { kind: 'onnx' }).action, 'bin-pending');
+  const pending = f('w.bin');
+  const later = planDrop([f('a.param')], null, pending);
+  assert.equal(later.action, 'ncnn');
+  assert.equal(later.bin, pending);
+  assert.equal(planDrop([f('a.param'), f('b.bin')], null, pending).bin.name, 'b.bin');
   assert.equal(planDrop([f('photo.jpg', 'image/jpeg')], null).action, 'images');
   assert.match(planDrop([f('notes.txt')], null).message, /notes\.txt is not a model file/);
   assert.match(planDrop([f('a.onnx'), f('b.onnx')], null).message, /one model at a time/);

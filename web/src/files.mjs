@@ -24,11 +24,14 @@ export function baseName(name) {
   return String(name).replace(/\.(param|bin|onnx|io\.json)$/i, '') || 'model';
 }
 
-// What to do with a drop, given what is loaded now (`current`: {param: File-like, hasBin} or
-// null). Returns {action, ...} with action one of
-//   'onnx' {onnx}, 'ncnn' {param, bin}, 'param-only' {param}, 'bin-for-current' {bin},
+// What to do with a drop, given what is loaded now (`current`: the loaded source, {kind,
+// bin, structureOnly}, or null) and a .bin dropped earlier on its own (`pendingBin`). Returns
+// {action, ...} with action one of
+//   'onnx' {onnx}, 'ncnn' {param, bin}, 'param-only' {param},
+//   'bin-for-current' {bin}  (weights for a .param loaded without its .bin),
+//   'bin-pending' {bin}      (weights first: the .param is to follow),
 //   'images' {image}, 'error' {message}.
-export function planDrop(files, current) {
+export function planDrop(files, current, pendingBin = null) {
   const c = classifyFiles(files);
   const models = c.param.length + c.bin.length + c.onnx.length;
   if (c.onnx.length > 1 || c.param.length > 1 || c.bin.length > 1) {
@@ -38,10 +41,14 @@ export function planDrop(files, current) {
     return { action: 'error', message: 'Drop either an ONNX model or an ncnn .param + .bin, not both.' };
   }
   if (c.onnx.length) return { action: 'onnx', onnx: c.onnx[0] };
-  if (c.param.length) return { action: c.bin.length ? 'ncnn' : 'param-only', param: c.param[0], bin: c.bin[0] ?? null };
+  if (c.param.length) {
+    const bin = c.bin[0] ?? pendingBin ?? null;
+    return { action: bin ? 'ncnn' : 'param-only', param: c.param[0], bin };
+  }
   if (c.bin.length) {
-    if (current && current.kind === 'ncnn') return { action: 'bin-for-current', bin: c.bin[0] };
-    return { action: 'error', message: `${c.bin[0].name} holds weights only: drop it together with its .param.` };
+    // a .param shown without its weights (structure only, or nnfold's random weights) takes them
+    if (current && current.kind === 'ncnn' && !current.bin) return { action: 'bin-for-current', bin: c.bin[0] };
+    return { action: 'bin-pending', bin: c.bin[0] };
   }
   if (!models && c.images.length) return { action: 'images', image: c.images[0] };
   if (!models && c.ioJson.length) {

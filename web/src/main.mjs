@@ -23,6 +23,7 @@ const S = {
   image: null, // {canvas, name}: the picture for Run, at its own size
   busy: null,
   lastRun: null,
+  pendingBin: null, // a .bin dropped before its .param
 };
 
 const params = new URLSearchParams(location.search);
@@ -226,11 +227,17 @@ async function handleFiles(fileList) {
     return;
   }
   setError('load-error', null);
-  const plan = planDrop(files, S.source);
+  const plan = planDrop(files, S.source, S.pendingBin);
+  if (plan.action !== 'bin-pending' && plan.action !== 'images' && plan.action !== 'error') S.pendingBin = null;
+  showPendingBin();
   try {
     switch (plan.action) {
       case 'error':
         setError('load-error', plan.message);
+        return;
+      case 'bin-pending':
+        S.pendingBin = plan.bin;
+        showPendingBin();
         return;
       case 'images':
         await setImageFile(plan.image);
@@ -262,6 +269,17 @@ async function handleFiles(fileList) {
     setError('load-error', explain(e, 'Could not read the dropped files'));
   }
 }
+
+// A .bin dropped first waits for its .param.
+function showPendingBin() {
+  const p = S.pendingBin;
+  show($('bin-pending'), !!p);
+  $('bin-pending-name').textContent = p ? p.name : '';
+}
+$('bin-pending-clear').addEventListener('click', () => {
+  S.pendingBin = null;
+  showPendingBin();
+});
 
 $('file-input').addEventListener('change', (e) => {
   handleFiles(e.target.files).finally(() => { e.target.value = ''; });
