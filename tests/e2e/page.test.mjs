@@ -256,7 +256,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       await waitIdle(page);
       assert.ok(Number(await page.evaluate(() => document.body.dataset.detections)) >= 1, await visibleText(page, '#run-result-text'));
       await page.locator('#run').scrollIntoViewIfNeeded();
-      await shot(page, '03-run-blazeface');
+      await shot(page, '04-run-blazeface');
       // M-LSD: line segments on the same picture
       await page.selectOption('#sample-select', 'mlsd-320-tiny');
       await page.click('#sample-open');
@@ -266,7 +266,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       await page.click('#run-go');
       await page.waitForFunction(() => document.body.dataset.detections, null, { timeout: 120000 });
       assert.ok(Number(await page.evaluate(() => document.body.dataset.detections)) >= 4, await visibleText(page, '#run-result-text'));
-      await shot(page, '04-run-mlsd');
+      await shot(page, '05-run-mlsd');
     });
 
     await t.test('a non-model file and a truncated .bin: plain messages, and the page still works', async () => {
@@ -291,7 +291,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       const msg = await visibleText(page, '#load-error');
       assert.match(msg, /small\.bin is truncated/);
       assert.match(msg, /not a valid model/);
-      await shot(page, '05-errors');
+      await shot(page, '06-errors');
       // still usable: the model loaded before is still there and runs
       assert.equal(await page.locator('#model-name').textContent(), before);
       await page.check('input[name="run-source"][value="random"]');
@@ -325,7 +325,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
         await page.click('#run-go');
         await page.waitForSelector('#out-table tbody tr[data-output]');
       }
-      await shot(page, '06-offline');
+      await shot(page, '07-offline');
     });
 
     await t.test('every request went to the page origin (proxy log, browser level)', () => {

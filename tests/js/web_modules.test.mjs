@@ -173,3 +173,21 @@ test('dropped files: models, weights for the current model, images, and what is 
   assert.equal(baseName('resnet.opt.param'), 'resnet.opt');
   assert.equal(baseName('m.io.json'), 'm');
 });
+
+test('fallback graph layout: ranks follow edges, no overlaps in a rank, a 5000-layer chain without recursion', async () => {
+  const { layeredLayout } = await import('../../web/src/layout-worker.mjs');
+  // diamond: 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, plus 0 -> 3
+  const nodes = [0, 1, 2, 3].map((id) => ({ id, w: 100, h: 30 }));
+  const edges = [[0, 1], [0, 2], [1, 3], [2, 3], [0, 3]];
+  const l = layeredLayout(nodes, edges);
+  const y = (i) => l.nodes[String(i)][1];
+  const x = (i) => l.nodes[String(i)][0];
+  assert.ok(y(0) < y(1) && y(1) === y(2) && y(2) < y(3));
+  assert.ok(Math.abs(x(1) - x(2)) >= 100 + 16, 'nodes of one rank do not overlap');
+  for (const i of [0, 1, 2, 3]) assert.ok(x(i) - 50 >= 0 && x(i) + 50 <= l.width && y(i) + 15 <= l.height);
+  assert.equal(l.edges.length, 5);
+  assert.deepEqual(l.edges[0].points, [[x(0), y(0) + 15], [x(1), y(1) - 15]]);
+  const n = 5000;
+  const chain = layeredLayout(Array.from({ length: n }, (_, id) => ({ id, w: 80, h: 30 })), Array.from({ length: n - 1 }, (_, i) => [i, i + 1]));
+  assert.equal(chain.nodes[String(n - 1)][1] - chain.nodes['0'][1], (n - 1) * (30 + 28));
+});

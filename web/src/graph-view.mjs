@@ -68,6 +68,7 @@ export class GraphView {
   clear(message) {
     this.token++;
     this.host.replaceChildren();
+    this.host.removeAttribute('tabindex');
     this.svg = null;
     this.byName.clear();
     if (message) {
@@ -98,7 +99,10 @@ export class GraphView {
   }
 
   #render(graph, sizes, lay, marks) {
-    const svg = el('svg', { role: 'group', tabindex: 0, 'aria-label': `${this.label}: ${graph.nodes.length} layers` });
+    // The SVG is drawn once at the graph's own size and moved/scaled as a whole with a CSS
+    // transform (its own compositing layer): panning and zooming then repaint nothing, which
+    // keeps graphs of a thousand layers smooth.
+    const svg = el('svg', { width: Math.ceil(lay.width), height: Math.ceil(lay.height), viewBox: `0 0 ${Math.ceil(lay.width)} ${Math.ceil(lay.height)}`, 'aria-hidden': 'true' });
     const defs = el('defs', {}, svg);
     const mid = `arrow-${Math.random().toString(36).slice(2, 8)}`;
     const m = el('marker', { id: mid, viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
@@ -131,17 +135,30 @@ export class GraphView {
       this.byName.set(n.name, { g, x, y, w, h, node: n });
     });
     this.size = { w: lay.width, h: lay.height };
+    this.engine = lay.engine;
     this.host.replaceChildren(svg);
+    this.host.tabIndex = 0;
+    this.host.setAttribute('role', 'group');
+    this.host.setAttribute('aria-label', `${this.label}: ${graph.nodes.length} layers. Arrow keys pan, plus and minus zoom, 0 fits.`);
+    if (lay.engine !== 'dagre') this.host.title = 'Simplified layout (the graph is too deep for the full layout)';
+    else this.host.removeAttribute('title');
     this.svg = svg;
     this.vp = vp;
     this.#bind();
     this.fit();
   }
 
+  // Applies the view on the next frame (wheel and drag events come faster than frames).
   #apply() {
-    const { k, x, y } = this.view;
-    this.vp.setAttribute('transform', `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
-    this.svg.classList.toggle('nolabels', k < 0.45);
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      if (!this.svg) return;
+      const { k, x, y } = this.view;
+      this.svg.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) scale(${k.toFixed(4)})`;
+      const nolabels = k < 0.45;
+      if (this.svg.classList.contains('nolabels') !== nolabels) this.svg.classList.toggle('nolabels', nolabels);
+    });
   }
 
   #box() {
@@ -159,6 +176,7 @@ export class GraphView {
     const k = Math.min(1, Math.max(Math.min(wFit, hFit), Math.min(0.7, wFit)));
     this.view = { k, x: (b.w - this.size.w * k) / 2, y: Math.max(8, (b.h - this.size.h * k) / 2) };
     this.#apply();
+    this.#sharpen();
   }
 
   zoom(factor, cx, cy) {
@@ -170,6 +188,19 @@ export class GraphView {
     const f = k / this.view.k;
     this.view = { k, x: cx - (cx - this.view.x) * f, y: cy - (cy - this.view.y) * f };
     this.#apply();
+    this.#sharpen();
+  }
+
+  // A layer promoted with will-change keeps the scale it was rasterized at; once zooming
+  // settles, drop and restore the hint so the text is drawn sharp at the new scale.
+  #sharpen() {
+    clearTimeout(this.sharpenTimer);
+    this.sharpenTimer = setTimeout(() => {
+      const svg = this.svg;
+      if (!svg) return;
+      svg.style.willChange = 'auto';
+      requestAnimationFrame(() => requestAnimationFrame(() => { svg.style.willChange = 'transform'; }));
+    }, 250);
   }
 
   pan(dx, dy) {
@@ -179,31 +210,44 @@ export class GraphView {
     this.#apply();
   }
 
+  // Listeners live on the host (bound once): the SVG inside is replaced on every show().
   #bind() {
-    const svg = this.svg;
-    svg.addEventListener('wheel', (e) => {
+    if (this.bound) return;
+    this.bound = true;
+    const host = this.host;
+    host.addEventListener('wheel', (e) => {
+      if (!this.svg) return;
       e.preventDefault();
-      const r = svg.getBoundingClientRect();
+      const r = host.getBoundingClientRect();
       this.zoom(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
     }, { passive: false });
     let drag = null;
-    svg.addEventListener('pointerdown', (e) => {
-      if (e.button !== 0) return;
-      drag = { x: e.clientX, y: e.clientY, moved: false };
-      svg.setPointerCapture(e.pointerId);
+    host.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0 || !this.svg) return;
+      drag = { x: e.clientX, y: e.clientY, id: e.pointerId, captured: false };
     });
-    svg.addEventListener('pointermove', (e) => {
+    host.addEventListener('pointermove', (e) => {
       if (!drag) return;
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-      if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true;
+      // capture only once it is a drag, so a click still reaches the layer under the pointer
+      if (!drag.captured && Math.abs(dx) + Math.abs(dy) > 3) {
+        drag.captured = true;
+        host.setPointerCapture(drag.id);
+        host.classList.add('dragging');
+      }
+      if (!drag.captured) return;
       drag.x = e.clientX;
       drag.y = e.clientY;
       this.pan(dx, dy);
     });
-    const end = () => { drag = null; };
-    svg.addEventListener('pointerup', end);
-    svg.addEventListener('pointercancel', end);
-    svg.addEventListener('keydown', (e) => {
+    const end = () => {
+      drag = null;
+      host.classList.remove('dragging');
+    };
+    host.addEventListener('pointerup', end);
+    host.addEventListener('pointercancel', end);
+    host.addEventListener('keydown', (e) => {
+      if (!this.svg) return;
       const step = 60;
       const keys = {
         ArrowLeft: () => this.pan(step, 0), ArrowRight: () => this.pan(-step, 0),
@@ -252,5 +296,6 @@ export class GraphView {
     k = Math.min(k, (b.w - 40) / Math.max(1, x1 - x0), (b.h - 40) / Math.max(1, y1 - y0), 1.5);
     this.view = { k, x: b.w / 2 - ((x0 + x1) / 2) * k, y: b.h / 2 - ((y0 + y1) / 2) * k };
     this.#apply();
+    this.#sharpen();
   }
 }
