@@ -1101,6 +1101,8 @@ async function start() {
   if (id) {
     $('sample-select').value = id;
     await openSample(id);
+    // a newcomer sees the model at work at once: the sample picture through the detector
+    if (S.source?.sampleId === id && S.preset?.decoder && !$('run-go').disabled) await run();
   }
   document.body.dataset.ready = 'true';
 }

@@ -228,7 +228,7 @@ const handlers = {
     const m = model(msg.which);
     const f = m.toNcnn(msg.fp16 === undefined ? undefined : { fp16: !!msg.fp16 });
     // ONNX-imported models also describe their original inputs/outputs (CONVENTIONS section 4)
-    const io = f.ioJson ?? f.io_json ?? null;
+    const io = f.ioJson ?? f.io_json ?? f.io ?? null;
     return {
       param: f.paramBytes,
       bin: f.bin,
