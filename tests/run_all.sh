@@ -46,3 +46,13 @@ if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   node --test tests/js/
   phase_end
 fi
+
+phase "web page: build web/dist"
+node web/build.mjs
+phase_end
+
+if [ -d tests/e2e ] && ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
+  phase "page end-to-end tests in headless Chromium (node --test)"
+  node --test tests/e2e/
+  phase_end
+fi
