@@ -151,3 +151,39 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: ski
   }
   assert.ok(compared >= 1, 'at least one zoo model ran in both CLIs');
 });
+
+// Issue 6: the npm CLI's optimize gives byte-identical files (and the same rewrite log and report)
+// to the native CLI on every zoo model this build loads, fp32 and fp16 storage.
+test('zoo models: optimize gives the native bytes, log and report', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 1800000 }, async (t) => {
+  let compared = 0;
+  for (const model of zooModels()) {
+    const param = path.join(zoo, model + '.param');
+    const shapeArgs = Object.entries(zooShapes[model] ?? {}).flatMap(([k, v]) => ['--shape', `${k}=${v.join(',')}`]);
+    if (cli('native', ['info', param, ...shapeArgs]).status !== 0) continue;
+    await t.test(model, () => {
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `nnfold-opt-${model}-`));
+      try {
+        const p = (f) => path.join(tmp, f);
+        for (const flag of ['0', '1']) {
+          const logs = {};
+          for (const w of ['native', 'js']) {
+            const r = cli(w, ['optimize', param, 'null', p(`${w}${flag}.param`), p(`${w}${flag}.bin`), flag,
+              '--seed', '3', `--report=${p(`${w}${flag}.json`)}`, ...shapeArgs]);
+            assert.equal(r.status, 0, `${w} optimize ${model}: ${r.stderr}`);
+            logs[w] = r.stderr;
+          }
+          assert.equal(logs.js, logs.native, 'rewrite log');
+          assert.ok(logs.native.length > 0, 'the optimizer rewrote something');
+          sameFile(p(`native${flag}.param`), p(`js${flag}.param`));
+          sameFile(p(`native${flag}.bin`), p(`js${flag}.bin`));
+          const [a, b] = ['native', 'js'].map((w) => JSON.parse(fs.readFileSync(p(`${w}${flag}.json`), 'utf8')));
+          assert.deepEqual(b, a, 'report JSON');
+        }
+        compared++;
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  }
+  assert.ok(compared >= 12, `optimize compared on ${compared} zoo models`);
+});
