@@ -6,8 +6,10 @@
 #include <cstring>
 #include <sys/stat.h>
 
+#include "core/strings.h"
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
+#include "io/onnx/onnx_import.h"
 #include "runtime/random.h"
 
 namespace nnfold {
@@ -177,6 +179,76 @@ Status load_model(const std::string& param_path, const std::string& bin_path, ui
     std::vector<uint8_t> bin;
     NF_RETURN_IF_ERROR(read_file(bin_path, bin));
     return read_bin(bin.data(), bin.size(), g, warnings, bin_path);
+}
+
+std::string io_json_path(const std::string& param_path) {
+    const std::string ext = ".param";
+    if (param_path.size() > ext.size() && param_path.compare(param_path.size() - ext.size(), ext.size(), ext) == 0)
+        return param_path.substr(0, param_path.size() - ext.size()) + ".io.json";
+    return param_path + ".io.json";
+}
+
+bool is_onnx_path(const std::string& path) {
+    if (path.size() < 5)
+        return false;
+    std::string e = path.substr(path.size() - 5);
+    for (auto& c : e)
+        c = (char)tolower((unsigned char)c);
+    return e == ".onnx";
+}
+
+Status parse_onnx_shapes(const std::vector<std::string>& specs, std::map<std::string, std::vector<int64_t>>& out) {
+    for (auto& s : specs) {
+        size_t eq = s.rfind('=');
+        if (eq == std::string::npos || eq == 0)
+            return invalid_argument("--shape expects NAME=d0,d1,..., got '" + s + "'");
+        std::string name = s.substr(0, eq), dims = s.substr(eq + 1);
+        std::vector<int64_t> list;
+        size_t pos = 0;
+        while (pos <= dims.size()) {
+            size_t comma = dims.find(',', pos);
+            if (comma == std::string::npos)
+                comma = dims.size();
+            int32_t v;
+            if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
+                return invalid_argument("--shape " + s + ": dimensions must be positive integers");
+            list.push_back(v);
+            pos = comma + 1;
+        }
+        if (list.size() > 8)
+            return invalid_argument("--shape " + s + ": at most 8 dimensions");
+        out[name] = list;
+    }
+    return Status::ok();
+}
+
+Status load_cli_model(const std::string& model_path, const std::string& bin_path, uint32_t seed,
+                      const std::vector<std::string>& shape_specs, CliModel& m, Warnings& warnings) {
+    m = CliModel();
+    if (is_onnx_path(model_path)) {
+        if (!bin_path.empty() && bin_path != "null")
+            return invalid_argument("an .onnx file carries its weights; give no .bin");
+        OnnxImportOptions opt;
+        NF_RETURN_IF_ERROR(parse_onnx_shapes(shape_specs, opt.input_shapes));
+        std::vector<uint8_t> bytes;
+        NF_RETURN_IF_ERROR(read_file(model_path, bytes));
+        m.onnx = true;
+        return import_onnx(bytes.data(), bytes.size(), m.g, m.io, warnings, opt).with_context(model_path);
+    }
+    NF_RETURN_IF_ERROR(load_model(model_path, bin_path, seed, m.g, warnings));
+    std::string iop = io_json_path(model_path);
+    struct stat stt;
+    if (stat(iop.c_str(), &stt) == 0) {
+        std::vector<uint8_t> text;
+        NF_RETURN_IF_ERROR(read_file(iop, text));
+        NF_RETURN_IF_ERROR(IoMap::from_json(std::string(text.begin(), text.end()), m.io).with_context(iop));
+        for (auto* list : {&m.io.inputs, &m.io.outputs})
+            for (auto& e : *list)
+                if (m.g.find_blob(e.blob) < 0)
+                    return invalid_model(iop + ": blob " + quote(e.blob) + " (for " + quote(e.name) +
+                                         ") is not in " + model_path);
+    }
+    return Status::ok();
 }
 
 }  // namespace cli

@@ -1,4 +1,5 @@
 // nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]
+// nnfold convert IN.onnx OUT.param OUT.bin [--fp16] [--shape NAME=d0,d1,...]
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -11,10 +12,14 @@ namespace cli {
 
 static const char* kConvertHelp =
     "usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]\n"
+    "       nnfold convert IN.onnx OUT.param OUT.bin [--fp16] [--shape NAME=d0,d1,...]\n"
     "\n"
     "Reads a model and writes it back in nnfold's canonical form (no optimization): params in id\n"
     "order with defaults omitted, floats written so ncnn reads them back exactly, shape hints where\n"
-    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16.\n";
+    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16.\n"
+    "An .onnx model is imported into ncnn layers; OUT.io.json is written beside OUT.param with the\n"
+    "ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it). For .onnx\n"
+    "inputs with symbolic dimensions give --shape NAME=d0,d1,... (the full ONNX shape).\n";
 
 int cmd_convert(int argc, char** argv) {
     Args a;
@@ -24,12 +29,13 @@ int cmd_convert(int argc, char** argv) {
         fputs(kConvertHelp, stdout);
         return kOk;
     }
-    if (a.positional.size() != 4) {
+    const bool onnx = !a.positional.empty() && is_onnx_path(a.positional[0]);
+    if (a.positional.size() != (onnx ? 3u : 4u)) {
         fputs(kConvertHelp, stderr);
         return kUsage;
     }
     std::map<std::string, Shape> shapes;
-    Status st = parse_shapes(a.all("shape"), shapes);
+    Status st = onnx ? Status::ok() : parse_shapes(a.all("shape"), shapes);
     uint32_t seed = 0;
     if (st && a.has("seed"))
         st = parse_seed(a.get("seed"), seed);
@@ -37,13 +43,16 @@ int cmd_convert(int argc, char** argv) {
         report("convert", st);
         return kUsage;
     }
-    Graph g;
+    CliModel model;
     Warnings warnings;
-    st = load_model(a.positional[0], a.positional[1], seed, g, warnings);
+    st = load_cli_model(a.positional[0], onnx ? "null" : a.positional[1], seed,
+                        onnx ? a.all("shape") : std::vector<std::string>(), model, warnings);
     if (!st) {
         print_warnings(warnings);
         return report("convert", st);
     }
+    Graph& g = model.g;
+    const std::string out_param = a.positional[onnx ? 1 : 2], out_bin = a.positional[onnx ? 2 : 3];
     Status shape_st = annotate_shapes(g, shapes);
     if (!shape_st)
         warnings.add("shape hints not written: " + shape_st.message());
@@ -56,9 +65,13 @@ int cmd_convert(int argc, char** argv) {
         st = write_bin(g, bin, bo, warnings);
     print_warnings(warnings);
     if (st)
-        st = write_file(a.positional[2], param.data(), param.size());
+        st = write_file(out_param, param.data(), param.size());
     if (st)
-        st = write_file(a.positional[3], bin.data(), bin.size());
+        st = write_file(out_bin, bin.data(), bin.size());
+    if (st && !model.io.empty()) {
+        std::string text = model.io.to_json();
+        st = write_file(io_json_path(out_param), text.data(), text.size());
+    }
     return report("convert", st);
 }
 
