@@ -85,14 +85,22 @@ public:
     }
 };
 
+// Pushes what is being decoded; while an exception unwinds the entry stays, so the handler in
+// decode_model still sees where the error happened.
 class Scope {
 public:
-    Scope(Context& c, std::string what) : c_(c) { c_.stack.push_back(std::move(what)); }
-    ~Scope() { c_.stack.pop_back(); }
+    Scope(Context& c, std::string what) : c_(c), uncaught_(std::uncaught_exceptions()) {
+        c_.stack.push_back(std::move(what));
+    }
+    ~Scope() {
+        if (std::uncaught_exceptions() == uncaught_)
+            c_.stack.pop_back();
+    }
     void rename(std::string what) { c_.stack.back() = std::move(what); }
 
 private:
     Context& c_;
+    int uncaught_;
 };
 
 [[noreturn]] void fail(const Context& ctx, const std::string& what) {
@@ -617,6 +625,9 @@ Status decode_model(const uint8_t* data, size_t size, Model& m) {
     if (!have_graph || !have_ir)
         return invalid_model(std::string("not an ONNX model: no ") + (!have_ir ? "ir_version" : "graph") +
                              " field (an ONNX ModelProto has both)");
+    // IR version 3 and later require opset_import (a file cut short can lose it)
+    if (m.opsets.empty() && m.ir_version >= 3)
+        return invalid_model("not an ONNX model, or a truncated one: no opset_import");
     if (m.nodes.empty() && m.outputs.empty())
         return invalid_model("not an ONNX model: the graph is empty");
     return Status::ok();
