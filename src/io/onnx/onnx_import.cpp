@@ -108,7 +108,8 @@ const std::map<std::string, OpFn>& op_table() {
 
 // Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
 static bool fold_only_op(const std::string& op) {
-    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range"};
+    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
+                                            "Not", "And", "Or", "Mod", "Sign"};
     return s.count(op) > 0;
 }
 

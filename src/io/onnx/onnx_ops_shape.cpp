@@ -566,6 +566,10 @@ Status op_resize(Importer& im, const Node& n) {
     }
     if (!upsample && n.attr("axes") != nullptr)
         return im.unsupported_here("the axes attribute");
+    if (im.attr_i("antialias", 0) != 0)
+        return im.unsupported_here("antialias (ncnn's Interp does not filter when downscaling)");
+    if (im.attr_s("keep_aspect_ratio_policy", "stretch") != "stretch")
+        return im.unsupported_here("keep_aspect_ratio_policy other than stretch");
     Dims od(4);
     std::vector<float> eff(4, 1.f);
     if (!sizes.empty()) {
