@@ -189,19 +189,10 @@ Status Importer::need_ints(size_t k, const char* what, Dims& out) const {
 // (the mapping is kept in Graph::original_names).
 std::string Importer::ncnn_name(const std::string& original, bool blob) {
     std::string n;
-    bool changed = false;
-    for (unsigned char c : original) {
-        if (c <= 0x20 || c == 0x7f) {
-            n += '_';
-            changed = true;
-        } else {
-            n += (char)c;
-        }
-    }
-    if (n.empty()) {
+    for (unsigned char c : original)
+        n += (c <= 0x20 || c == 0x7f) ? '_' : (char)c;
+    if (n.empty())
         n = blob ? "blob" : "layer";
-        changed = true;
-    }
     if (n.size() > 255) {
         uint64_t h = 1469598103934665603ull;  // FNV-1a 64
         for (unsigned char c : original) {
@@ -211,9 +202,7 @@ std::string Importer::ncnn_name(const std::string& original, bool blob) {
         char hex[17];
         snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
         n = n.substr(0, 200) + "~" + hex;
-        changed = true;
     }
-    (void)changed;
     return n;
 }
 
@@ -236,6 +225,16 @@ int Importer::add_blob(const std::string& name, const Shape& s, bool temp) {
 int Importer::temp_blob(const Shape& s) {
     std::string base = cur && !cur->outputs.empty() ? ncnn_name(cur->outputs[0], true) : std::string("nf");
     return add_blob(base.substr(0, 230) + "_nf" + std::to_string(temp_seq_++), s, true);
+}
+
+void Importer::rename_layer(int layer, const std::string& name) {
+    layer_names_.erase(g.layers[layer].name);
+    std::string u = name;
+    int k = 1;
+    while (layer_names_.count(u))
+        u = name.substr(0, 240) + "_" + std::to_string(k++);
+    layer_names_.insert(u);
+    g.layers[layer].name = u;
 }
 
 int Importer::emit(const std::string& type, const std::string& suffix, const std::vector<int>& bottoms,
@@ -306,8 +305,7 @@ Status Importer::const_blob(const Tensor& t, const Shape& s, int& blob) {
     const Node* saved = cur;
     cur = nullptr;
     int l = emit("MemoryData", "", {}, {blob}, pd);
-    g.layers[l].name = g.blobs[blob].name;  // MemoryData layers are named after their constant
-    layer_names_.insert(g.layers[l].name);
+    rename_layer(l, g.blobs[blob].name);  // MemoryData layers are named after their constant
     cur = saved;
     std::vector<float> v(t.numel());
     for (size_t k = 0; k < v.size(); k++)
@@ -996,7 +994,7 @@ Status Importer::run() {
         if (s.dims >= 3)
             pd.set_int(2, s.c);
         int l = emit("Input", "", {}, {b}, pd);
-        g.layers[l].name = g.blobs[b].name;
+        rename_layer(l, g.blobs[b].name);
         Value v;
         v.defined = true;
         v.shape = shape;

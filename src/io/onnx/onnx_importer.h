@@ -134,6 +134,7 @@ private:
     int temp_seq_ = 0;
 
     std::string ncnn_name(const std::string& original, bool blob);
+    void rename_layer(int layer, const std::string& name);
     std::string unique_blob_name(const std::string& base);
     int add_blob(const std::string& name, const Shape& s, bool temp);
 

@@ -452,6 +452,23 @@ TEST(OnnxImport, NamesWithSpacesStayReadable) {
     EXPECT_TRUE(st.is_ok()) << st.message();
 }
 
+TEST(OnnxImport, LayerNamesStayUniqueWhenNamesCollide) {
+    // node named like the constant it reads and like the graph input
+    OnnxBuilder b;
+    b.input("x", {1, 3});
+    b.initializer(OnnxBuilder::tensor_f32("k", {3}, {1.f, 2.f, 3.f}));
+    b.node("Mul", {"x", "k"}, {"m"}, {}, "k");
+    b.node("Add", {"m", "x"}, {"y"}, {}, "x");
+    b.output("y");
+    Graph g;
+    IoMap io;
+    Status st = import(b.build(), g, io);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_TRUE(g.validate().is_ok());
+    std::vector<float> y = run_io(g, io, {1.f, 1.f, 2.f});
+    EXPECT_EQ(y, (std::vector<float>{2.f, 3.f, 8.f}));
+}
+
 TEST(OnnxImport, ErrorPathThousandsOfTimesThenASuccess) {
     // In the wasm builds a C++ exception that escaped would corrupt the module after some thousands
     // of errors (CONVENTIONS section 2); protozero throws on every one of these.
