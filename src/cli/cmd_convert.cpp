@@ -1,5 +1,6 @@
 // nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]
-// nnfold convert IN.onnx OUT.param OUT.bin [--fp16] [--shape NAME=d0,d1,...]
+// nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -7,23 +8,33 @@
 #include "io/ncnn_io.h"
 #include "runtime/analysis.h"
 
+// The optimizer (task P, src/passes/optimizer.h) is developed in parallel; --optimize uses it in
+// every tree that has it.
+#if __has_include("passes/optimizer.h")
+#include "passes/optimizer.h"
+#define NNFOLD_HAVE_OPTIMIZER 1
+#else
+#define NNFOLD_HAVE_OPTIMIZER 0
+#endif
+
 namespace nnfold {
 namespace cli {
 
 static const char* kConvertHelp =
-    "usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]\n"
-    "       nnfold convert IN.onnx OUT.param OUT.bin [--fp16] [--shape NAME=d0,d1,...]\n"
+    "usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=c,h,w]\n"
+    "       nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]\n"
     "\n"
     "Reads a model and writes it back in nnfold's canonical form (no optimization): params in id\n"
     "order with defaults omitted, floats written so ncnn reads them back exactly, shape hints where\n"
-    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16.\n"
+    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16. --optimize runs the\n"
+    "optimizer (nnfold optimize's passes) first; blobs named in the io map are kept.\n"
     "An .onnx model is imported into ncnn layers; OUT.io.json is written beside OUT.param with the\n"
     "ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it). For .onnx\n"
     "inputs with symbolic dimensions give --shape NAME=d0,d1,... (the full ONNX shape).\n";
 
 int cmd_convert(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "fp16"}, {"shape", "seed"}, a))
+    if (!parse_args(argc, argv, 2, {"help", "fp16", "optimize"}, {"shape", "seed"}, a))
         return kUsage;
     if (a.has("help")) {
         fputs(kConvertHelp, stdout);
@@ -52,6 +63,26 @@ int cmd_convert(int argc, char** argv) {
         return report("convert", st);
     }
     Graph& g = model.g;
+    if (a.has("optimize")) {
+#if NNFOLD_HAVE_OPTIMIZER
+        OptimizeOptions oo;
+        // outputs the io map names must survive even when another layer also reads them
+        for (auto& e : model.io.outputs)
+            if (std::find(oo.keep.begin(), oo.keep.end(), e.blob) == oo.keep.end())
+                oo.keep.push_back(e.blob);
+        OptimizeReport rep;
+        st = optimize(g, oo, rep, warnings);
+        if (!st) {
+            print_warnings(warnings);
+            return report("convert", st);
+        }
+        for (auto& line : report_lines(rep))
+            fprintf(stderr, "optimize: %s\n", line.c_str());
+#else
+        print_warnings(warnings);
+        return report("convert", unsupported("--optimize: this build has no optimizer"));
+#endif
+    }
     const std::string out_param = a.positional[onnx ? 1 : 2], out_bin = a.positional[onnx ? 2 : 3];
     Status shape_st = annotate_shapes(g, shapes);
     if (!shape_st)

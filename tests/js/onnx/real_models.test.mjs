@@ -65,11 +65,21 @@ for (const [pkg, file] of models) {
     nnfold('native', ['convert', onnxPath, param, bin]);
     assert.ok(fs.existsSync(path.join(dir, 'model.io.json')), 'convert wrote model.io.json');
 
+    // and optimized (CONVENTIONS section 5: optimizer before vs after adds 1e-4)
+    const oparam = path.join(dir, 'opt.param'), obin = path.join(dir, 'opt.bin');
+    const opt = nnfold('native', ['convert', onnxPath, oparam, obin, '--optimize'], { allowFail: true });
+    const haveOptimizer = opt.status === 0;
+    if (!haveOptimizer) {
+      assert.match(opt.stderr, /no optimizer/, opt.stderr);
+      t.diagnostic('this tree has no optimizer yet: optimized variant not run');
+    }
+
     const variants = [];
-    for (const which of selectedRunners()) variants.push([which, onnxPath]);
-    variants.push(['native', [param, bin]]);
-    for (const [which, model] of variants) {
-      const kind = Array.isArray(model) ? '.param' : '.onnx';
+    for (const which of selectedRunners()) variants.push([which, onnxPath, '.onnx']);
+    variants.push(['native', [param, bin], '.param']);
+    if (haveOptimizer) variants.push(['native', [oparam, obin], 'optimized .param']);
+    for (const [which, model, kind] of variants) {
+      const extra = kind === 'optimized .param' ? 1e-4 : 0;
       await t.test(`${which} ${kind}`, () => {
         const { out } = runNnfold(which, model, feeds, [], tmpdir());
         for (const [name, r] of Object.entries(ref)) {
@@ -92,7 +102,7 @@ for (const [pkg, file] of models) {
             continue;
           }
           const e = relErr(r.data, out[name].data);
-          const b = Math.max(budget[which], 10 * noise[name]);
+          const b = Math.max(budget[which], 10 * noise[name]) + extra;
           t.diagnostic(`${which} ${kind} ${name}: err ${e.toExponential(2)} (oracle self-noise ${noise[name].toExponential(2)}, budget ${b.toExponential(2)})`);
           assert.ok(e <= b, `${name}: err ${e} > ${b}`);
         }
