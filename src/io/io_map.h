@@ -24,7 +24,8 @@ struct IoEntry {
     std::string name;                // original (ONNX) name
     std::string blob;                // ncnn blob name
     std::vector<int64_t> shape;      // original shape, outermost first, batch included
-    std::string layout;              // "NCHW", "NHWC", or "" when there is no image layout
+    std::string layout;              // "NHWC" for an absorbed NHWC input; "" when the blob holds the
+                                     // tensor in its declared order (perm empty)
     std::vector<int> perm;           // see above; empty = identity
     Shape ncnn_shape;                // the blob's ncnn shape
     std::string dtype = "float32";   // original element type ("bool" for masks, ...)

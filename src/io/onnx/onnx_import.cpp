@@ -1010,8 +1010,7 @@ Status Importer::run() {
             e.shape = {shape[0], shape[2], shape[3], shape[1]};  // as declared (NHWC)
             e.layout = "NHWC";
         } else {
-            e.shape = shape;
-            e.layout = shape.size() == 4 ? "NCHW" : "";
+            e.shape = shape;  // held in its declared order (layout "")
         }
         e.ncnn_shape = s;
         io.inputs.push_back(std::move(e));
@@ -1102,7 +1101,6 @@ Status Importer::run() {
         e.name = o.name;
         e.blob = g.blobs[b].name;
         e.shape = v.shape;
-        e.layout = v.shape.size() == 4 ? "NCHW" : "";
         e.ncnn_shape = s;
         e.dtype = v.dtype == kBool ? "bool" : is_integer_type(v.dtype) ? data_type_name(v.dtype) : "float32";
         if (o.has_shape && o.dims.size() == v.shape.size()) {
