@@ -19,8 +19,10 @@ cmake --build build -j"$JOBS"
 ctest --test-dir build --output-on-failure -j"$JOBS"
 phase_end
 
-phase "native ASan+UBSan build + unit tests"
-cmake -S . -B build-asan "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNFOLD_SANITIZE=ON >/dev/null
+# NNFOLD_SIMD=ON here: the SIMD-128 kernels run natively through SIMDe, so they are checked under
+# the sanitizers too (the release build above runs their scalar twins).
+phase "native ASan+UBSan build (SIMD kernels via SIMDe) + unit tests"
+cmake -S . -B build-asan "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNFOLD_SANITIZE=ON -DNNFOLD_SIMD=ON >/dev/null
 cmake --build build-asan -j"$JOBS"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$JOBS"
 phase_end
@@ -35,8 +37,22 @@ for flavour in simd base; do
   phase_end
 done
 
+phase "npm package: assemble dist/ from the wasm builds"
+node wasm/assemble.mjs
+phase_end
+
 if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase "JavaScript tests (node --test)"
   node --test tests/js/
+  phase_end
+fi
+
+phase "web page: build web/dist"
+node web/build.mjs
+phase_end
+
+if [ -d tests/e2e ] && ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
+  phase "page end-to-end tests in headless Chromium (node --test)"
+  node --test tests/e2e/
   phase_end
 fi

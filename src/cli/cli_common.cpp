@@ -9,7 +9,6 @@
 #include "core/strings.h"
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
-#include "io/onnx/onnx_import.h"
 #include "runtime/random.h"
 
 namespace nnfold {
@@ -222,33 +221,41 @@ Status parse_onnx_shapes(const std::vector<std::string>& specs, std::map<std::st
     return Status::ok();
 }
 
-Status load_cli_model(const std::string& model_path, const std::string& bin_path, uint32_t seed,
-                      const std::vector<std::string>& shape_specs, CliModel& m, Warnings& warnings) {
-    m = CliModel();
+Status parse_model_shapes(const std::string& model_path, const std::vector<std::string>& specs, LoadOptions& lo) {
+    if (is_onnx_path(model_path))
+        return parse_onnx_shapes(specs, lo.onnx_shapes);
+    return parse_shapes(specs, lo.shapes);
+}
+
+Status load_cli_model(const std::string& model_path, const std::string& bin_path, LoadOptions lo, bool structure_only,
+                      ModelHandle& model) {
     if (is_onnx_path(model_path)) {
         if (!bin_path.empty() && bin_path != "null")
             return invalid_argument("an .onnx file carries its weights; give no .bin");
-        OnnxImportOptions opt;
-        NF_RETURN_IF_ERROR(parse_onnx_shapes(shape_specs, opt.input_shapes));
         std::vector<uint8_t> bytes;
         NF_RETURN_IF_ERROR(read_file(model_path, bytes));
-        m.onnx = true;
-        return import_onnx(bytes.data(), bytes.size(), m.g, m.io, warnings, opt).with_context(model_path);
+        lo.param_name = model_path;
+        lo.bin_name = "";
+        return model.load_onnx(bytes.data(), bytes.size(), lo).with_context(model_path);
     }
-    NF_RETURN_IF_ERROR(load_model(model_path, bin_path, seed, m.g, warnings));
-    std::string iop = io_json_path(model_path);
+    const bool has_bin = !bin_path.empty() && bin_path != "null";
+    std::vector<uint8_t> text, bin;
+    NF_RETURN_IF_ERROR(read_file(model_path, text));
+    if (has_bin)
+        NF_RETURN_IF_ERROR(read_file(bin_path, bin));
+    lo.param_name = model_path;
+    lo.bin_name = has_bin ? bin_path : "";
+    const std::string iop = io_json_path(model_path);
     struct stat stt;
     if (stat(iop.c_str(), &stt) == 0) {
-        std::vector<uint8_t> text;
-        NF_RETURN_IF_ERROR(read_file(iop, text));
-        NF_RETURN_IF_ERROR(IoMap::from_json(std::string(text.begin(), text.end()), m.io).with_context(iop));
-        for (auto* list : {&m.io.inputs, &m.io.outputs})
-            for (auto& e : *list)
-                if (m.g.find_blob(e.blob) < 0)
-                    return invalid_model(iop + ": blob " + quote(e.blob) + " (for " + quote(e.name) +
-                                         ") is not in " + model_path);
+        std::vector<uint8_t> io;
+        NF_RETURN_IF_ERROR(read_file(iop, io));
+        lo.io_json.assign(io.begin(), io.end());
+        lo.io_json_name = iop;
     }
-    return Status::ok();
+    const std::string param(text.begin(), text.end());
+    return structure_only ? model.load_structure(param, bin.data(), bin.size(), has_bin, lo)
+                          : model.load_ncnn(param, bin.data(), bin.size(), has_bin, lo);
 }
 
 }  // namespace cli

@@ -1,21 +1,11 @@
-// nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]
+// nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=c,h,w]
 // nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]
-#include <algorithm>
 #include <cstdio>
 
+#include "api/model.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "io/ncnn_io.h"
-#include "runtime/analysis.h"
-
-// The optimizer (task P, src/passes/optimizer.h) is developed in parallel; --optimize uses it in
-// every tree that has it.
-#if __has_include("passes/optimizer.h")
-#include "passes/optimizer.h"
-#define NNFOLD_HAVE_OPTIMIZER 1
-#else
-#define NNFOLD_HAVE_OPTIMIZER 0
-#endif
+#include "core/json.h"
 
 namespace nnfold {
 namespace cli {
@@ -29,8 +19,9 @@ static const char* kConvertHelp =
     "shapes can be inferred. --fp16 stores tagged weight arrays as fp16. --optimize runs the\n"
     "optimizer (nnfold optimize's passes) first; blobs named in the io map are kept.\n"
     "An .onnx model is imported into ncnn layers; OUT.io.json is written beside OUT.param with the\n"
-    "ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it). For .onnx\n"
-    "inputs with symbolic dimensions give --shape NAME=d0,d1,... (the full ONNX shape).\n";
+    "ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it; so does a\n"
+    "converted .param given with its IN.io.json). For .onnx inputs with symbolic dimensions give\n"
+    "--shape NAME=d0,d1,... (the full ONNX shape).\n";
 
 int cmd_convert(int argc, char** argv) {
     Args a;
@@ -45,64 +36,52 @@ int cmd_convert(int argc, char** argv) {
         fputs(kConvertHelp, stderr);
         return kUsage;
     }
-    std::map<std::string, Shape> shapes;
-    Status st = onnx ? Status::ok() : parse_shapes(a.all("shape"), shapes);
-    uint32_t seed = 0;
+    LoadOptions lo;
+    Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
     if (st && a.has("seed"))
-        st = parse_seed(a.get("seed"), seed);
+        st = parse_seed(a.get("seed"), lo.seed);
     if (!st) {
         report("convert", st);
         return kUsage;
     }
-    CliModel model;
-    Warnings warnings;
-    st = load_cli_model(a.positional[0], onnx ? "null" : a.positional[1], seed,
-                        onnx ? a.all("shape") : std::vector<std::string>(), model, warnings);
+    ModelHandle model;
+    st = load_cli_model(a.positional[0], onnx ? "null" : a.positional[1], lo, false, model);
     if (!st) {
-        print_warnings(warnings);
+        print_warnings(model.warnings());
         return report("convert", st);
     }
-    Graph& g = model.g;
+    Warnings warnings = model.warnings();
     if (a.has("optimize")) {
-#if NNFOLD_HAVE_OPTIMIZER
-        OptimizeOptions oo;
-        // outputs the io map names must survive even when another layer also reads them
-        for (auto& e : model.io.outputs)
-            if (std::find(oo.keep.begin(), oo.keep.end(), e.blob) == oo.keep.end())
-                oo.keep.push_back(e.blob);
-        OptimizeReport rep;
-        st = optimize(g, oo, rep, warnings);
+        // the io map's blobs are kept by ModelHandle::optimize
+        OptimizeRequest req;
+        std::string rep;
+        st = model.optimize(req, rep);
         if (!st) {
             print_warnings(warnings);
             return report("convert", st);
         }
-        for (auto& line : report_lines(rep))
-            fprintf(stderr, "optimize: %s\n", line.c_str());
-#else
-        print_warnings(warnings);
-        return report("convert", unsupported("--optimize: this build has no optimizer"));
-#endif
+        json j = json::parse(rep, nullptr, false);
+        if (j.is_object()) {
+            int rewrites = 0;
+            for (auto& p : j["passes"])
+                rewrites += (int)p["rewrites"].size();
+            fprintf(stderr, "optimize: %d rewrites; layers %d -> %d\n", rewrites, j["before"].value("layers", 0),
+                    j["after"].value("layers", 0));
+        }
+        warnings = model.warnings();
     }
     const std::string out_param = a.positional[onnx ? 1 : 2], out_bin = a.positional[onnx ? 2 : 3];
-    Status shape_st = annotate_shapes(g, shapes);
-    if (!shape_st)
-        warnings.add("shape hints not written: " + shape_st.message());
     std::string param;
     std::vector<uint8_t> bin;
-    BinWriteOptions bo;
-    bo.fp16 = a.has("fp16");
-    st = write_param(g, param, warnings);
-    if (st)
-        st = write_bin(g, bin, bo, warnings);
+    st = model.to_ncnn(a.has("fp16") ? 1 : 0, param, bin, warnings);
     print_warnings(warnings);
     if (st)
         st = write_file(out_param, param.data(), param.size());
     if (st)
         st = write_file(out_bin, bin.data(), bin.size());
-    if (st && !model.io.empty()) {
-        std::string text = model.io.to_json();
-        st = write_file(io_json_path(out_param), text.data(), text.size());
-    }
+    const std::string io = model.io_json();
+    if (st && !io.empty())
+        st = write_file(io_json_path(out_param), io.data(), io.size());
     return report("convert", st);
 }
 

@@ -3,8 +3,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "io/ncnn_io.h"
-#include "runtime/random.h"
+#include "api/model.h"
 
 namespace nnfold {
 namespace cli {
@@ -36,14 +35,23 @@ int cmd_randomize(int argc, char** argv) {
             return kUsage;
         }
     }
-    Graph g;
-    Warnings warnings;
-    Status st = load_model(a.positional[0], "null", seed, g, warnings);
-    print_warnings(warnings);
+    std::vector<uint8_t> text;
+    Status st = read_file(a.positional[0], text);
     if (!st)
         return report("randomize", st);
+    LoadOptions lo;
+    lo.seed = seed;
+    lo.param_name = a.positional[0];
+    ModelHandle model;
+    st = model.load_ncnn(std::string(text.begin(), text.end()), nullptr, 0, false, lo);
+    print_warnings(model.warnings());
+    if (!st)
+        return report("randomize", st);
+    // only the .bin is written; warnings about the .param (shape hints) do not concern it
+    std::string param;
     std::vector<uint8_t> bin;
-    st = write_bin(g, bin, BinWriteOptions(), warnings);
+    Warnings ignored;
+    st = model.to_ncnn(0, param, bin, ignored);
     if (st)
         st = write_file(a.positional[1], bin.data(), bin.size());
     return report("randomize", st);

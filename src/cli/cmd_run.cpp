@@ -1,18 +1,17 @@
 // nnfold run MODEL.param [MODEL.bin|null] | MODEL.onnx [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
-//            [--output NAME] [--output-dir DIR] [--no-simd]
+//            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/cli_common.h"
+#include "cli/cpu_clock.h"
 #include "cli/commands.h"
+#include "api/model.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "io/io_map.h"
-#include "runtime/analysis.h"
-#include "runtime/net.h"
-#include "runtime/random.h"
 
 namespace nnfold {
 namespace cli {
@@ -33,44 +32,18 @@ static const char* kRunHelp =
     "  --seed N                seed for random weights and inputs (default 0)\n"
     "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
     "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
-    "  --no-simd               use the scalar reference layers\n"
-    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout.\n";
-
-namespace {
-
-// Summary entry for one output (values dense, outermost-first in `shape`).
-json output_summary(const std::string& name, const json& shape, const float* data, size_t n) {
-    double mn = INFINITY, mx = -INFINITY, sum = 0;
-    size_t nonfinite = 0;
-    for (size_t i = 0; i < n; i++) {
-        float v = data[i];
-        if (!std::isfinite(v)) {
-            nonfinite++;
-            continue;
-        }
-        mn = std::min(mn, (double)v);
-        mx = std::max(mx, (double)v);
-        sum += v;
-    }
-    json o;
-    o["name"] = name;
-    o["shape"] = shape;
-    o["min"] = n > nonfinite ? json(mn) : json(nullptr);
-    o["max"] = n > nonfinite ? json(mx) : json(nullptr);
-    o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);
-    o["nonfinite"] = nonfinite;
-    json first = json::array();
-    for (size_t i = 0; i < n && i < 8; i++)
-        first.push_back(std::isfinite(data[i]) ? json(data[i]) : json(nullptr));
-    o["first"] = first;
-    return o;
-}
-
-}  // namespace
+    "  --reference             use the scalar reference layers instead of the optimized ones\n"
+    "                          (--no-simd is an older name for it)\n"
+    "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
+    "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
+    "                          wasm engines optimize hot code after it has run for a while)\n"
+    "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout; with\n"
+    "--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd"}, {"input", "shape", "seed", "output", "output-dir"}, a))
+    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
+                    {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
         return kUsage;
     if (a.has("help")) {
         fputs(kRunHelp, stdout);
@@ -88,35 +61,42 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
     }
-    const bool onnx = is_onnx_path(a.positional[0]);
-    std::map<std::string, Shape> shapes;
-    if (!onnx) {
-        Status st = parse_shapes(a.all("shape"), shapes);
+    int runs = 1, warmup = 0;
+    for (const char* opt : {"runs", "warmup"}) {
+        if (!a.has(opt))
+            continue;
+        const std::string v = a.get(opt);
+        // an optional '-' and digits only (as the npm CLI checks), then the range
+        bool digits = v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
+        for (size_t i = v[0] == '-' ? 1 : 0; digits && i < v.size(); i++)
+            digits = v[i] >= '0' && v[i] <= '9';
+        const long long n = digits ? std::strtoll(v.c_str(), nullptr, 10) : -1;
+        const long lo = std::strcmp(opt, "runs") == 0 ? 1 : 0;
+        if (!digits || n < lo || n > 100000) {
+            fprintf(stderr, "nnfold run: --%s expects an integer from %ld to 100000, got '%s'\n", opt, lo, v.c_str());
+            return kUsage;
+        }
+        (std::strcmp(opt, "runs") == 0 ? runs : warmup) = (int)n;
+    }
+    if (runs > 1 && !a.has("warmup"))
+        warmup = 3;
+    LoadOptions lo;
+    {
+        Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
         if (!st) {
             report("run", st);
             return kUsage;
         }
     }
-    CliModel model;
-    Warnings warnings;
-    Status st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", seed,
-                               onnx ? a.all("shape") : std::vector<std::string>(), model, warnings);
-    print_warnings(warnings);
-    if (!st)
-        return report("run", st);
-    const IoMap io = model.io;
-    const bool mapped = !io.empty();
-
-    NetOptions nopt;
-    nopt.use_simd = !a.has("no-simd");
-    Net net;
-    st = net.load(std::move(model.g), nopt);
+    lo.seed = seed;
+    lo.use_simd = !a.has("no-simd") && !a.has("reference");  // false: the reference layers
+    ModelHandle model;
+    Status st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", lo, false, model);
+    print_warnings(model.warnings());
     if (!st)
         return report("run", st);
 
-    // Inputs by the names the user sees: the original (ONNX) names for mapped models, blob names
-    // otherwise (a mapped model also accepts its blob names).
-    std::map<std::string, std::string> given;  // blob -> file
+    std::map<std::string, Mat> inputs;
     for (auto& spec : a.all("input")) {
         size_t eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) {
@@ -124,91 +104,70 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
         std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-        std::string blob = name;
-        if (mapped) {
-            const IoEntry* e = io.find_input(name);
-            if (e)
-                blob = e->blob;
-        }
-        auto names = net.input_names();
-        if (std::find(names.begin(), names.end(), blob) == names.end())
-            return report("run", invalid_argument("the model has no input named " + quote(name)));
-        given[blob] = path;
-    }
-    std::map<std::string, Mat> inputs;
-    Rng rng(seed);
-    for (auto& bname : net.input_names()) {
-        const IoEntry* e = mapped ? io.find_by_blob(bname) : nullptr;
-        Mat m;
-        if (e) {
-            // original shape and layout; random values drawn in that order
-            std::vector<float> vals((size_t)e->numel());
-            auto it = given.find(bname);
-            if (it != given.end()) {
-                std::vector<uint8_t> bytes;
-                st = read_file(it->second, bytes);
-                if (!st)
-                    return report("run", st);
-                if (bytes.size() != vals.size() * 4)
-                    return report("run", invalid_argument(it->second + " has " + std::to_string(bytes.size()) +
-                                                          " bytes; input " + quote(e->name) + " needs " +
-                                                          std::to_string(vals.size() * 4)));
-                std::memcpy(vals.data(), bytes.data(), bytes.size());
-            } else {
-                for (auto& v : vals)
-                    v = rng.uniform(-1.f, 1.f);
+        // by the names the user sees: the original (ONNX) names of a mapped model (whose blob
+        // names are accepted too), blob names otherwise
+        IoInfo io;
+        bool is_input = false;
+        for (auto& x : model.inputs())
+            if (!is_input && (x.name == name || (x.mapped && x.blob == name))) {
+                io = x;
+                is_input = true;
             }
-            st = io_to_ncnn(*e, vals.data(), vals.size(), m);
+        if (!is_input)
+            return report("run", invalid_argument("the model has no input named " + quote(name)));
+        std::vector<uint8_t> bytes;
+        Mat m;
+        if (io.mapped) {
+            // the original shape and layout, dense
+            uint64_t n = 1;
+            for (int64_t d : io.dims)
+                n *= (uint64_t)d;
+            st = read_file(path, bytes);
             if (!st)
                 return report("run", st);
-            inputs[bname] = m;
-            continue;
-        }
-        Shape s = shapes.count(bname) ? shapes[bname] : net.declared_input_shape(bname);
-        if (!s.known())
-            return report("run", invalid_argument("input " + quote(bname) +
-                                                  " declares no shape; give one with --shape " + bname + "=c,h,w"));
-        st = m.create(s);
-        if (!st)
-            return report("run", st);
-        auto it = given.find(bname);
-        if (it != given.end()) {
-            std::vector<uint8_t> bytes;
-            st = read_file(it->second, bytes);
+            if (bytes.size() != n * 4)
+                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes; input " +
+                                                      quote(io.name) + " needs " + std::to_string(n * 4)));
+            st = m.create(io.shape.known() ? io.shape : Shape::d1((int)n));
+        } else {
+            Shape s = model.input_shape(name);
+            if (!s.known())
+                return report("run", invalid_argument("input " + quote(name) +
+                                                      " declares no shape; give one with --shape " + name + "=c,h,w"));
+            st = read_file(path, bytes);
             if (!st)
                 return report("run", st);
             if (bytes.size() != s.total() * 4)
-                return report("run", invalid_argument(it->second + " has " + std::to_string(bytes.size()) +
-                                                      " bytes; input " + quote(bname) + " of shape " + s.str() +
+                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) +
+                                                      " bytes; input " + quote(name) + " of shape " + s.str() +
                                                       " needs " + std::to_string(s.total() * 4)));
-            std::memcpy(m.data, bytes.data(), bytes.size());
-        } else {
-            fill_uniform(m, rng);
+            st = m.create(s);
         }
-        inputs[bname] = m;
+        if (!st)
+            return report("run", st);
+        std::memcpy(m.data, bytes.data(), bytes.size());
+        inputs[io.name] = m;
     }
-
-    // Outputs: names as the user sees them -> blobs
-    std::vector<std::string> order = a.all("output");
-    if (order.empty()) {
-        if (mapped)
-            for (auto& e : io.outputs)
-                order.push_back(e.name);
-        else
-            order = net.output_names();
-    }
-    std::vector<std::string> wanted;
-    std::vector<const IoEntry*> entries;
-    for (auto& name : order) {
-        const IoEntry* e = mapped ? io.find_output(name) : nullptr;
-        entries.push_back(e);
-        wanted.push_back(e ? e->blob : name);
-    }
-    std::map<std::string, Mat> outputs;
-    RunStats stats;
-    st = net.run(inputs, wanted, outputs, &stats);
+    // inputs not given: one seeded stream, in the model's input order
+    st = model.fill_missing_inputs(seed, inputs);
     if (!st)
         return report("run", st);
+
+    std::map<std::string, Mat> outputs;
+    RunStats stats;
+    std::vector<double> times, cpu_times;
+    for (int i = 0; i < warmup + runs; i++) {
+        const double cpu0 = cpu_time_ms();
+        st = model.run(inputs, a.all("output"), outputs, &stats);
+        if (!st)
+            return report("run", st);
+        const double cpu1 = cpu_time_ms();
+        if (i >= warmup) {
+            times.push_back(stats.total_ms);
+            if (cpu0 >= 0 && cpu1 >= 0)
+                cpu_times.push_back(cpu1 - cpu0);
+        }
+    }
 
     std::string dir = a.get("output-dir");
     if (!dir.empty()) {
@@ -216,35 +175,47 @@ int cmd_run(int argc, char** argv) {
         if (!st)
             return report("run", st);
     }
-    json summary;
-    summary["outputs"] = json::array();
-    for (size_t k = 0; k < order.size(); k++) {
-        const Mat& m = outputs[wanted[k]];
-        std::vector<float> vals;
-        json shape;
-        if (entries[k]) {
-            st = io_from_ncnn(*entries[k], m, vals);
-            if (!st)
-                return report("run", st);
-            shape = entries[k]->shape;
-        } else {
-            vals.assign(m.data, m.data + m.total_floats());
-            shape = shape_to_json(m.shape());
-        }
-        json o = output_summary(order[k], shape, vals.data(), vals.size());
-        if (!dir.empty()) {
-            std::string file = escape_file_name(order[k]) + ".f32";
-            o["file"] = file;
-            st = write_file(dir + "/" + file, vals.data(), vals.size() * 4);
+    std::vector<std::string> order = a.all("output");
+    if (order.empty())
+        for (auto& io : model.outputs())
+            order.push_back(io.name);
+    std::map<std::string, std::string> files;
+    if (!dir.empty()) {
+        for (auto& name : order) {
+            const Mat& m = outputs[name];
+            std::string file = escape_file_name(name) + ".f32";
+            files[name] = file;
+            st = write_file(dir + "/" + file, m.data, m.total_floats() * 4);
             if (!st)
                 return report("run", st);
         }
-        summary["outputs"].push_back(o);
     }
-    summary["peak_bytes"] = stats.peak_bytes;
-    summary["ms"] = stats.total_ms;
-    summary["simd"] = net.uses_simd();
-    std::string text = dump_json(summary, 2) + "\n";
+    // mapped outputs print their original shape (any rank)
+    std::map<std::string, std::vector<int64_t>> dims;
+    for (auto& name : order)
+        if (model.io_map().find_output(name) && outputs.count(name))
+            dims[name] = model.presented_dims(name, outputs[name]);
+    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd(), dims);
+    if (runs > 1 || warmup > 0) {
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            const size_t n = v.size();
+            return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        };
+        json summary = json::parse(text);
+        json r;
+        r["count"] = times.size();
+        r["warmup"] = warmup;
+        r["median_ms"] = median(times);
+        r["min_ms"] = *std::min_element(times.begin(), times.end());
+        r["max_ms"] = *std::max_element(times.begin(), times.end());
+        // CPU time of the running thread per run: the same as wall time on an idle machine,
+        // unaffected by other processes holding the core on a busy one
+        if (cpu_times.size() == times.size())
+            r["median_cpu_ms"] = median(cpu_times);
+        summary["runs"] = r;
+        text = dump_json(summary, 2) + "\n";
+    }
     if (!dir.empty()) {
         st = write_file(dir + "/summary.json", text.data(), text.size());
         if (!st)

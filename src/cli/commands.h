@@ -8,6 +8,8 @@ int cmd_run(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_randomize(int argc, char** argv);
 int cmd_convert(int argc, char** argv);
+int cmd_optimize(int argc, char** argv);
+int cmd_verify(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace nnfold

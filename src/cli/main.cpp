@@ -23,6 +23,8 @@ const Command kCommands[] = {
     {"info", cmd_info, "layers, inferred shapes, weight sizes, estimated memory"},
     {"randomize", cmd_randomize, "write seeded random weights for a structure-only .param"},
     {"convert", cmd_convert, "read a model and write it back in canonical form (optionally fp16)"},
+    {"optimize", cmd_optimize, "fuse and remove layers (ncnnoptimize's passes, exact), to a fixed point"},
+    {"verify", cmd_verify, "run two models on the same random inputs and compare their outputs"},
 };
 
 void usage(FILE* f) {

@@ -1,7 +1,9 @@
 // The runtime face of an ncnn layer type. One subclass per ncnn type, named exactly as the type
 // (`ConvolutionDepthWise`), in src/layers/<lowercased>.cpp. The generic class is the plain scalar
-// reference with ncnn's semantics; SIMD versions (src/layers/wasm/) subclass it, repack weights in
-// create_pipeline and override forward only.
+// reference with ncnn's semantics; optimized versions (src/layers/wasm/, `Convolution_fast`)
+// subclass it, repack weights in create_pipeline and override forward only. They are compiled in
+// every build and call src/kernels/, whose SIMD-128 or scalar-twin variant is chosen at compile
+// time (NNFOLD_SIMD).
 //
 // Life cycle, driven by the reader and the runtime:
 //   load_param(pd)         parse ncnn param ids/defaults, reject bad values (no shapes known yet)
@@ -99,21 +101,25 @@ protected:
 
 struct LayerTypeInfo {
     const char* type;
-    Layer* (*create)();        // generic (reference) implementation
-    Layer* (*create_simd)();   // optimized implementation or nullptr
+    Layer* (*create)();            // generic (reference) implementation
+    Layer* (*create_optimized)();  // optimized implementation (src/layers/wasm/) or nullptr
     const std::vector<ParamSpec>& (*params)();
     bool extension;            // an nnfold extension layer stock ncnn cannot load (CONVENTIONS section 6)
+    // Older name of create_optimized (the same factory), kept so existing callers compile. Whether
+    // the optimized layers run SIMD kernels is build_has_simd().
+    Layer* (*create_simd)() = nullptr;
 };
 
 // All registered layer types, in src/layers/layer_list.h order.
 const std::vector<LayerTypeInfo>& layer_types();
 const LayerTypeInfo* find_layer_type(const std::string& type);
-// Creates a layer (nullptr for unknown types). `simd` picks the optimized class when one exists
-// and this build has SIMD kernels.
-std::unique_ptr<Layer> create_layer(const std::string& type, bool simd = true);
+// Creates a layer (nullptr for unknown types). `optimized` picks the optimized class when the type
+// has one (in every build; whether its kernels are SIMD is build_has_simd()).
+std::unique_ptr<Layer> create_layer(const std::string& type, bool optimized = true);
 // The ParamSpec for an id of a type, or nullptr.
 const ParamSpec* find_param_spec(const std::string& type, int id);
-// True when this build was compiled with SIMD kernels.
+// True when this build's kernels are SIMD-128 (NNFOLD_SIMD); otherwise the optimized layers run
+// the scalar twins of the same kernels.
 bool build_has_simd();
 
 }  // namespace nnfold
@@ -125,6 +131,6 @@ bool build_has_simd();
         static const std::vector<::nnfold::ParamSpec> specs = {__VA_ARGS__};        \
         return specs;                                                               \
     }
-// Used once per SIMD layer .cpp (compiled only in SIMD builds).
-#define NF_DEFINE_SIMD_LAYER(Type, Impl) \
-    ::nnfold::Layer* nf_create_simd_##Type() { return new ::nnfold::Impl(); }
+// Used once per optimized layer .cpp (src/layers/wasm/, listed in optimized_layer_list.h).
+#define NF_DEFINE_OPTIMIZED_LAYER(Type, Impl) \
+    ::nnfold::Layer* nf_create_optimized_##Type() { return new ::nnfold::Impl(); }

@@ -13,11 +13,9 @@ namespace nnfold {
 #undef NF_LAYER
 #undef NF_EXT_LAYER
 
-#if NNFOLD_SIMD
-#define NF_SIMD_LAYER(T) Layer* nf_create_simd_##T();
-#include "layers/wasm/simd_layer_list.h"
-#undef NF_SIMD_LAYER
-#endif
+#define NF_OPTIMIZED_LAYER(T) Layer* nf_create_optimized_##T();
+#include "layers/wasm/optimized_layer_list.h"
+#undef NF_OPTIMIZED_LAYER
 
 bool build_has_simd() {
 #if NNFOLD_SIMD
@@ -35,14 +33,12 @@ const std::vector<LayerTypeInfo>& layer_types() {
 #include "layers/layer_list.h"
 #undef NF_LAYER
 #undef NF_EXT_LAYER
-#if NNFOLD_SIMD
-#define NF_SIMD_LAYER(T)                     \
+#define NF_OPTIMIZED_LAYER(T)                \
     for (auto& info : t)                     \
         if (std::strcmp(info.type, #T) == 0) \
-            info.create_simd = nf_create_simd_##T;
-#include "layers/wasm/simd_layer_list.h"
-#undef NF_SIMD_LAYER
-#endif
+            info.create_optimized = info.create_simd = nf_create_optimized_##T;
+#include "layers/wasm/optimized_layer_list.h"
+#undef NF_OPTIMIZED_LAYER
         return t;
     }();
     return types;
@@ -55,11 +51,11 @@ const LayerTypeInfo* find_layer_type(const std::string& type) {
     return nullptr;
 }
 
-std::unique_ptr<Layer> create_layer(const std::string& type, bool simd) {
+std::unique_ptr<Layer> create_layer(const std::string& type, bool optimized) {
     const LayerTypeInfo* info = find_layer_type(type);
     if (!info)
         return nullptr;
-    Layer* l = (simd && info->create_simd) ? info->create_simd() : info->create();
+    Layer* l = (optimized && info->create_optimized) ? info->create_optimized() : info->create();
     if (!l)
         return nullptr;
     l->type = type;

@@ -17,15 +17,16 @@ Status Net::load(Graph g, const NetOptions& opt) {
     g.compact();
     NF_RETURN_IF_ERROR(g.validate());
     weights_bytes_ = 0;
-    uses_simd_ = false;
+    uses_optimized_ = false;
+    const bool optimized = opt.use_optimized && opt.use_simd;
     for (auto& node : g.layers) {
         std::string who = layer_desc(node.name, node.type);
-        std::unique_ptr<Layer> l = create_layer(node.type, opt.use_simd);
+        std::unique_ptr<Layer> l = create_layer(node.type, optimized);
         if (!l)
             return unsupported(who + ": unknown layer type");
         const LayerTypeInfo* info = find_layer_type(node.type);
-        if (opt.use_simd && info && info->create_simd)
-            uses_simd_ = true;
+        if (optimized && info && info->create_optimized)
+            uses_optimized_ = true;
         l->name = node.name;
         Status st = l->load_param(node.params);
         if (!st)

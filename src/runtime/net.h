@@ -16,7 +16,12 @@
 namespace nnfold {
 
 struct NetOptions {
-    // Use SIMD layer implementations where this build has them (false forces the references).
+    // Use the optimized layer implementations (src/layers/wasm/) where a type has one; false runs
+    // the scalar reference layers. Optimized layers exist in every build; their kernels are
+    // SIMD-128 when build_has_simd(), else the scalar twins.
+    bool use_optimized = true;
+    // Older name of the same switch, kept so existing callers compile: the optimized layers run
+    // only when both are true.
     bool use_simd = true;
     MemoryLimits limits;
 };
@@ -58,7 +63,10 @@ public:
     void set_cancel_flag(const volatile bool* flag) { cancel_ = flag; }
     Allocator& allocator() { return *alloc_; }
     uint64_t weights_bytes() const { return weights_bytes_; }
-    bool uses_simd() const { return uses_simd_; }
+    // True when at least one layer runs an optimized implementation.
+    bool uses_optimized() const { return uses_optimized_; }
+    // True when optimized layers run with SIMD-128 kernels (uses_optimized() && build_has_simd()).
+    bool uses_simd() const { return uses_optimized_ && build_has_simd(); }
 
 private:
     Graph graph_;
@@ -66,7 +74,7 @@ private:
     std::shared_ptr<Allocator> alloc_;
     const volatile bool* cancel_ = nullptr;
     uint64_t weights_bytes_ = 0;
-    bool uses_simd_ = false;
+    bool uses_optimized_ = false;
 };
 
 }  // namespace nnfold

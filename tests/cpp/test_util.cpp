@@ -111,10 +111,10 @@ Mat make_mat(const std::vector<int>& shape, const std::vector<float>& values) {
 std::vector<float> to_vector(const Mat& m) { return std::vector<float>(m.data, m.data + m.total_floats()); }
 
 std::map<std::string, Mat> run_graph(const Graph& g, const std::map<std::string, Mat>& inputs,
-                                     const std::vector<std::string>& outputs, bool simd) {
+                                     const std::vector<std::string>& outputs, bool optimized) {
     Net net;
     NetOptions o;
-    o.use_simd = simd;
+    o.use_optimized = optimized;
     Status st = net.load(g, o);
     EXPECT_TRUE(st.is_ok()) << st.message();
     std::map<std::string, Mat> out;

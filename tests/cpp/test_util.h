@@ -38,9 +38,10 @@ double rel_err(const Mat& ref, const Mat& got);
 Mat make_mat(const std::vector<int>& shape, const std::vector<float>& values);
 std::vector<float> to_vector(const Mat& m);
 
-// Builds a Net from a graph and runs it once; fails the test on errors.
+// Builds a Net from a graph and runs it once (reference layers unless `optimized`); fails the test
+// on errors.
 std::map<std::string, Mat> run_graph(const Graph& g, const std::map<std::string, Mat>& inputs,
-                                     const std::vector<std::string>& outputs = {}, bool simd = false);
+                                     const std::vector<std::string>& outputs = {}, bool optimized = false);
 
 }  // namespace test
 }  // namespace nnfold

@@ -1,0 +1,115 @@
+// nnfold verify A.param A.bin|null B.param B.bin|null [--seed N] [--shape NAME=c,h,w] [--json]
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "runtime/verify.h"
+
+namespace nnfold {
+namespace cli {
+
+static const char* kVerifyHelp =
+    "usage: nnfold verify A.param A.bin|null B.param B.bin|null [options]\n"
+    "\n"
+    "Runs both models on the same seeded random inputs (uniform in [-1, 1], in A's input order)\n"
+    "and prints, per output (matched by name, shapes must be equal), the error\n"
+    "max|a-b| / max(max|a|, 1e-6), then the first blob both models share (in A's execution order)\n"
+    "whose error is over the tolerance, and the layer producing it. Detection outputs are judged\n"
+    "by the tensors feeding their head. Exit code 1 when an error is over the tolerance.\n"
+    "\n"
+    "options:\n"
+    "  --seed N             seed for the inputs and for 'null' random weights (default 0)\n"
+    "  --shape NAME=c,h,w   input shape (needed when the models declare none)\n"
+    "  --tolerance X        default 1e-4 (the optimizer's budget)\n"
+    "  --json               print the result as JSON\n"
+    "  --no-simd            use the scalar reference layers\n"
+    "  --no-divergence      compare outputs only\n";
+
+namespace {
+
+std::string err_str(double e) {
+    if (!std::isfinite(e))
+        return "inf";
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.3g", e);
+    return buf;
+}
+
+}  // namespace
+
+int cmd_verify(int argc, char** argv) {
+    Args a;
+    if (!parse_args(argc, argv, 2, {"help", "json", "no-simd", "no-divergence"}, {"seed", "shape", "tolerance"}, a))
+        return kUsage;
+    if (a.has("help")) {
+        fputs(kVerifyHelp, stdout);
+        return kOk;
+    }
+    if (a.positional.size() != 4) {
+        fputs(kVerifyHelp, stderr);
+        return kUsage;
+    }
+    VerifyOptions opt;
+    Status st = parse_shapes(a.all("shape"), opt.input_shapes);
+    if (st && a.has("seed"))
+        st = parse_seed(a.get("seed"), opt.seed);
+    if (st && a.has("tolerance")) {
+        std::string v = a.get("tolerance");
+        char* end = nullptr;
+        double t = v.empty() ? NAN : std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(t >= 0.0) || !std::isfinite(t))
+            st = invalid_argument("--tolerance expects a non-negative number, got '" + a.get("tolerance") + "'");
+        else
+            opt.tolerance = t;
+    }
+    if (!st) {
+        report("verify", st);
+        return kUsage;
+    }
+    opt.use_simd = !a.has("no-simd");
+    opt.find_divergence = !a.has("no-divergence");
+
+    Graph ga, gb;
+    Warnings warnings;
+    st = load_model(a.positional[0], a.positional[1], opt.seed, ga, warnings);
+    if (st)
+        st = load_model(a.positional[2], a.positional[3], opt.seed, gb, warnings);
+    print_warnings(warnings);
+    if (!st)
+        return report("verify", st);
+    VerifyResult r;
+    st = verify_models(ga, gb, opt, r);
+    if (!st)
+        return report("verify", st);
+
+    if (a.has("json")) {
+        printf("%s\n", verify_json(r).c_str());
+    } else {
+        auto line = [](const char* kind, const BlobDiff& d) {
+            printf("%s %s %s: err %s%s%s\n", kind, quote(d.name).c_str(),
+                   (d.shape_a.known() ? d.shape_a.str() : std::string("[?]")).c_str(), err_str(d.err).c_str(),
+                   d.note.empty() ? "" : " - ", d.note.c_str());
+        };
+        for (auto& d : r.outputs)
+            line("output", d);
+        for (auto& d : r.head_inputs)
+            line("head input", d);
+        if (!opt.find_divergence)
+            printf("first divergence: not searched\n");
+        else if (r.diverged)
+            printf("first divergence: blob %s from layer %s (%s; %s in B), err %s (%d shared blobs compared)\n",
+                   quote(r.diverge_blob).c_str(), quote(r.diverge_layer).c_str(), r.diverge_type.c_str(),
+                   quote(r.diverge_layer_b).c_str(), err_str(r.diverge_err).c_str(), r.blobs_compared);
+        else
+            printf("first divergence: none (%d shared blobs compared)\n", r.blobs_compared);
+        printf("%s: max err %s %s tolerance %s\n", r.passed ? "PASS" : "FAIL", err_str(r.max_err).c_str(),
+               r.passed ? "<=" : ">", err_str(r.tolerance).c_str());
+    }
+    return r.passed ? kOk : kBadInput;
+}
+
+}  // namespace cli
+}  // namespace nnfold

@@ -1,0 +1,272 @@
+// GEMM: the scalar micro-kernel twin, packing (strided and im2col), the blocked driver, and the
+// scalar GEMV over packed A. The SIMD micro-kernels are in wasm/gemm_wasmsimd.cpp.
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nnfold {
+namespace kernels {
+
+void f32_gemm_4x8__scalar(size_t kc, const float* a, const float* b, float* c, size_t ldc, const GemmTile& t) {
+    float acc[4][8];
+    if (t.flags & kGemmAccumulate) {
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = c[i * ldc + j];
+    } else if (t.row_bias) {
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = t.row_bias[i];
+    } else if (t.col_bias) {
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = t.col_bias[j];
+    } else {
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = 0.f;
+    }
+    for (size_t k = 0; k < kc; k++) {
+        for (int i = 0; i < 4; i++) {
+            const float ai = a[i];
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = acc[i][j] + ai * b[j];
+        }
+        a += 4;
+        b += 8;
+    }
+    if (t.flags & kGemmFinal) {
+        const GemmEpilogue& ep = *t.ep;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 8; j++) {
+                float v = acc[i][j];
+                if (ep.scale)
+                    v = v * ep.alpha;
+                acc[i][j] = act_scalar(v, ep.act);
+            }
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 8; j++)
+            c[i * ldc + j] = acc[i][j];
+}
+
+void f32_pack_a(int M, int K, const float* a, size_t rs, size_t cs, float* dst) {
+    for (int p = 0; p < M; p += kGemmMR) {
+        const int rows = std::min(kGemmMR, M - p);
+        float* d = dst + (size_t)p * K;  // panel p / MR starts at (p / MR) * K * MR = p * K
+        for (int k = 0; k < K; k++) {
+            for (int r = 0; r < rows; r++)
+                d[r] = a[(size_t)(p + r) * rs + (size_t)k * cs];
+            for (int r = rows; r < kGemmMR; r++)
+                d[r] = 0.f;
+            d += kGemmMR;
+        }
+    }
+}
+
+namespace {
+
+// Packs B[k0 .. k0 + kc)[n0 .. n0 + nc) of a strided matrix into panels of kc x NR.
+void pack_b_strided(const float* b, size_t rs, size_t cs, int k0, int kc, int n0, int nc, float* dst) {
+    for (int j = 0; j < nc; j += kGemmNR) {
+        const int cols = std::min(kGemmNR, nc - j);
+        float* d = dst + (size_t)(j / kGemmNR) * kc * kGemmNR;
+        const float* s = b + (size_t)k0 * rs + (size_t)(n0 + j) * cs;
+        if (cols == kGemmNR && cs == 1) {
+            for (int k = 0; k < kc; k++) {
+                std::memcpy(d, s, sizeof(float) * kGemmNR);
+                s += rs;
+                d += kGemmNR;
+            }
+            continue;
+        }
+        for (int k = 0; k < kc; k++) {
+            for (int c = 0; c < cols; c++)
+                d[c] = s[(size_t)c * cs];
+            for (int c = cols; c < kGemmNR; c++)
+                d[c] = 0.f;
+            s += rs;
+            d += kGemmNR;
+        }
+    }
+}
+
+// Packs the im2col matrix rows [k0, k0 + kc), columns [n0, n0 + nc) into panels of kc x NR
+// without materializing the im2col matrix.
+void pack_b_im2col(const Im2col& g, int k0, int kc, int n0, int nc, float* dst) {
+    const int maxk = g.kernel_w * g.kernel_h;
+    for (int j = 0; j < nc; j += kGemmNR) {
+        const int cols = std::min(kGemmNR, nc - j);
+        float* d = dst + (size_t)(j / kGemmNR) * kc * kGemmNR;
+        // offsets of this panel's output pixels inside a (padded) input plane
+        size_t base[kGemmNR];
+        int n = n0 + j;
+        int oy = n / g.out_w, ox = n % g.out_w;
+        const bool one_row = cols == kGemmNR && ox + kGemmNR <= g.out_w;
+        for (int c = 0; c < cols; c++) {
+            base[c] = (size_t)oy * g.stride_h * g.in_w + (size_t)ox * g.stride_w;
+            if (++ox == g.out_w) {
+                ox = 0;
+                oy++;
+            }
+        }
+        const bool contiguous = one_row && g.stride_w == 1;
+        int q = k0 / maxk, kk = k0 % maxk;
+        int ki = kk / g.kernel_w, kj = kk % g.kernel_w;
+        for (int k = 0; k < kc; k++) {
+            const float* s = g.src + (size_t)q * g.in_plane + (size_t)ki * g.dilation_h * g.in_w + (size_t)kj * g.dilation_w;
+            if (contiguous) {
+                std::memcpy(d, s + base[0], sizeof(float) * kGemmNR);
+            } else {
+                for (int c = 0; c < cols; c++)
+                    d[c] = s[base[c]];
+                for (int c = cols; c < kGemmNR; c++)
+                    d[c] = 0.f;
+            }
+            d += kGemmNR;
+            if (++kj == g.kernel_w) {
+                kj = 0;
+                if (++ki == g.kernel_h) {
+                    ki = 0;
+                    q++;
+                }
+            }
+        }
+    }
+}
+
+// Blocking: a K block of at most kKcMax rows, and an N block whose packed B (kc x nc) is at most
+// kBBlockFloats (256 KB, half of a 512 KB L2), so each A panel slice (kc x MR, <= 8 KB) stays in
+// L1 while the B block streams from L2.
+constexpr int kKcMax = 512;
+constexpr size_t kBBlockFloats = 64 * 1024;
+
+int choose_kc(int K) {
+    if (K <= kKcMax)
+        return std::max(K, 1);
+    int blocks = (K + kKcMax - 1) / kKcMax;
+    return (K + blocks - 1) / blocks;  // even blocks rather than a short last one
+}
+
+int choose_nc(int N, int kc) {
+    int nc = (int)(kBBlockFloats / (size_t)kc) / kGemmNR * kGemmNR;
+    nc = std::max(nc, kGemmNR);
+    int n_round = (N + kGemmNR - 1) / kGemmNR * kGemmNR;
+    return std::min(nc, n_round);
+}
+
+// One C tile of mr x nr (<= MR x NR) at row m0, column n0 of the product.
+inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_t ldc, int mr, int nr, int m0, int n0,
+                      const GemmEpilogue& ep, unsigned flags) {
+    GemmTile t;
+    t.flags = flags;
+    t.ep = &ep;
+    float row_bias[kGemmMR], col_bias[kGemmNR];
+    if (!(flags & kGemmAccumulate) && ep.bias) {
+        if (ep.bias_per_column) {
+            if (nr == kGemmNR) {
+                t.col_bias = ep.bias + n0;
+            } else {
+                for (int j = 0; j < kGemmNR; j++)
+                    col_bias[j] = j < nr ? ep.bias[n0 + j] : 0.f;
+                t.col_bias = col_bias;
+            }
+        } else {
+            if (mr == kGemmMR) {
+                t.row_bias = ep.bias + m0;
+            } else {
+                for (int i = 0; i < kGemmMR; i++)
+                    row_bias[i] = i < mr ? ep.bias[m0 + i] : 0.f;
+                t.row_bias = row_bias;
+            }
+        }
+    }
+    if (mr == kGemmMR && nr == kGemmNR) {
+        f32_gemm_4x8(kc, a, b, c, ldc, t);
+        return;
+    }
+    // Edge tile: compute a full tile locally and copy the valid part.
+    float tmp[kGemmMR * kGemmNR];
+    if (flags & kGemmAccumulate) {
+        std::fill(tmp, tmp + kGemmMR * kGemmNR, 0.f);
+        for (int i = 0; i < mr; i++)
+            std::memcpy(tmp + i * kGemmNR, c + i * ldc, sizeof(float) * nr);
+    }
+    f32_gemm_4x8(kc, a, b, tmp, kGemmNR, t);
+    for (int i = 0; i < mr; i++)
+        std::memcpy(c + i * ldc, tmp + i * kGemmNR, sizeof(float) * nr);
+}
+
+}  // namespace
+
+void f32_pack_b(int K, int N, const float* b, size_t rs, size_t cs, float* dst) {
+    pack_b_strided(b, rs, cs, 0, K, 0, N, dst);
+}
+
+size_t f32_gemm_workspace_floats(int N, int K, GemmB::Kind kind) {
+    if (kind == GemmB::Packed || N <= 0)
+        return 0;
+    int kc = choose_kc(K);
+    return (size_t)kc * choose_nc(N, kc);
+}
+
+void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float* c, size_t ldc,
+              const GemmEpilogue& ep, bool accumulate, float* workspace) {
+    if (M <= 0 || N <= 0 || K < 0)
+        return;
+    const int kc_max = choose_kc(K);
+    const int nc_max = choose_nc(N, kc_max);
+    for (int n0 = 0; n0 < N; n0 += nc_max) {
+        const int nc = std::min(nc_max, N - n0);
+        int k0 = 0;
+        do {
+            const int kc = std::min(kc_max, K - k0);
+            const float* bp;
+            size_t panel_stride;
+            if (b.kind == GemmB::Packed) {
+                bp = b.data + (size_t)(n0 / kGemmNR) * K * kGemmNR + (size_t)k0 * kGemmNR;
+                panel_stride = (size_t)K * kGemmNR;
+            } else {
+                if (b.kind == GemmB::Strided)
+                    pack_b_strided(b.data, b.rs, b.cs, k0, kc, n0, nc, workspace);
+                else
+                    pack_b_im2col(b.im2col, k0, kc, n0, nc, workspace);
+                bp = workspace;
+                panel_stride = (size_t)kc * kGemmNR;
+            }
+            const unsigned flags = ((accumulate || k0 > 0) ? kGemmAccumulate : 0u) | (k0 + kc >= K ? kGemmFinal : 0u);
+            for (int m0 = 0; m0 < M; m0 += kGemmMR) {
+                const int mr = std::min(kGemmMR, M - m0);
+                const float* ap = a_packed + (size_t)m0 * K + (size_t)k0 * kGemmMR;
+                float* crow = c + (size_t)m0 * ldc + n0;
+                for (int j = 0; j < nc; j += kGemmNR)
+                    gemm_tile((size_t)kc, ap, bp + (size_t)(j / kGemmNR) * panel_stride, crow + j, ldc, mr,
+                              std::min(kGemmNR, nc - j), m0, n0 + j, ep, flags);
+            }
+            k0 += kc;
+        } while (k0 < K);
+    }
+}
+
+void f32_gemv_packed__scalar(int M, int K, const float* a_packed, const float* x, const float* bias,
+                             const ActParams& act, float* y) {
+    for (int p = 0; p < M; p += kGemmMR) {
+        const int rows = std::min(kGemmMR, M - p);
+        float acc[kGemmMR];
+        for (int r = 0; r < kGemmMR; r++)
+            acc[r] = bias && r < rows ? bias[p + r] : 0.f;
+        const float* ap = a_packed + (size_t)p * K;
+        for (int k = 0; k < K; k++) {
+            const float xk = x[k];
+            for (int r = 0; r < kGemmMR; r++)
+                acc[r] = acc[r] + ap[r] * xk;
+            ap += kGemmMR;
+        }
+        for (int r = 0; r < rows; r++)
+            y[p + r] = act_scalar(acc[r], act);
+    }
+}
+
+}  // namespace kernels
+}  // namespace nnfold

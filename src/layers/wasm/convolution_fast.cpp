@@ -1,0 +1,175 @@
+// Convolution_fast: Convolution (layers/convolution.cpp, the reference semantics) computed as
+//   - 3x3 stride 1 dilation 1 with enough channels: Winograd F(4,3) (kernels/winograd.h), the 36
+//     transformed-domain products as GEMMs over blocks of tiles;
+//   - 1x1 stride 1: one GEMM straight over the (padded) input planes, B[k = channel][n = pixel];
+//   - everything else (3x3 s2, 5x5, 7x7, dilations, 1x1 s2...): GEMM with B packed by im2col from
+//     the padded input (kernels/gemm.h), the K order (channel, ki, kj) being the reference's;
+//   - ncnn's 1D InnerProduct form (1D input, 1x1 kernel): GEMV over the same packed weights.
+// Bias and the fused activation are applied in the GEMM / Winograd stores. Weights are repacked
+// once in create_pipeline (im2col GEMM A panels, or Winograd U) and the original array is freed.
+// Pads (explicit, asymmetric, -233/-234) come from the reference's conv_geometry and make_border.
+#include "kernels/gemm.h"
+#include "kernels/winograd.h"
+#include "layers/convolution.h"
+#include "layers/wasm/fast_common.h"
+
+namespace nnfold {
+
+class Convolution_fast : public Convolution {
+public:
+    Status create_pipeline(const Option& opt) override;
+    using Convolution::forward;
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+
+    // Winograd pays off once the GEMMs dominate the transforms (enough channels); above 256x256
+    // channels the 4x larger U costs more memory than it saves time at the small spatial sizes such
+    // layers have (ResNet's 512-channel stage runs at 7x7).
+    static bool winograd_eligible(int kw, int kh, int sw, int sh, int dw, int dh, int inch, int outch) {
+        return kw == 3 && kh == 3 && sw == 1 && sh == 1 && dw == 1 && dh == 1 && inch >= 16 && outch >= 16 &&
+               (int64_t)inch * outch <= 256 * 256;
+    }
+
+private:
+    Status forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const;
+
+    std::vector<float> packed_;      // im2col GEMM A: num_output x (inch * kernel_h * kernel_w)
+    std::vector<float> winograd_u_;  // Winograd U (36 packed A panels of num_output x inch)
+    bool winograd_ = false;
+    bool ready_ = false;
+};
+
+Status Convolution_fast::create_pipeline(const Option& opt) {
+    NF_RETURN_IF_ERROR(Convolution::create_pipeline(opt));
+    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
+        return Status::ok();  // nothing to repack: the reference forward reports the problem
+    const int inch = num_input(), maxk = kernel_w * kernel_h;
+    winograd_ = winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output);
+    if (winograd_) {
+        NF_RETURN_IF_ERROR(fast_alloc(winograd_u_, kernels::winograd43_u_floats(num_output, inch)));
+        kernels::winograd43_transform_kernel(weight_data.data(), num_output, inch, winograd_u_.data());
+    } else {
+        const int K = inch * maxk;
+        NF_RETURN_IF_ERROR(fast_alloc(packed_, kernels::packed_a_floats(num_output, K)));
+        kernels::f32_pack_a(num_output, K, weight_data.data(), (size_t)K, 1, packed_.data());
+    }
+    fast_release(weight_data);
+    ready_ = true;
+    return Status::ok();
+}
+
+Status Convolution_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    if (!ready_)
+        return Convolution::forward(bottom, top, opt);
+    if (bottom.elempack != 1)
+        return internal_error("Convolution needs a planar (elempack 1) input");
+    Shape os;
+    ConvGeometry g;
+    NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
+    NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
+    const float* bias = bias_term ? bias_data.data() : nullptr;
+    const int inch = num_input();
+
+    if (os.dims == 1) {  // ncnn's InnerProduct form
+        kernels::f32_gemv_packed(num_output, inch, packed_.data(), bottom.data, bias, fast_act(activation), top.data);
+        return Status::ok();
+    }
+    if (winograd_)
+        return forward_winograd(bottom, g, top, opt);
+
+    Mat src = bottom;
+    if (g.pads.any())
+        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
+    const int N = g.out_w * g.out_h, K = inch * kernel_w * kernel_h;
+    kernels::GemmB b;
+    if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1) {
+        // output pixels are the padded input pixels: B is the input planes as they are
+        b.kind = kernels::GemmB::Strided;
+        b.data = src.data;
+        b.rs = (size_t)g.padded_w * g.padded_h;
+        b.cs = 1;
+    } else {
+        b.kind = kernels::GemmB::Im2colSource;
+        b.im2col.src = src.data;
+        b.im2col.in_w = g.padded_w;
+        b.im2col.in_plane = (size_t)g.padded_w * g.padded_h;
+        b.im2col.kernel_w = kernel_w;
+        b.im2col.kernel_h = kernel_h;
+        b.im2col.dilation_w = dilation_w;
+        b.im2col.dilation_h = dilation_h;
+        b.im2col.stride_w = stride_w;
+        b.im2col.stride_h = stride_h;
+        b.im2col.out_w = g.out_w;
+    }
+    Mat ws;
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_gemm_workspace_floats(N, K, b.kind), opt, ws));
+    kernels::GemmEpilogue ep;
+    ep.bias = bias;
+    ep.act = fast_act(activation);
+    kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data);
+    return fast_cancelled(opt);
+}
+
+Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const {
+    const int inch = num_input(), outch = num_output;
+    const int tiles_w = (g.out_w + 3) / 4, tiles_h = (g.out_h + 3) / 4;
+    const int ntiles = tiles_w * tiles_h;
+    // the input with the conv pads, extended right/bottom so every 6x6 tile is inside (the extra
+    // cells only feed output pixels past out_w/out_h, which are dropped)
+    Planes in;
+    NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "Convolution", in));
+    Pads p = g.pads;
+    p.right = tiles_w * 4 + 2 - in.w - p.left;
+    p.bottom = tiles_h * 4 + 2 - in.h - p.top;
+    Mat src;
+    NF_RETURN_IF_ERROR(make_border(bottom, src, p, pad_value, opt.workspace_allocator));
+    const int src_w = tiles_w * 4 + 2;
+    const size_t src_plane = (size_t)src_w * (tiles_h * 4 + 2);
+
+    // Tiles per block: the block's V (36 x inch) and M (36 x outch) about 512 KB, in panels of 8.
+    const size_t per_tile = (size_t)36 * (inch + outch);
+    int tb = (int)((size_t)(128 * 1024) / per_tile) / 8 * 8;
+    tb = std::max(tb, 8);
+    tb = std::min(tb, (ntiles + 7) / 8 * 8);
+    const size_t v_floats = 36 * kernels::packed_b_floats(inch, tb);
+    const size_t m_floats = (size_t)36 * outch * tb;
+    Mat ws;
+    NF_RETURN_IF_ERROR(fast_workspace(v_floats + m_floats, opt, ws));
+    float* V = ws.data;
+    float* M = ws.data + v_floats;
+
+    kernels::WinogradInput wi;
+    wi.src = src.data;
+    wi.in_w = src_w;
+    wi.in_plane = src_plane;
+    wi.inch = inch;
+    wi.tiles_w = tiles_w;
+    kernels::WinogradOutput wo;
+    wo.dst = top.data;
+    wo.out_w = g.out_w;
+    wo.out_h = g.out_h;
+    wo.outch = outch;
+    wo.tiles_w = tiles_w;
+    wo.bias = bias_term ? bias_data.data() : nullptr;
+    wo.act = fast_act(activation);
+    const size_t u_stride = kernels::packed_a_floats(outch, inch);
+    const kernels::GemmEpilogue plain;
+    for (int t0 = 0; t0 < ntiles; t0 += tb) {
+        const int nt = std::min(tb, ntiles - t0);
+        kernels::winograd43_transform_input(wi, t0, nt, V);
+        const size_t v_stride = kernels::packed_b_floats(inch, nt);
+        for (int pos = 0; pos < 36; pos++) {
+            kernels::GemmB b;
+            b.kind = kernels::GemmB::Packed;
+            b.data = V + pos * v_stride;
+            kernels::f32_gemm(outch, nt, inch, winograd_u_.data() + pos * u_stride, b, M + (size_t)pos * outch * nt,
+                              (size_t)nt, plain, false, nullptr);
+        }
+        kernels::winograd43_transform_output(M, (size_t)nt, wo, t0, nt);
+        NF_RETURN_IF_ERROR(fast_cancelled(opt));
+    }
+    return Status::ok();
+}
+
+NF_DEFINE_OPTIMIZED_LAYER(Convolution, Convolution_fast)
+
+}  // namespace nnfold

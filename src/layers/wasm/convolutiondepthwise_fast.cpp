@@ -1,0 +1,158 @@
+// ConvolutionDepthWise_fast: ConvolutionDepthWise (layers/convolutiondepthwise.cpp) computed as
+//   - depthwise (one input and one output channel per group): per channel, the row-vectorized
+//     sliding-window kernels of kernels/dwconv.h (3x3 and 5x5 at stride 1 and 2 specialized, any
+//     other kernel/stride/dilation through the general kernel), bias and activation fused, the
+//     pads applied virtually (no border copy of the input; windows taller than the kernels' row
+//     ring, kernels/window.h, run the reference forward);
+//   - any other grouping (group conv, channel multipliers): one GEMM per group with the group's
+//     weights packed once as A panels and B by im2col from the group's input planes (1x1 stride 1:
+//     the planes themselves), as Convolution_fast does for the whole input.
+// Pads come from the reference's conv_geometry/make_border (explicit, asymmetric, -233, -234).
+#include "kernels/dwconv.h"
+#include "kernels/gemm.h"
+#include "layers/convolutiondepthwise.h"
+#include "layers/wasm/fast_common.h"
+
+namespace nnfold {
+
+class ConvolutionDepthWise_fast : public ConvolutionDepthWise {
+public:
+    Status create_pipeline(const Option& opt) override;
+    using ConvolutionDepthWise::forward;
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+
+private:
+    bool depthwise_ = false;
+    std::vector<float> packed_;  // grouped: per group, GEMM A panels of (num_output/group) x (inch/group * maxk)
+    bool ready_ = false;
+};
+
+Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
+    NF_RETURN_IF_ERROR(ConvolutionDepthWise::create_pipeline(opt));
+    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
+        return Status::ok();  // the reference forward reports the problem
+    const int maxk = kernel_w * kernel_h;
+    const int inch_g = num_input() / group, outch_g = num_output / group;
+    depthwise_ = inch_g == 1 && outch_g == 1;
+    if (!depthwise_) {
+        // weight_data is [group][outch_g][inch_g * maxk]: each group's block is a row-major A
+        const int K = inch_g * maxk;
+        const size_t per_group = kernels::packed_a_floats(outch_g, K);
+        NF_RETURN_IF_ERROR(fast_alloc(packed_, per_group * group));
+        for (int gi = 0; gi < group; gi++)
+            kernels::f32_pack_a(outch_g, K, weight_data.data() + (size_t)gi * outch_g * K, (size_t)K, 1,
+                                packed_.data() + gi * per_group);
+        fast_release(weight_data);
+    }
+    // depthwise: weight_data [channel][kernel_h][kernel_w] is already the kernels' layout
+    ready_ = true;
+    return Status::ok();
+}
+
+Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    if (!ready_)
+        return ConvolutionDepthWise::forward(bottom, top, opt);
+    if (bottom.elempack != 1)
+        return internal_error("ConvolutionDepthWise needs a planar (elempack 1) input");
+    Shape os;
+    ConvGeometry g;
+    NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
+    NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
+    const size_t out_plane = (size_t)g.out_w * g.out_h;
+    const kernels::ActParams act = fast_act(activation);
+    const int maxk = kernel_w * kernel_h;
+
+    if (depthwise_) {
+        // no border copy: the kernels pad virtually through a ring of padded rows (kernels/window.h)
+        Planes in;
+        NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "ConvolutionDepthWise", in));
+        kernels::WindowGeometry win;
+        win.in_w = in.w;
+        win.in_h = in.h;
+        win.pad_left = g.pads.left;
+        win.pad_top = g.pads.top;
+        win.pad_value = pad_value;
+        win.out_w = g.out_w;
+        win.out_h = g.out_h;
+        win.kernel_w = kernel_w;
+        win.kernel_h = kernel_h;
+        win.stride_w = stride_w;
+        win.stride_h = stride_h;
+        win.dilation_w = dilation_w;
+        win.dilation_h = dilation_h;
+        if (!kernels::f32_dwconv_supported(win))  // a window taller than the row ring holds
+            return ConvolutionDepthWise::forward(bottom, top, opt);
+        Mat scratch;
+        NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_dwconv_scratch_floats(win), opt, scratch));
+        const size_t in_plane = (size_t)in.w * in.h;
+        const bool d1 = dilation_w == 1 && dilation_h == 1;
+        const bool square = kernel_w == kernel_h && stride_w == stride_h;
+        for (int q = 0; q < num_output; q++) {
+            kernels::DwPlane p;
+            p.win = win;
+            p.win.src = bottom.data + q * in_plane;
+            p.dst = top.data + q * out_plane;
+            p.kernel = weight_data.data() + (size_t)q * maxk;
+            p.bias = bias_term ? bias_data[q] : 0.f;
+            p.act = act;
+            p.scratch = scratch.data;
+            if (d1 && square && kernel_w == 3 && stride_w == 1)
+                kernels::f32_dwconv3x3s1(p);
+            else if (d1 && square && kernel_w == 3 && stride_w == 2)
+                kernels::f32_dwconv3x3s2(p);
+            else if (d1 && square && kernel_w == 5 && stride_w == 1)
+                kernels::f32_dwconv5x5s1(p);
+            else if (d1 && square && kernel_w == 5 && stride_w == 2)
+                kernels::f32_dwconv5x5s2(p);
+            else
+                kernels::f32_dwconv_general(p);
+            if ((q & 63) == 63)
+                NF_RETURN_IF_ERROR(fast_cancelled(opt));
+        }
+        return fast_cancelled(opt);
+    }
+
+    Mat src = bottom;
+    if (g.pads.any())
+        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
+    const size_t in_plane = (size_t)g.padded_w * g.padded_h;
+    const int inch_g = num_input() / group, outch_g = num_output / group;
+    const int K = inch_g * maxk, N = g.out_w * g.out_h;
+    const size_t per_group = kernels::packed_a_floats(outch_g, K);
+    const bool direct = kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1;
+    const kernels::GemmB::Kind kind = direct ? kernels::GemmB::Strided : kernels::GemmB::Im2colSource;
+    Mat ws;
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_gemm_workspace_floats(N, K, kind), opt, ws));
+    for (int gi = 0; gi < group; gi++) {
+        const float* gsrc = src.data + (size_t)gi * inch_g * in_plane;
+        kernels::GemmB b;
+        b.kind = kind;
+        if (direct) {
+            b.data = gsrc;
+            b.rs = in_plane;
+            b.cs = 1;
+        } else {
+            b.im2col.src = gsrc;
+            b.im2col.in_w = g.padded_w;
+            b.im2col.in_plane = in_plane;
+            b.im2col.kernel_w = kernel_w;
+            b.im2col.kernel_h = kernel_h;
+            b.im2col.dilation_w = dilation_w;
+            b.im2col.dilation_h = dilation_h;
+            b.im2col.stride_w = stride_w;
+            b.im2col.stride_h = stride_h;
+            b.im2col.out_w = g.out_w;
+        }
+        kernels::GemmEpilogue ep;
+        ep.bias = bias_term ? bias_data.data() + (size_t)gi * outch_g : nullptr;
+        ep.act = act;
+        kernels::f32_gemm(outch_g, N, K, packed_.data() + gi * per_group, b, top.data + (size_t)gi * outch_g * out_plane,
+                          (size_t)N, ep, false, ws.data);
+        NF_RETURN_IF_ERROR(fast_cancelled(opt));
+    }
+    return Status::ok();
+}
+
+NF_DEFINE_OPTIMIZED_LAYER(ConvolutionDepthWise, ConvolutionDepthWise_fast)
+
+}  // namespace nnfold

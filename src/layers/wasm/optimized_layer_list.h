@@ -1,0 +1,10 @@
+// Layer types with an optimized implementation (NF_DEFINE_OPTIMIZED_LAYER in src/layers/wasm/*.cpp).
+// Compiled in every build: the SIMD flavour calls SIMD-128 kernels, the baseline their scalar twins.
+// No include guard: included with different macro definitions.
+NF_OPTIMIZED_LAYER(Convolution)
+NF_OPTIMIZED_LAYER(ConvolutionDepthWise)
+NF_OPTIMIZED_LAYER(Pooling)
+NF_OPTIMIZED_LAYER(InnerProduct)
+NF_OPTIMIZED_LAYER(Gemm)
+NF_OPTIMIZED_LAYER(Deconvolution)
+NF_OPTIMIZED_LAYER(DeconvolutionDepthWise)

@@ -1,0 +1,120 @@
+// Pooling_fast: Pooling (layers/pooling.cpp) with the row-vectorized kernels of kernels/pooling.h
+// for global max/avg pooling and the common windows (2x2 and 3x3 at stride 1 and 2, max and avg,
+// any pads and pad mode). The border is the reference's (-FLT_MAX for max, 0 for avg),
+// applied virtually by the kernels instead of copied; an average without count_include_pad divides by the number of window cells inside the
+// pad params and the full-mode tail, per output row and column, as the reference counts them.
+// Adaptive pooling and other windows run the reference forward.
+#include <algorithm>
+#include <cfloat>
+
+#include "kernels/pooling.h"
+#include "layers/pooling.h"
+#include "layers/wasm/fast_common.h"
+
+namespace nnfold {
+
+class Pooling_fast : public Pooling {
+public:
+    using Pooling::forward;
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+};
+
+namespace {
+
+// Window cells of [i * stride, i * stride + kernel) inside [first, end), for each output index.
+std::vector<int> inside_counts(int n, int kernel, int stride, int first, int end) {
+    std::vector<int> c((size_t)n);
+    for (int i = 0; i < n; i++) {
+        int lo = std::max(i * stride, first), hi = std::min(i * stride + kernel, end);
+        c[(size_t)i] = std::max(hi - lo, 0);
+    }
+    return c;
+}
+
+}  // namespace
+
+Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    if (adaptive_pooling || bottom.elempack != 1)
+        return Pooling::forward(bottom, top, opt);
+    const Shape in = bottom.shape();
+    Planes p;
+    NF_RETURN_IF_ERROR(conv_input_planes(in, "Pooling", p));
+    const size_t plane = (size_t)p.w * p.h;
+
+    if (global_pooling) {
+        NF_RETURN_IF_ERROR(top.create(Shape::d1(p.c), opt.blob_allocator));
+        for (int q = 0; q < p.c; q++) {
+            const float* ptr = bottom.data + q * plane;
+            top.data[q] = pooling_type == kMax ? kernels::f32_global_maxpool(ptr, plane)
+                                               : kernels::f32_global_avgpool(ptr, plane);
+        }
+        return Status::ok();
+    }
+
+    const bool square = kernel_w == kernel_h && stride_w == stride_h;
+    const int k = kernel_w, s = stride_w;
+    const bool fast_window = square && (k == 2 || k == 3) && (s == 1 || s == 2);
+    // SAME modes with non-zero pad params count cells by the pad params, which need not be the
+    // border the window sees (a reference quirk kept exactly): leave that to the reference
+    const bool counts_match = pooling_type == kMax || avgpool_count_include_pad || pad_mode == 0 || pad_mode == 1 ||
+                              (pad_left == 0 && pad_right == 0 && pad_top == 0 && pad_bottom == 0);
+    if (!fast_window || !counts_match)
+        return Pooling::forward(bottom, top, opt);
+
+    Geometry g;
+    NF_RETURN_IF_ERROR(geometry(in, g));
+    NF_RETURN_IF_ERROR(top.create(Shape::d3(g.out_w, g.out_h, p.c), opt.blob_allocator));
+    // the reference's border value, applied virtually through a ring of padded rows (no border copy)
+    const float border = pooling_type == kMax ? -FLT_MAX : 0.f;
+    kernels::WindowGeometry win;
+    win.in_w = p.w;
+    win.in_h = p.h;
+    win.pad_left = g.border.left;
+    win.pad_top = g.border.top;
+    win.pad_value = border;
+    win.out_w = g.out_w;
+    win.out_h = g.out_h;
+    win.kernel_w = win.kernel_h = k;
+    win.stride_w = win.stride_h = s;
+    Mat scratch;
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_pool_scratch_floats(win), opt, scratch));
+    std::vector<int> row_count, col_count;
+    const bool by_counts = pooling_type == kAvg && !avgpool_count_include_pad;
+    if (by_counts) {
+        row_count = inside_counts(g.out_h, k, s, g.first_y, g.end_y);
+        col_count = inside_counts(g.out_w, k, s, g.first_x, g.end_x);
+        col_count.resize(((size_t)g.out_w + 3) / 4 * 4, 0);  // the kernels read whole vectors
+    }
+    const size_t oplane = (size_t)g.out_w * g.out_h;
+    for (int q = 0; q < p.c; q++) {
+        kernels::PoolPlane pp;
+        pp.win = win;
+        pp.win.src = bottom.data + q * plane;
+        pp.dst = top.data + q * oplane;
+        pp.scratch = scratch.data;
+        if (by_counts) {
+            pp.row_count = row_count.data();
+            pp.col_count = col_count.data();
+        }
+        if (pooling_type == kMax) {
+            if (k == 2)
+                s == 1 ? kernels::f32_maxpool2x2s1(pp) : kernels::f32_maxpool2x2s2(pp);
+            else if (s == 1)
+                kernels::f32_maxpool3x3s1(pp);
+            else
+                kernels::f32_maxpool3x3s2(pp);
+        } else {
+            if (k == 2)
+                s == 1 ? kernels::f32_avgpool2x2s1(pp) : kernels::f32_avgpool2x2s2(pp);
+            else if (s == 1)
+                kernels::f32_avgpool3x3s1(pp);
+            else
+                kernels::f32_avgpool3x3s2(pp);
+        }
+    }
+    return fast_cancelled(opt);
+}
+
+NF_DEFINE_OPTIMIZED_LAYER(Pooling, Pooling_fast)
+
+}  // namespace nnfold

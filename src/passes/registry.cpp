@@ -1,0 +1,76 @@
+#include "passes/registry.h"
+
+namespace nnfold {
+
+namespace {
+
+std::vector<std::unique_ptr<Pass>> build_pipeline() {
+    // ncnn's fused activations (ncnn src/layer/fused_activation.h: 1 ReLU, 2 leaky ReLU, 3 Clip,
+    // 4 Sigmoid, 5 Mish, 6 HardSwish) are computed by the same code for every host type, so every
+    // host takes all five layer types (ncnnoptimize lists fewer for the deconvolutions).
+    const std::vector<std::string> acts = {"ReLU", "Clip", "Sigmoid", "Mish", "HardSwish"};
+    std::vector<std::unique_ptr<Pass>> p;
+    // nnfold: parallel convolutions first, so that a BatchNorm after them fuses in the same round;
+    // explicit Padding into the convolution after it
+    p.push_back(make_fuse_slice_convolution_concat());
+    p.push_back(make_fuse_split_convolution_concat());
+    p.push_back(make_fuse_padding_convolution());
+    // ncnnoptimize's order from here on; nnfold's additions next to their siblings
+    p.push_back(make_fuse_batchnorm_scale());
+    p.push_back(make_fuse_host_batchnorm("fuse_convolution_batchnorm", {"Convolution"}));
+    p.push_back(make_fuse_host_binaryop("fuse_convolution_mul", {"Convolution"}, true));
+    p.push_back(make_fuse_host_binaryop("fuse_convolution_add", {"Convolution"}, false));
+    p.push_back(make_fuse_host_batchnorm("fuse_convolutiondepthwise_batchnorm", {"ConvolutionDepthWise"}));
+    p.push_back(make_fuse_host_binaryop("fuse_convolutiondepthwise_mul", {"ConvolutionDepthWise"}, true));
+    p.push_back(make_fuse_host_binaryop("fuse_convolutiondepthwise_add", {"ConvolutionDepthWise"}, false));
+    p.push_back(make_fuse_host_batchnorm("fuse_deconvolution_batchnorm", {"Deconvolution"}));
+    p.push_back(make_fuse_host_binaryop("fuse_deconvolution_mul", {"Deconvolution"}, true));
+    p.push_back(make_fuse_host_binaryop("fuse_deconvolution_add", {"Deconvolution"}, false));
+    p.push_back(make_fuse_host_batchnorm("fuse_deconvolutiondepthwise_batchnorm", {"DeconvolutionDepthWise"}));
+    p.push_back(make_fuse_host_binaryop("fuse_deconvolutiondepthwise_mul", {"DeconvolutionDepthWise"}, true));  // nnfold
+    p.push_back(make_fuse_host_binaryop("fuse_deconvolutiondepthwise_add", {"DeconvolutionDepthWise"}, false));  // nnfold
+    p.push_back(make_fuse_host_batchnorm("fuse_innerproduct_batchnorm", {"InnerProduct"}));
+    p.push_back(make_fuse_host_binaryop("fuse_innerproduct_mul", {"InnerProduct"}, true));  // nnfold
+    p.push_back(make_fuse_host_binaryop("fuse_innerproduct_add", {"InnerProduct"}, false));
+    p.push_back(make_fuse_gemm_batchnorm());  // nnfold
+    p.push_back(make_fuse_innerproduct_dropout());
+    p.push_back(make_replace_reduction_with_global_pooling());
+    p.push_back(make_replace_prelu_with_leaky_relu());
+    p.push_back(make_fuse_host_activation("fuse_convolution_activation", {"Convolution"}, acts));
+    p.push_back(make_fuse_host_activation("fuse_convolutiondepthwise_activation", {"ConvolutionDepthWise"}, acts));
+    p.push_back(make_fuse_host_activation("fuse_deconvolution_activation", {"Deconvolution"}, acts));
+    p.push_back(make_fuse_host_activation("fuse_deconvolutiondepthwise_activation", {"DeconvolutionDepthWise"}, acts));
+    p.push_back(make_fuse_host_activation("fuse_innerproduct_activation", {"InnerProduct"}, acts));
+    p.push_back(make_fuse_memorydata_binaryop());
+    p.push_back(make_fuse_binaryop_eltwise());
+    p.push_back(make_eliminate_dropout());
+    p.push_back(make_eliminate_pooling1x1());
+    p.push_back(make_eliminate_noop());
+    p.push_back(make_eliminate_split());
+    p.push_back(make_eliminate_reshape_after("eliminate_flatten_after_global_pooling", "Flatten", "global_pooling"));
+    p.push_back(make_eliminate_reshape_after("eliminate_reshape_after_global_pooling", "Reshape", "global_pooling"));
+    p.push_back(make_eliminate_reshape_before_binaryop());
+    p.push_back(make_replace_convolution_with_innerproduct("replace_convolution_with_innerproduct_after_global_pooling",
+                                                           "global_pooling"));
+    p.push_back(make_replace_convolution_with_innerproduct("replace_convolution_with_innerproduct_after_innerproduct",
+                                                           "InnerProduct"));
+    p.push_back(make_eliminate_reshape_after("eliminate_flatten_after_innerproduct", "Flatten", "InnerProduct"));
+    p.push_back(make_eliminate_orphaned_memorydata());
+    return p;
+}
+
+}  // namespace
+
+const std::vector<std::unique_ptr<Pass>>& pipeline() {
+    static const std::vector<std::unique_ptr<Pass>> p = build_pipeline();
+    return p;
+}
+
+const Pass* find_pass(const std::string& name) {
+    for (auto& p : pipeline())
+        if (p->name() == name)
+            return p.get();
+    return nullptr;
+}
+
+}  // namespace nnfold

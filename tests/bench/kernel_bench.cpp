@@ -1,0 +1,463 @@
+// nnfold_kernel_bench: GFLOP/s of the hot kernels and of the machine's f32x4 multiply-add peak, in
+// whatever build it is compiled in (wasm SIMD, wasm baseline, native). Run it under Node for the
+// wasm builds:
+//   node --no-experimental-fetch build-wasm-simd/tests/bench/nnfold_kernel_bench.js [--json]
+//
+// V8 first runs wasm with its baseline compiler and recompiles hot functions with TurboFan later;
+// a function entered once and looping long can stay baseline (TOOLCHAIN.md). So every benchmark
+// calls its kernel repeatedly and warms up for a fixed time first. Then 11 timed repetitions: the
+// reported GFLOP/s use the best CPU time of the running thread per call (cli/cpu_clock.h), which
+// stays meaningful when other processes share the core; the best wall time is shown beside it.
+//
+// Benchmarks (FLOPs counted as 2 per multiply-add of the direct algorithm):
+//   peak.f32x4.N     N independent accumulators, acc = acc * m + c in a loop (mul + add = 8 FLOPs
+//                    per f32x4); the scalar build measures the same with float accumulators
+//   peak.f32x4.loadN N accumulators, acc += a * b with b loaded from L1 (the products are off the
+//                    dependency chains, as in a GEMM); the peak is the best of all peak rows
+//   gemm.256         f32_gemm 256x256x256, A packed once, B packed per call (as a layer does)
+//   conv1x1.128      Convolution layer 128 -> 128, 1x1, 56x56
+//   conv3x3.64       Convolution layer 64 -> 64, 3x3 pad 1, 56x56 (Winograd: effective GFLOP/s)
+//   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
+//   dwconv3x3.128    ConvolutionDepthWise layer, 128 channels, 3x3 pad 1, 56x56
+//   dwconv3x3s2.128  the same with stride 2
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cpu_clock.h"
+#include "kernels/dwconv.h"
+#include "kernels/gemm.h"
+#include "kernels/winograd.h"
+#include "kernels/simd.h"
+#include "layers/layer.h"
+#include "runtime/random.h"
+
+using namespace nnfold;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Peak: kept out of line so V8 compiles it as a hot, repeatedly called function.
+template <int N>
+__attribute__((noinline)) void peak_kernel(int iters, float* out) {
+#if NNFOLD_SIMD
+    v128_t acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = wasm_f32x4_splat(out[i]);
+    const v128_t m = wasm_f32x4_splat(0.999f), c = wasm_f32x4_splat(0.001f);
+    for (int it = 0; it < iters; it++)
+        for (int i = 0; i < N; i++)
+            acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], m), c);
+    for (int i = 0; i < N; i++)
+        out[i] = wasm_f32x4_extract_lane(acc[i], 0) + wasm_f32x4_extract_lane(acc[i], 3);
+#else
+    float acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = out[i];
+    const float m = 0.999f, c = 0.001f;
+    for (int it = 0; it < iters; it++)
+        for (int i = 0; i < N; i++)
+            acc[i] = acc[i] * m + c;
+    for (int i = 0; i < N; i++)
+        out[i] = acc[i];
+#endif
+}
+
+// Peak with independent products, as a GEMM has them: acc_i += a * b_i with b_i loaded from an
+// L1-resident buffer each iteration, so the multiplies are off the accumulators' dependency chains
+// (only the add latency is) and the compiler cannot hoist them.
+template <int N>
+__attribute__((noinline)) void peak_load_kernel(int iters, const float* buf, float* out) {
+#if NNFOLD_SIMD
+    v128_t acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = wasm_f32x4_splat(0.f);
+    const v128_t a = wasm_f32x4_splat(out[0]);
+    for (int it = 0; it < iters; it++) {
+        const float* b = buf + ((it * 4 * N) & 255);
+        for (int i = 0; i < N; i++)
+            acc[i] = wasm_f32x4_add(acc[i], wasm_f32x4_mul(a, wasm_v128_load(b + 4 * i)));
+    }
+    for (int i = 0; i < N; i++)
+        out[i] = wasm_f32x4_extract_lane(acc[i], 0) + wasm_f32x4_extract_lane(acc[i], 3);
+#else
+    float acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = 0.f;
+    const float a = out[0];
+    for (int it = 0; it < iters; it++) {
+        const float* b = buf + ((it * N) & 255);
+        for (int i = 0; i < N; i++)
+            acc[i] = acc[i] + a * b[i];
+    }
+    for (int i = 0; i < N; i++)
+        out[i] = acc[i];
+#endif
+}
+
+constexpr int kLanes = NNFOLD_SIMD ? 4 : 1;
+
+struct Timing {
+    double cpu = 0;           // best (least disturbed) seconds per call by thread CPU time
+    double best = 0, median = 0;  // by wall time
+};
+
+struct Result {
+    std::string name;
+    double gflops = 0;       // by CPU time
+    double ms = 0;           // CPU time of one call
+    double wall_gflops = 0;  // by the best wall time
+    std::string note;
+};
+
+Result make_result(const std::string& name, double flops, const Timing& t, const std::string& note) {
+    Result r;
+    r.name = name;
+    r.gflops = flops / t.cpu * 1e-9;
+    r.wall_gflops = flops / t.best * 1e-9;
+    r.ms = t.cpu * 1e3;
+    r.note = note;
+    return r;
+}
+
+// Warm up for `warm` seconds, then time `reps` repetitions of enough calls to last ~`rep_time`
+// seconds each. Returns seconds per call: the best by thread CPU time (the code's speed; other
+// processes sharing the core only add to it, through caches), and the best and median by wall time.
+Timing measure(const std::function<void()>& fn, double warm, double rep_time, int reps = 11) {
+    auto t0 = Clock::now();
+    int calls = 0;
+    while (seconds_since(t0) < warm || calls < 3) {
+        fn();
+        calls++;
+    }
+    double per_call = seconds_since(t0) / calls;
+    int n = std::max(1, (int)(rep_time / std::max(per_call, 1e-9)));
+    std::vector<double> wall, cpu;
+    for (int r = 0; r < reps; r++) {
+        const double c0 = cli::cpu_time_ms();
+        auto s = Clock::now();
+        for (int i = 0; i < n; i++)
+            fn();
+        wall.push_back(seconds_since(s) / n);
+        cpu.push_back((cli::cpu_time_ms() - c0) * 1e-3 / n);
+    }
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    Timing t;
+    t.best = wall.front();
+    t.median = wall[wall.size() / 2];
+    t.cpu = cpu.front();
+    if (!(t.cpu > 0))
+        t.cpu = t.best;  // no CPU clock
+    return t;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    Rng rng(seed);
+    std::vector<float> v(n);
+    for (auto& x : v)
+        x = rng.uniform(-1.f, 1.f);
+    return v;
+}
+
+// A layer with random weights, params given as id -> int.
+std::unique_ptr<Layer> make_layer(const std::string& type, const std::vector<std::pair<int, int>>& ints) {
+    auto l = create_layer(type, true);
+    ParamDict pd;
+    for (auto& kv : ints)
+        pd.set_int(kv.first, kv.second);
+    if (!l || !l->load_param(pd)) {
+        fprintf(stderr, "bench: cannot create %s\n", type.c_str());
+        return nullptr;
+    }
+    std::vector<WeightSpec> specs;
+    (void)l->weight_specs(specs);
+    std::vector<WeightArray> w;
+    uint32_t seed = 1;
+    for (auto& s : specs)
+        w.push_back(s.tagged ? WeightArray::tagged_f32(random_floats(s.count, seed++))
+                             : WeightArray::untagged(random_floats(s.count, seed++)));
+    Option o;
+    if (!l->load_model(w) || !l->create_pipeline(o)) {
+        fprintf(stderr, "bench: cannot load %s\n", type.c_str());
+        return nullptr;
+    }
+    return l;
+}
+
+Result bench_layer(const std::string& name, const std::string& type, const std::vector<std::pair<int, int>>& ints,
+                   const Shape& in_shape, double flops, double warm, double rep, const std::string& note = "") {
+    Result r;
+    r.name = name;
+    r.note = note;
+    auto l = make_layer(type, ints);
+    if (!l)
+        return r;
+    Mat in;
+    if (!in.create(in_shape).is_ok())
+        return r;
+    auto v = random_floats(in.total_floats(), 3);
+    std::copy(v.begin(), v.end(), in.data);
+    Option opt;
+    bool ok = true;
+    Timing t = measure(
+        [&] {
+            Mat out;
+            if (!l->forward(in, out, opt))
+                ok = false;
+        },
+        warm, rep);
+    if (!ok)
+        fprintf(stderr, "bench: %s forward failed\n", name.c_str());
+    return make_result(name, flops, t, note);
+}
+
+// C -> O 3x3 stride-1 convolution of an H x W input (padded by 1) by im2col + GEMM straight from the
+// kernels (no Winograd), for comparing against the layer's choice.
+Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
+    const int PW = W + 2, PH = H + 2, K = C * 9, N = W * H;
+    auto wt = random_floats((size_t)O * K, 4), in = random_floats((size_t)C * PW * PH, 5);
+    std::vector<float> ap(kernels::packed_a_floats(O, K)), out((size_t)O * N);
+    kernels::f32_pack_a(O, K, wt.data(), K, 1, ap.data());
+    kernels::GemmB b;
+    b.kind = kernels::GemmB::Im2colSource;
+    b.im2col.src = in.data();
+    b.im2col.in_w = PW;
+    b.im2col.in_plane = (size_t)PW * PH;
+    b.im2col.kernel_w = b.im2col.kernel_h = 3;
+    b.im2col.out_w = W;
+    std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+    kernels::GemmEpilogue ep;
+    Timing t = measure([&] { kernels::f32_gemm(O, N, K, ap.data(), b, out.data(), N, ep, false, ws.data()); }, warm, rep);
+    return make_result(name, 2.0 * O * K * N, t, "im2col + GEMM");
+}
+
+// The same convolution by Winograd F(4,3) straight from the kernels (the layer's algorithm, with
+// its tile blocking), whatever the channel counts.
+Result bench_winograd3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
+    const int tiles_w = (W + 3) / 4, tiles_h = (H + 3) / 4, ntiles = tiles_w * tiles_h;
+    const int sw = tiles_w * 4 + 2, sh = tiles_h * 4 + 2;
+    auto wt = random_floats((size_t)O * C * 9, 4), in = random_floats((size_t)C * sw * sh, 5);
+    std::vector<float> u(kernels::winograd43_u_floats(O, C)), out((size_t)O * W * H);
+    kernels::winograd43_transform_kernel(wt.data(), O, C, u.data());
+    int tb = (int)((size_t)(128 * 1024) / ((size_t)36 * (C + O))) / 8 * 8;
+    tb = std::min(std::max(tb, 8), (ntiles + 7) / 8 * 8);
+    std::vector<float> V(36 * kernels::packed_b_floats(C, tb)), M((size_t)36 * O * tb);
+    kernels::WinogradInput wi;
+    wi.src = in.data();
+    wi.in_w = sw;
+    wi.in_plane = (size_t)sw * sh;
+    wi.inch = C;
+    wi.tiles_w = tiles_w;
+    kernels::WinogradOutput wo;
+    wo.dst = out.data();
+    wo.out_w = W;
+    wo.out_h = H;
+    wo.outch = O;
+    wo.tiles_w = tiles_w;
+    const size_t u_stride = kernels::packed_a_floats(O, C);
+    const kernels::GemmEpilogue plain;
+    Timing t = measure(
+        [&] {
+            for (int t0 = 0; t0 < ntiles; t0 += tb) {
+                const int nt = std::min(tb, ntiles - t0);
+                kernels::winograd43_transform_input(wi, t0, nt, V.data());
+                const size_t v_stride = kernels::packed_b_floats(C, nt);
+                for (int pos = 0; pos < 36; pos++) {
+                    kernels::GemmB b;
+                    b.kind = kernels::GemmB::Packed;
+                    b.data = V.data() + pos * v_stride;
+                    kernels::f32_gemm(O, nt, C, u.data() + pos * u_stride, b, M.data() + (size_t)pos * O * nt,
+                                      (size_t)nt, plain, false, nullptr);
+                }
+                kernels::winograd43_transform_output(M.data(), (size_t)nt, wo, t0, nt);
+            }
+        },
+        warm, rep);
+    return make_result(name, 2.0 * O * C * 9 * W * H, t, "Winograd F(4,3) (direct FLOPs)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool json = false;
+    // repetitions of >= 0.1 s: the thread CPU clock of the Node builds advances at scheduler ticks
+    double warm = 0.5, rep = 0.1;
+    std::string filter;
+    bool sweep = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--quick"))
+            warm = 0.2, rep = 0.05;
+        else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+            filter = argv[++i];
+        else if (!strcmp(argv[i], "--winograd-sweep"))
+            sweep = true;
+        else {
+            fprintf(stderr,
+                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING] [--winograd-sweep]\n"
+                    "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (best of 11 repetitions\n"
+                    "after warm-up, by thread CPU time)\n");
+            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    auto wanted = [&](const std::string& n) { return filter.empty() || n.find(filter) != std::string::npos; };
+    std::vector<Result> results;
+
+    // peak: 8, 12 and 16 accumulators; the best is the peak
+    {
+        const int iters = 4096;
+        float buf[16];
+        for (int i = 0; i < 16; i++)
+            buf[i] = 0.5f + 0.01f * i;
+        auto run_peak = [&](int n, const std::function<void()>& fn) {
+            std::string name = "peak." + std::string(NNFOLD_SIMD ? "f32x4." : "f32.") + std::to_string(n);
+            if (!wanted(name) && !wanted("peak"))
+                return;
+            results.push_back(make_result(name, (double)iters * n * kLanes * 2, measure(fn, warm, rep),
+                                          std::to_string(n) + " independent mul+add chains"));
+        };
+        run_peak(8, [&] { peak_kernel<8>(iters, buf); });
+        run_peak(12, [&] { peak_kernel<12>(iters, buf); });
+        run_peak(16, [&] { peak_kernel<16>(iters, buf); });
+        // independent products (loads from L1)
+        std::vector<float> lbuf(256 + 64 * 4);
+        for (size_t i = 0; i < lbuf.size(); i++)
+            lbuf[i] = 0.001f * (float)(i % 17);
+        for (int n : {8, 12}) {
+            std::string name = "peak." + std::string(NNFOLD_SIMD ? "f32x4." : "f32.") + "load" + std::to_string(n);
+            if (!wanted(name) && !wanted("peak"))
+                continue;
+            auto fn = n == 8 ? std::function<void()>([&] { peak_load_kernel<8>(iters, lbuf.data(), buf); })
+                             : std::function<void()>([&] { peak_load_kernel<12>(iters, lbuf.data(), buf); });
+            results.push_back(make_result(name, (double)iters * n * kLanes * 2, measure(fn, warm, rep),
+                                          std::to_string(n) + " accumulators += a * (load from L1)"));
+        }
+        if (buf[0] == 12345.f)
+            printf(" ");  // keep the results observable
+    }
+
+    if (sweep) {
+        // 3x3 stride-1 convolutions, C -> C channels: Winograd F(4,3) against im2col + GEMM, to
+        // place the layer's Winograd threshold
+        for (int c : {4, 8, 16, 32, 64, 128, 256})
+            for (int hw : {56, 28, 14, 7}) {
+                if ((double)c * c * hw * hw > 64.0 * 64 * 56 * 56 * 2)
+                    continue;
+                const std::string tag = "c" + std::to_string(c) + "." + std::to_string(hw);
+                results.push_back(bench_winograd3x3("winograd3x3." + tag, c, c, hw, hw, warm, rep));
+                results.push_back(bench_im2col3x3("im2col3x3." + tag, c, c, hw, hw, warm, rep));
+            }
+    }
+    if (wanted("gemm.256")) {
+        const int M = 256, N = 256, K = 256;
+        auto A = random_floats((size_t)M * K, 1), B = random_floats((size_t)K * N, 2);
+        std::vector<float> ap(kernels::packed_a_floats(M, K)), C((size_t)M * N);
+        kernels::f32_pack_a(M, K, A.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Strided;
+        b.data = B.data();
+        b.rs = N;
+        b.cs = 1;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        Timing t = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back(make_result("gemm.256", 2.0 * M * N * K, t, "256x256x256, B packed per call"));
+    }
+    if (wanted("conv1x1.128"))
+        results.push_back(bench_layer("conv1x1.128", "Convolution", {{0, 128}, {1, 1}, {5, 1}, {6, 128 * 128}},
+                                      Shape::d3(56, 56, 128), 2.0 * 128 * 128 * 56 * 56, warm, rep,
+                                      "Convolution 128->128 1x1 on 56x56 (GEMM)"));
+    if (wanted("conv3x3.64"))
+        results.push_back(bench_layer("conv3x3.64", "Convolution", {{0, 64}, {1, 3}, {4, 1}, {5, 1}, {6, 64 * 64 * 9}},
+                                      Shape::d3(56, 56, 64), 2.0 * 64 * 64 * 9 * 56 * 56, warm, rep,
+                                      "Convolution 64->64 3x3 pad 1 on 56x56 (Winograd F(4,3); direct FLOPs)"));
+    if (wanted("conv3x3.64.im2col")) {
+        // im2col + GEMM straight from the kernels, on a padded 58x58 input
+        const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
+        auto wt = random_floats((size_t)O * K, 4), in = random_floats((size_t)C * W * H, 5);
+        std::vector<float> ap(kernels::packed_a_floats(O, K)), out((size_t)O * N);
+        kernels::f32_pack_a(O, K, wt.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Im2colSource;
+        b.im2col.src = in.data();
+        b.im2col.in_w = W;
+        b.im2col.in_plane = (size_t)W * H;
+        b.im2col.kernel_w = b.im2col.kernel_h = 3;
+        b.im2col.out_w = OW;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        Timing t = measure([&] { kernels::f32_gemm(O, N, K, ap.data(), b, out.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back(make_result("conv3x3.64.im2col", 2.0 * O * K * N, t, "the same by im2col + GEMM"));
+    }
+    if (wanted("dwconv3x3.128"))
+        results.push_back(bench_layer("dwconv3x3.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 3}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}}, Shape::d3(56, 56, 128),
+                                      2.0 * 128 * 9 * 56 * 56, warm, rep, "ConvolutionDepthWise 128ch 3x3 pad 1 on 56x56"));
+    if (wanted("dwconv3x3.128.kernel")) {
+        // the depthwise kernel alone (no layer: no output allocation), 128 planes of 56x56, pad 1
+        const int C = 128, W = 56, H = 56;
+        auto in = random_floats((size_t)C * W * H, 6), k = random_floats((size_t)C * 9, 7);
+        std::vector<float> out((size_t)C * W * H);
+        kernels::WindowGeometry win;
+        win.in_w = win.out_w = W;
+        win.in_h = win.out_h = H;
+        win.pad_left = win.pad_top = 1;
+        win.kernel_w = win.kernel_h = 3;
+        std::vector<float> scratch(kernels::f32_dwconv_scratch_floats(win));
+        Timing t = measure(
+            [&] {
+                for (int q = 0; q < C; q++) {
+                    kernels::DwPlane p;
+                    p.win = win;
+                    p.win.src = in.data() + (size_t)q * W * H;
+                    p.scratch = scratch.data();
+                    p.dst = out.data() + (size_t)q * W * H;
+                    p.kernel = k.data() + q * 9;
+                    kernels::f32_dwconv3x3s1(p);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("dwconv3x3.128.kernel", 2.0 * C * 9 * W * H, t, "f32_dwconv3x3s1 alone"));
+    }
+    if (wanted("dwconv3x3s2.128"))
+        results.push_back(bench_layer("dwconv3x3s2.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 3}, {3, 2}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}},
+                                      Shape::d3(56, 56, 128), 2.0 * 128 * 9 * 28 * 28, warm, rep,
+                                      "ConvolutionDepthWise 128ch 3x3 s2 pad 1 on 56x56"));
+
+    double peak = 0;
+    for (auto& r : results)
+        if (r.name.rfind("peak.", 0) == 0)
+            peak = std::max(peak, r.gflops);
+#if defined(__EMSCRIPTEN__)
+    const char* flavour = NNFOLD_SIMD ? "wasm-simd" : "wasm-baseline";
+#else
+    const char* flavour = NNFOLD_SIMD ? "native-simde" : "native-scalar";
+#endif
+    if (json) {
+        printf("{\"build\": \"%s\", \"peak_gflops\": %.3f, \"results\": [", flavour, peak);
+        for (size_t i = 0; i < results.size(); i++)
+            printf("%s\n  {\"name\": \"%s\", \"gflops\": %.3f, \"wall_gflops\": %.3f, \"ms\": %.4f, \"of_peak\": %.3f}",
+                   i ? "," : "", results[i].name.c_str(), results[i].gflops, results[i].wall_gflops, results[i].ms,
+                   peak > 0 ? results[i].gflops / peak : 0.0);
+        printf("\n]}\n");
+    } else {
+        printf("nnfold kernel benchmark (%s build)\n", flavour);
+        printf("best of 11 repetitions after warm-up, by thread CPU time (by wall time in parentheses)\n");
+        printf("%-20s %9s %10s %10s %8s  %s\n", "kernel", "GFLOP/s", "(wall)", "ms/call", "of peak", "what");
+        for (auto& r : results)
+            printf("%-20s %9.2f %10.2f %10.3f %7.0f%%  %s\n", r.name.c_str(), r.gflops, r.wall_gflops, r.ms,
+                   peak > 0 ? 100.0 * r.gflops / peak : 0.0, r.note.c_str());
+    }
+    return 0;
+}

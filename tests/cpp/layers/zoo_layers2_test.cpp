@@ -1,0 +1,172 @@
+// Every zoo line of the shape / detection / matrix types loads from the zoo's .param files: each
+// line is read on its own (behind Input layers for its bottoms) through the real .param reader;
+// where the zoo gives the bottoms' shapes (-23330 hints, or vision_transformer's known token
+// shapes) the inferred top shapes must equal the zoo's hints (ncnn's own shape inference; the
+// detection count is data dependent and not compared). Every line also runs, once as read and
+// once after a canonical write -> read round trip: identical outputs show the param tables'
+// defaults and float/int kinds agree with what the layers read. Skips cleanly without the zoo.
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "io/ncnn_io.h"
+#include "layers2_harness.h"
+#include "runtime/analysis.h"
+#include "test_util.h"
+
+using namespace nnfold;
+
+namespace {
+
+const std::set<std::string> kTypes = {"Concat",  "Slice",      "Permute",      "Reshape", "Flatten", "ShuffleChannel",
+                                      "Squeeze", "ExpandDims", "Tile",         "PixelShuffle", "Reorg", "MatMul",
+                                      "PriorBox", "DetectionOutput", "YoloDetectionOutput", "Yolov3DetectionOutput"};
+
+struct Line {
+    std::string text, type;
+    std::vector<std::string> bottoms, tops;
+    std::vector<Shape> hints;  // per top, when the line has -23330
+};
+
+std::vector<std::string> split(const std::string& s, char sep = 0) {
+    std::vector<std::string> t;
+    std::string x;
+    if (!sep) {
+        std::istringstream is(s);
+        while (is >> x)
+            t.push_back(x);
+    } else {
+        std::stringstream ss(s);
+        while (std::getline(ss, x, sep))
+            t.push_back(x);
+    }
+    return t;
+}
+
+std::vector<Line> parse_lines(const std::string& text) {
+    std::vector<Line> out;
+    auto lines = split(text, '\n');
+    for (size_t n = 2; n < lines.size(); n++) {
+        auto t = split(lines[n]);
+        if (t.size() < 4)
+            continue;
+        Line l;
+        l.text = lines[n];
+        l.type = t[0];
+        const int nb = std::stoi(t[2]), nt = std::stoi(t[3]);
+        l.bottoms.assign(t.begin() + 4, t.begin() + 4 + nb);
+        l.tops.assign(t.begin() + 4 + nb, t.begin() + 4 + nb + nt);
+        for (size_t i = 4 + nb + nt; i < t.size(); i++) {
+            if (t[i].rfind("-23330=", 0) != 0)
+                continue;
+            std::vector<int> v;
+            for (auto& x : split(t[i].substr(7), ','))
+                v.push_back(std::stoi(x));
+            const size_t per = nt > 0 ? (v.size() - 1) / nt : 0;
+            for (int k = 0; k < nt && (per == 4 || per == 5); k++) {
+                const int* p = &v[1 + k * per];
+                const int w = p[1], h = p[2], d = per == 5 ? p[3] : 1, c = per == 5 ? p[4] : p[3];
+                l.hints.push_back(p[0] == 1 ? Shape::d1(w) : p[0] == 2 ? Shape::d2(w, h) : p[0] == 3 ? Shape::d3(w, h, c)
+                                                                                                    : Shape::d4(w, h, d, c));
+            }
+        }
+        out.push_back(l);
+    }
+    return out;
+}
+
+// vision_transformer declares no shapes: 384x384 input, 32x32 patches -> [768,12,12]; the
+// reshape gives [768,144], the transpose [144,768]; cls_token is [1,768] (MemoryData 0=768 1=1).
+std::map<std::string, Shape> vit_shapes() {
+    return {{"onnx::Shape_153", Shape::d3(12, 12, 768)},
+            {"onnx::Transpose_161", Shape::d2(144, 768)},
+            {"onnx::Concat_162", Shape::d2(768, 144)},
+            {"backbone.cls_token", Shape::d2(768, 1)}};
+}
+std::map<std::string, Shape> vit_outputs() {
+    return {{"onnx::Transpose_161", Shape::d2(144, 768)},
+            {"onnx::Concat_162", Shape::d2(768, 144)},
+            {"onnx::Add_163", Shape::d2(768, 145)}};
+}
+
+}  // namespace
+
+TEST(ZooLayers2, EveryOwnedLayerLoadsMatchesZooShapesAndSurvivesRoundTrip) {
+    if (!test::have_zoo())
+        GTEST_SKIP() << "no zoo at " << test::zoo_dir();
+    int loaded = 0, shape_checked = 0, ran = 0;
+    std::set<std::string> types_seen;
+    for (const std::string& path : test::zoo_params()) {
+        const std::string file = path.substr(path.rfind('/') + 1);
+        const bool vit = file.find("vision_transformer") != std::string::npos;
+        auto lines = parse_lines(test::read_text(path));
+        std::map<std::string, Shape> known = vit ? vit_shapes() : std::map<std::string, Shape>();
+        for (auto& l : lines)
+            for (size_t i = 0; i < l.hints.size() && i < l.tops.size(); i++)
+                known[l.tops[i]] = l.hints[i];
+        for (const Line& l : lines) {
+            if (!kTypes.count(l.type))
+                continue;
+            SCOPED_TRACE(file + ": " + l.text.substr(0, 300));
+            std::string text = "7767517\n" + std::to_string(l.bottoms.size() + 1) + " " +
+                               std::to_string(l.bottoms.size() + l.tops.size()) + "\n";
+            for (size_t i = 0; i < l.bottoms.size(); i++)
+                text += "Input in" + std::to_string(i) + " 0 1 " + l.bottoms[i] + "\n";
+            text += l.text + "\n";
+            Graph g;
+            Warnings w;
+            Status st = read_param(text, g, w, file);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            loaded++;
+            types_seen.insert(l.type);
+
+            std::map<std::string, Shape> in_shapes;
+            for (auto& b : l.bottoms)
+                if (known.count(b))
+                    in_shapes[b] = known[b];
+            ASSERT_EQ(in_shapes.size(), l.bottoms.size()) << "every owned zoo line has known input shapes";
+            std::vector<Shape> shapes;
+            st = infer_shapes(g, in_shapes, shapes);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            for (size_t i = 0; i < l.tops.size(); i++) {
+                const Shape& got = shapes[g.find_blob(l.tops[i])];
+                if (i < l.hints.size() && !got.dynamic) {
+                    EXPECT_EQ(got, l.hints[i]) << "inferred " << got.str() << ", zoo hint " << l.hints[i].str();
+                    shape_checked++;
+                } else if (vit && vit_outputs().count(l.tops[i])) {
+                    EXPECT_EQ(got, vit_outputs()[l.tops[i]]) << "inferred " << got.str();
+                    shape_checked++;
+                } else {
+                    EXPECT_TRUE(got.dynamic) << l.tops[i] << " has no hint";
+                }
+            }
+
+            // run as read, and after a canonical write -> read round trip
+            std::string written;
+            ASSERT_TRUE(write_param(g, written, w).is_ok());
+            Graph g2;
+            ASSERT_TRUE(read_param(written, g2, w, file).is_ok()) << written;
+            std::map<std::string, Mat> inputs;
+            uint32_t seed = 9;
+            for (auto& kv : in_shapes)
+                inputs[kv.first] = lt::rand_mat(kv.second, ++seed, l.type == "DetectionOutput" ? 0.f : -1.f, 1.f);
+            auto out1 = test::run_graph(g, inputs);
+            auto out2 = test::run_graph(g2, inputs);
+            ASSERT_EQ(out1.size(), l.tops.size());
+            for (auto& kv : out1) {
+                ASSERT_TRUE(out2.count(kv.first));
+                EXPECT_EQ(kv.second.shape(), out2[kv.first].shape());
+                EXPECT_EQ(0, std::memcmp(kv.second.data, out2[kv.first].data, kv.second.bytes()))
+                    << "the canonical rewrite changed " << kv.first << ":\n" << written;
+            }
+            ran++;
+        }
+    }
+    for (const char* t : {"Concat", "Slice", "Permute", "Reshape", "Flatten", "ShuffleChannel", "PriorBox",
+                          "DetectionOutput", "Yolov3DetectionOutput"})
+        EXPECT_TRUE(types_seen.count(t)) << t << " not found in the zoo";
+    EXPECT_GT(loaded, 100);
+    EXPECT_GT(shape_checked, 100);
+    std::printf("zoo layers (shape/detection/matrix): %d loaded, %d top shapes checked, %d run twice\n", loaded,
+                shape_checked, ran);
+}

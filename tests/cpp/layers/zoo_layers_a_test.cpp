@@ -1,0 +1,149 @@
+// Every zoo line of this set's types (BinaryOp, Eltwise, Swish, GELU in the benchmark zoo) loads
+// through the real .param reader behind Input layers for its bottoms; where the zoo gives the
+// bottoms' shapes (-23330 hints, or vision_transformer's [145 tokens, 768]), the inferred top shape
+// must equal the zoo's hint (ncnn's own shape inference) and the layer runs, once as read and once
+// after a canonical write -> read, with identical outputs. Skips cleanly without the zoo.
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "io/ncnn_io.h"
+#include "layers1_harness.h"
+#include "runtime/analysis.h"
+#include "runtime/random.h"
+#include "test_util.h"
+
+using namespace nnfold;
+
+namespace {
+
+const std::set<std::string> kTypes = {"AbsVal", "BatchNorm", "BinaryOp", "BNLL", "Clip", "Eltwise", "ELU", "Erf", "Exp",
+                                      "GELU", "GroupNorm", "HardSigmoid", "HardSwish", "InstanceNorm", "Log", "Mish",
+                                      "Power", "PReLU", "Reduction", "Scale", "SELU", "Sigmoid", "Swish", "TanH",
+                                      "Threshold", "UnaryOp"};
+
+std::vector<std::string> words(const std::string& s) {
+    std::istringstream is(s);
+    std::vector<std::string> t;
+    std::string x;
+    while (is >> x)
+        t.push_back(x);
+    return t;
+}
+
+// -23330=n,dims,w,h,(d,)c,... -> one shape per top
+std::vector<Shape> hints(const std::vector<std::string>& t, size_t ntops) {
+    std::vector<Shape> out;
+    for (auto& x : t) {
+        if (x.rfind("-23330=", 0) != 0)
+            continue;
+        std::vector<int> v;
+        std::stringstream ss(x.substr(7));
+        std::string item;
+        while (std::getline(ss, item, ','))
+            v.push_back(std::stoi(item));
+        size_t per = ntops ? (v.size() - 1) / ntops : 0;
+        for (size_t k = 0; k < ntops && (per == 4 || per == 5); k++) {
+            const int* p = &v[1 + k * per];
+            int dims = p[0], w = p[1], h = p[2], d = per == 5 ? p[3] : 1, c = per == 5 ? p[4] : p[3];
+            out.push_back(dims == 1 ? Shape::d1(w) : dims == 2 ? Shape::d2(w, h) : dims == 3 ? Shape::d3(w, h, c)
+                                                                                        : Shape::d4(w, h, d, c));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(ZooLayersA, EveryLineLoadsMatchesHintsAndRuns) {
+    if (!test::have_zoo())
+        GTEST_SKIP() << "no zoo at " << test::zoo_dir();
+    int loaded = 0, checked = 0, ran = 0;
+    std::set<std::string> seen_types;
+    const uint64_t budget = test::sanitizer_build() ? 200000 : 2000000;  // elements per line run
+    for (const std::string& path : test::zoo_params()) {
+        const std::string file = path.substr(path.rfind('/') + 1);
+        const bool vit = file.find("vision_transformer") != std::string::npos;
+        std::istringstream is(test::read_text(path));
+        std::string line;
+        std::vector<std::string> lines;
+        while (std::getline(is, line))
+            lines.push_back(line);
+        std::map<std::string, Shape> known;  // blob -> hinted shape
+        for (size_t i = 2; i < lines.size(); i++) {
+            auto t = words(lines[i]);
+            if (t.size() < 4)
+                continue;
+            size_t nb = std::stoul(t[2]), nt = std::stoul(t[3]);
+            auto hs = hints(t, nt);
+            for (size_t k = 0; k < hs.size(); k++)
+                known[t[4 + nb + k]] = hs[k];
+        }
+        for (size_t i = 2; i < lines.size(); i++) {
+            auto t = words(lines[i]);
+            if (t.size() < 4 || !kTypes.count(t[0]))
+                continue;
+            SCOPED_TRACE(file + ": " + lines[i]);
+            size_t nb = std::stoul(t[2]), nt = std::stoul(t[3]);
+            std::vector<std::string> bottoms(t.begin() + 4, t.begin() + 4 + nb);
+            std::string text = "7767517\n" + std::to_string(nb + 1) + " " + std::to_string(nb + nt) + "\n";
+            for (size_t k = 0; k < nb; k++)
+                text += "Input in" + std::to_string(k) + " 0 1 " + bottoms[k] + "\n";
+            text += lines[i] + "\n";
+            Graph g;
+            Warnings w;
+            Status st = read_param(text, g, w, file);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            loaded++;
+            seen_types.insert(t[0]);
+
+            std::map<std::string, Shape> in_shapes;
+            for (auto& b : bottoms)
+                if (known.count(b))
+                    in_shapes[b] = known[b];
+                else if (vit)
+                    in_shapes[b] = Shape::d2(768, 145);
+            if (in_shapes.size() != nb)
+                continue;
+            std::vector<Shape> shapes;
+            st = infer_shapes(g, in_shapes, shapes);
+            ASSERT_TRUE(st.is_ok()) << st.message();
+            auto hs = hints(t, nt);
+            for (size_t k = 0; k < hs.size(); k++) {
+                EXPECT_EQ(shapes[g.find_blob(t[4 + nb + k])], hs[k]);
+                checked++;
+            }
+            uint64_t elems = 0;
+            for (auto& s : shapes)
+                elems += s.total();
+            if (elems > budget)
+                continue;
+            ASSERT_TRUE(randomize_weights(g, 3).is_ok());
+            std::string written;
+            ASSERT_TRUE(write_param(g, written, w).is_ok());
+            Graph g2;
+            ASSERT_TRUE(read_param(written, g2, w, file).is_ok()) << written;
+            for (size_t k = 0; k < g.layers.size(); k++)
+                g2.layers[k].weights = g.layers[k].weights;
+            std::map<std::string, Mat> inputs;
+            uint32_t seed = 5;
+            for (auto& kv : in_shapes)
+                inputs[kv.first] = lt::rand_mat(kv.second, ++seed);
+            auto out1 = test::run_graph(g, inputs);
+            auto out2 = test::run_graph(g2, inputs);
+            ASSERT_EQ(out1.size(), nt);
+            for (auto& kv : out1) {
+                ASSERT_TRUE(out2.count(kv.first));
+                EXPECT_EQ(0, std::memcmp(kv.second.data, out2[kv.first].data, kv.second.bytes())) << written;
+            }
+            ran++;
+        }
+    }
+    for (const char* type : {"BinaryOp", "Eltwise", "Swish", "GELU"})
+        EXPECT_TRUE(seen_types.count(type)) << type << " not found in the zoo";
+    EXPECT_GT(loaded, 150);
+    EXPECT_GT(checked, 80);
+    EXPECT_GT(ran, test::sanitizer_build() ? 20 : 100);
+    std::printf("zoo layers of this set: %d loaded, %d shapes checked against hints, %d run twice\n", loaded, checked,
+                ran);
+}

@@ -1,0 +1,153 @@
+// The npm CLI (bin/nnfold.mjs, on the wasm module) against the native CLI (build/nnfold): the same
+// stdout, stderr and exit codes for help, usage errors and bad input, and byte-identical files
+// (randomize, convert, run .f32 outputs) on every zoo model this build loads. The runs use the
+// baseline flavour and the SIMD flavour with --no-simd: the same scalar arithmetic as native
+// (CONVENTIONS section 3's 1e-5 budget covers what may differ; here nothing does).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { convReluBin, convReluParam, noDist, root, smallNetParam, zoo, zooModels, zooShapes } from './helpers.mjs';
+
+const nativeBin = path.join(root, 'build/nnfold');
+const haveNative = fs.existsSync(nativeBin);
+const skip = noDist || (!haveNative && 'build/nnfold (native CLI) is not built');
+
+function cli(which, args, opts = {}) {
+  const [cmd, pre] = which === 'native' ? [nativeBin, []] : [process.execPath, [path.join(root, 'bin/nnfold.mjs')]];
+  const env = { ...process.env, NNFOLD_WASM: opts.flavour ?? 'base' };
+  const r = spawnSync(cmd, [...pre, ...args], { cwd: opts.cwd, env, maxBuffer: 1 << 28 });
+  return { status: r.status, stdout: r.stdout.toString('latin1'), stderr: r.stderr.toString('latin1') };
+}
+
+function same(args, opts = {}) {
+  const n = cli('native', args, opts), j = cli('js', args, opts);
+  assert.equal(j.status, n.status, `exit code of ${args.join(' ')}: native ${n.status}, npm ${j.status}\n${n.stderr}\n${j.stderr}`);
+  assert.equal(j.stderr, n.stderr, `stderr of ${args.join(' ')}`);
+  assert.equal(j.stdout, n.stdout, `stdout of ${args.join(' ')}`);
+  return n;
+}
+
+function sameFile(a, b) {
+  const x = fs.readFileSync(a), y = fs.readFileSync(b);
+  assert.ok(x.equals(y), `${path.basename(a)}: ${x.length} vs ${y.length} bytes, not identical`);
+}
+
+test('help, version and usage errors match the native CLI', { skip }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-cli-'));
+  try {
+    fs.writeFileSync(path.join(tmp, 'm.param'), convReluParam);
+    fs.writeFileSync(path.join(tmp, 'bogus.param'), '7767517\n1 1\nBogusLayer x 0 1 x\n');
+    fs.writeFileSync(path.join(tmp, 'short.bin'), convReluBin().subarray(0, 10));
+    fs.writeFileSync(path.join(tmp, 'seven.f32'), new Uint8Array(28));
+    const cases = [
+      [[], 2], [['--help'], 0], [['-h'], 0], [['help'], 0], [['--version'], 0], [['bogus'], 2],
+      [['run', '--help'], 0], [['info', '--help'], 0], [['randomize', '--help'], 0], [['convert', '--help'], 0],
+      [['run'], 2], [['run', 'a', 'b', 'c'], 2], [['run', 'm.param', '--bogus'], 2], [['run', 'm.param', '--seed'], 2],
+      [['run', 'm.param', '--seed', 'x'], 2], [['run', 'm.param', '--seed', '99999999999'], 2],
+      [['run', 'm.param', '--shape', 'data=1,x'], 2], [['run', 'm.param', '--shape', 'nope'], 2],
+      [['run', 'm.param', '--help=3'], 2], [['info'], 2], [['randomize', 'm.param'], 2], [['convert', 'm.param', 'x'], 2],
+      [['run', 'nope.param'], 1], [['info', 'nope.param'], 1], [['info', 'bogus.param'], 1], [['run', 'bogus.param'], 1],
+      [['run', 'm.param', 'short.bin'], 1], [['run', 'm.param', '--input', 'data'], 2],
+      [['run', 'm.param', '--input', 'nope=seven.f32'], 1], [['run', 'm.param', '--input', 'data=seven.f32'], 1],
+      [['run', 'm.param', '--input', 'data=missing.f32'], 1], [['run', 'm.param', '--output', 'nope'], 1],
+      [['run', 'm.param', '--shape', 'data=3,2,2'], 1], [['convert', 'nope.param', 'null', 'o.param', 'o.bin'], 1],
+      [['randomize', 'bogus.param', 'o.bin'], 1], [['info', 'm.param', '--shape', 'nope=1'], 1],
+    ];
+    for (const [args, code] of cases) {
+      const r = same(args, { cwd: tmp });
+      assert.equal(r.status, code, `${args.join(' ')}: exit ${r.status}, expected ${code}\n${r.stderr}`);
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('inline models: info, run with given inputs and intermediate outputs, convert', { skip }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-cli-'));
+  try {
+    fs.writeFileSync(path.join(tmp, 'm.param'), convReluParam);
+    fs.writeFileSync(path.join(tmp, 'm.bin'), convReluBin());
+    fs.writeFileSync(path.join(tmp, 's.param'), smallNetParam);
+    fs.writeFileSync(path.join(tmp, 'x.f32'), new Uint8Array(new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]).buffer));
+    same(['info', 'm.param', 'm.bin'], { cwd: tmp });
+    same(['info', 's.param', '--json'], { cwd: tmp });
+    for (const w of ['native', 'js']) {
+      const r = cli(w, ['run', 'm.param', 'm.bin', '--input', 'data=x.f32', '--output', 'conv', '--output', 'out', '--output-dir', w], { cwd: tmp });
+      assert.equal(r.status, 0, r.stderr);
+      const s = cli(w, ['run', 's.param', '--seed', '7', '--output-dir', `${w}-s`], { cwd: tmp });
+      assert.equal(s.status, 0, s.stderr);
+      const c = cli(w, ['convert', 's.param', 'null', `${w}.param`, `${w}.bin`, '--seed', '3', '--fp16'], { cwd: tmp });
+      assert.equal(c.status, 0, c.stderr);
+    }
+    for (const f of ['conv.f32', 'out.f32']) sameFile(path.join(tmp, 'native', f), path.join(tmp, 'js', f));
+    const out = new Float32Array(new Uint8Array(fs.readFileSync(path.join(tmp, 'js', 'out.f32'))).buffer);
+    assert.equal(out[0], 3.5); // relu(1*1 + -2*-1 + 0.5), by hand
+    sameFile(path.join(tmp, 'native-s', 'prob.f32'), path.join(tmp, 'js-s', 'prob.f32'));
+    sameFile(path.join(tmp, 'native.param'), path.join(tmp, 'js.param'));
+    sameFile(path.join(tmp, 'native.bin'), path.join(tmp, 'js.bin'));
+    const a = JSON.parse(fs.readFileSync(path.join(tmp, 'native', 'summary.json'), 'utf8'));
+    const b = JSON.parse(fs.readFileSync(path.join(tmp, 'js', 'summary.json'), 'utf8'));
+    delete a.ms;
+    delete b.ms;
+    assert.deepEqual(b, a);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('zoo models: randomize, convert and run give the native bytes', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 900000 }, async (t) => {
+  let compared = 0;
+  for (const model of zooModels()) {
+    const param = path.join(zoo, model + '.param');
+    const shapeArgs = Object.entries(zooShapes[model] ?? {}).flatMap(([k, v]) => ['--shape', `${k}=${v.join(',')}`]);
+    // the info text (or the error for a model with layer types not implemented yet) is the same
+    const info = same(['info', param, ...shapeArgs]);
+    if (info.status !== 0) continue;
+    await t.test(model, () => {
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `nnfold-cli-${model}-`));
+      try {
+        const p = (f) => path.join(tmp, f);
+        for (const w of ['native', 'js']) {
+          const r = cli(w, ['randomize', param, p(`${w}.bin`), '--seed', '1']);
+          assert.equal(r.status, 0, r.stderr);
+          for (const fp16 of [false, true]) {
+            const c = cli(w, ['convert', param, p(`${w}.bin`), p(`${w}${fp16}.param`), p(`${w}${fp16}.bin`), ...shapeArgs, ...(fp16 ? ['--fp16'] : [])]);
+            assert.equal(c.status, 0, c.stderr);
+          }
+        }
+        sameFile(p('native.bin'), p('js.bin'));
+        for (const fp16 of [false, true]) {
+          sameFile(p(`native${fp16}.param`), p(`js${fp16}.param`));
+          sameFile(p(`native${fp16}.bin`), p(`js${fp16}.bin`));
+        }
+        same(['info', param, p('native.bin'), '--json', ...shapeArgs]);
+        // runs: the largest models (vision_transformer) only in the randomize/convert checks
+        const weights = fs.statSync(p('native.bin')).size;
+        if (weights > 64 << 20) return;
+        const runs = [['native', 'base', []], ['js', 'base', []], ['js', 'simd', ['--no-simd']]];
+        const summaries = [];
+        for (const [w, flavour, extra] of runs) {
+          const dir = p(`run-${w}-${flavour}`);
+          const r = cli(w, ['run', param, p('native.bin'), '--seed', '2', '--output-dir', dir, ...shapeArgs, ...extra], { flavour });
+          assert.equal(r.status, 0, r.stderr);
+          const s = JSON.parse(r.stdout);
+          delete s.ms;
+          summaries.push(s);
+        }
+        for (const o of summaries[0].outputs) {
+          sameFile(p(`run-native-base/${o.file}`), p(`run-js-base/${o.file}`));
+          sameFile(p(`run-native-base/${o.file}`), p(`run-js-simd/${o.file}`));
+        }
+        assert.deepEqual(summaries[1], summaries[0]);
+        assert.deepEqual(summaries[2], summaries[0]);
+        compared++;
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  }
+  assert.ok(compared >= 1, 'at least one zoo model ran in both CLIs');
+});

@@ -1,0 +1,75 @@
+// Compiled by tests/js/types.test.mjs with `tsc --noEmit`: the package's one .d.ts, imported by
+// its package name through the `exports` map, used the way the README shows. The misuses marked
+// below with expect-error directives must be rejected (tsc fails on an unused directive), so the
+// types are not `any`.
+import init, { NnfoldError, Model, simdSupported } from 'nnfold';
+import type { ErrorCode, GraphJson, InitOptions, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
+
+async function main(): Promise<void> {
+  const opts: InitOptions = { simd: simdSupported(), wasmPaths: '/assets/', locateFile: (f, prefix) => prefix + f };
+  const nf: Nnfold = await init(opts);
+  const build: 'simd' | 'base' = nf.build;
+  const canOptimize: boolean = nf.features.optimize;
+
+  const model: Model = nf.loadNcnn('7767517\n...', null, { seed: 1, shapes: { data: [3, 224, 224] } });
+  const fromBytes = nf.loadNcnn(new Uint8Array(10), new ArrayBuffer(8), { simd: false, structureOnly: true });
+  for (const io of model.inputs) {
+    const name: string = io.name;
+    const dims: number[] | null = io.shape;
+    void name, dims;
+  }
+  const inputs = nf.randomInputs(model, 7);
+  const out: Outputs = model.run(inputs, { outputs: ['prob'] });
+  const prob: Float32Array = out.prob.data;
+  model.run({ data: new Float32Array(3 * 224 * 224) });
+  model.run({ data: { data: new Float32Array(12), shape: [3, 2, 2] } });
+
+  const info: ModelInfo = model.info();
+  const layers: number = info.layers;
+  const g: GraphJson = model.graph();
+  const firstEdgeShape: number[] | null = g.edges[0].shape;
+  const files = model.toNcnn({ fp16: true });
+  const param: string = files.param;
+  const bin: Uint8Array = files.bin;
+  const p: ProfileReport = model.profile(null, { runs: 3, onProgress: ({ done, total }) => done < total });
+  const ms: number = p.layers[0].ms_mean;
+
+  if (canOptimize) {
+    const report = model.optimize({ fp16: true, passes: ['fuse_convolution_batchnorm'], keep: ['prob'], explain: true, onProgress: () => {} });
+    const after: number = report.after.layers;
+    void after;
+  }
+  try {
+    nf.loadOnnx(new Uint8Array(0));
+  } catch (e) {
+    if (e instanceof NnfoldError) {
+      const code: ErrorCode = e.code;
+      const message: string = e.message;
+      void code, message;
+    }
+  }
+  const heap: number = nf.heapStats().allocated;
+  {
+    using scoped = nf.loadNcnn('7767517\n...', null);
+    void scoped.outputs;
+  }
+  model.dispose();
+  fromBytes[Symbol.dispose]();
+
+  // @ts-expect-error: inputs are Float32Array, number[] or {data, shape}, not strings
+  model.run({ data: 'pixels' });
+  // @ts-expect-error: the bin is bytes or null
+  nf.loadNcnn('7767517', 'weights.bin');
+  // @ts-expect-error: build is 'simd' | 'base'
+  const wrong: 'wasm' = nf.build;
+  // @ts-expect-error: no such error code
+  const badCode: ErrorCode = 'oops';
+  // @ts-expect-error: fp16 is a boolean
+  model.toNcnn({ fp16: 'yes' });
+  // @ts-expect-error: Model has no public constructor
+  new Model();
+
+  void build, prob, layers, firstEdgeShape, param, bin, ms, heap, wrong, badCode;
+}
+
+void main;

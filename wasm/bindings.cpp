@@ -1,0 +1,450 @@
+// Embind declarations of the nnfold module (the npm package and the page). Only declarations and
+// small conversions: the API lives in src/api (ModelHandle), the idiomatic JavaScript in
+// wasm/js/index.mjs.
+//
+// Boundary rules (CONVENTIONS section 2):
+// - No C++ exception and no JS exception crosses a call: every method runs under guard() and
+//   returns a result object, {value} or {error: true, code, message}, which the JS layer turns into
+//   an Error with `code` (error_code_name) and the core's message. std::bad_alloc (a heap that
+//   cannot grow) becomes resource_limit.
+// - Options arrive as JSON text written by the JS layer (plain data, validated there).
+// - Tensors and byte arrays cross in one copy: the JS layer writes into, or slices from, a
+//   typed-array view of the wasm heap (typed_memory_view) that it uses at once, before anything
+//   else can grow (and so detach) the heap.
+// - Progress callbacks are JS functions the JS layer wraps so they never throw; returning false
+//   cancels the operation.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/model.h"
+#include "api/plugins.h"
+#include "core/allocator.h"
+#include "core/json.h"
+#include "core/strings.h"
+#include "layers/layer.h"
+#include "version.h"
+
+using emscripten::val;
+using namespace nnfold;
+
+namespace {
+
+val error_result(const Status& st) {
+    val o = val::object();
+    o.set("error", true);
+    o.set("warnings", val("[]"));
+    o.set("code", std::string(error_code_name(st.code())));
+    o.set("message", st.message());
+    return o;
+}
+
+// Runs `fn` (which sets `value`) under guard(); returns {value} or {error, code, message}.
+template <typename F>
+val result_of(F&& fn) {
+    val value = val::undefined();
+    Status st = guard([&]() -> Status { return fn(value); });
+    if (!st)
+        return error_result(st);
+    val o = val::object();
+    o.set("error", false);
+    o.set("value", value);
+    return o;
+}
+
+// Parses JSON written by the JS layer.
+Status parse_json(const std::string& text, json& out) {
+    out = json::parse(text, nullptr, false);
+    if (out.is_discarded())
+        return invalid_argument("malformed options (internal JSON)");
+    return Status::ok();
+}
+
+Status shape_from_json(const json& j, Shape& s, const std::string& what) {
+    if (!j.is_array() || j.empty() || j.size() > 4)
+        return invalid_argument(what + ": a shape is 1 to 4 positive integers, outermost first");
+    std::vector<int> list;
+    for (auto& v : j) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 0x7fffffff)
+            return invalid_argument(what + ": a shape is 1 to 4 positive integers, outermost first");
+        list.push_back((int)v.get<int64_t>());
+    }
+    s = Shape::from_list(list);
+    if (!s.valid())
+        return invalid_argument(what + ": shape too large");
+    return Status::ok();
+}
+
+Status shapes_from_json(const json& j, std::map<std::string, Shape>& out) {
+    if (j.is_null())
+        return Status::ok();
+    if (!j.is_object())
+        return invalid_argument("shapes must be an object {inputName: [c, h, w]}");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        Shape s;
+        NF_RETURN_IF_ERROR(shape_from_json(it.value(), s, "shape of input " + quote(it.key())));
+        out[it.key()] = s;
+    }
+    return Status::ok();
+}
+
+json io_json(const std::vector<IoInfo>& list) {
+    json arr = json::array();
+    for (auto& io : list)
+        arr.push_back({{"name", io.name}, {"shape", shape_to_json(io.shape)}});
+    return arr;
+}
+
+json warnings_json(const Warnings& w) { return json(w.items); }
+
+// The JS function, called as fn(done, total); the JS layer makes it return a boolean and never throw.
+ProgressFn progress_from(val fn) {
+    if (fn.isUndefined() || fn.isNull())
+        return nullptr;
+    return [fn](int done, int total) { return fn(done, total).as<bool>(); };
+}
+
+class WasmModel {
+public:
+    // paramPtr/binPtr: bytes the JS layer copied into malloc'ed heap memory (it frees them).
+    val loadNcnn(uintptr_t param_ptr, size_t param_len, uintptr_t bin_ptr, size_t bin_len, bool has_bin,
+                 const std::string& opts) {
+        bool structure_only = false;
+        val r = result_of([&](val& v) -> Status {
+            LoadOptions lo;
+            NF_RETURN_IF_ERROR(load_options(opts, lo, &structure_only));
+            std::string text((const char*)param_ptr, param_len);
+            const uint8_t* bin = (const uint8_t*)bin_ptr;
+            NF_RETURN_IF_ERROR(structure_only ? model_.load_structure(text, bin, bin_len, has_bin, lo)
+                                              : model_.load_ncnn(text, bin, bin_len, has_bin, lo));
+            v = val(dump_json(warnings_json(model_.warnings())));
+            return Status::ok();
+        });
+        // say how much this model needs and how full the heap is
+        if (r["error"].as<bool>() && r["code"].as<std::string>() == "resource_limit") {
+            struct mallinfo mi = mallinfo();
+            r.set("message", r["message"].as<std::string>() + " (the .bin holds " + format_bytes(bin_len) +
+                                 "; the WebAssembly heap has " + format_bytes((uint32_t)mi.uordblks) +
+                                 " in use of at most 4 GB: dispose models no longer needed)");
+        }
+        // warnings found before a failure still matter (the CLI prints them before the error)
+        if (r["error"].as<bool>())
+            r.set("warnings", val(dump_json(warnings_json(model_.warnings()))));
+        return r;
+    }
+
+    val loadOnnx(uintptr_t ptr, size_t len, const std::string& opts) {
+        return result_of([&](val& v) -> Status {
+            LoadOptions lo;
+            NF_RETURN_IF_ERROR(load_options(opts, lo));
+            NF_RETURN_IF_ERROR(model_.load_onnx((const uint8_t*)ptr, len, lo));
+            v = val(dump_json(warnings_json(model_.warnings())));
+            return Status::ok();
+        });
+    }
+
+    // {inputs: [{name, shape}], outputs: [...], simd, warnings}
+    val ioJson() {
+        return result_of([&](val& v) -> Status {
+            json j;
+            j["inputs"] = io_json(model_.inputs());
+            j["outputs"] = io_json(model_.outputs());
+            j["simd"] = model_.uses_simd();
+            v = val(dump_json(j));
+            return Status::ok();
+        });
+    }
+
+    val setInputShapes(const std::string& shapes_json) {
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(shapes_json, j));
+            std::map<std::string, Shape> shapes;
+            NF_RETURN_IF_ERROR(shapes_from_json(j, shapes));
+            return model_.set_input_shapes(shapes);
+        });
+    }
+
+    val infoJson() {
+        return result_of([&](val& v) -> Status {
+            v = val(model_.info_json());
+            return Status::ok();
+        });
+    }
+
+    val infoText(const std::string& label) {
+        return result_of([&](val& v) -> Status {
+            v = val(model_.info_text(label));
+            return Status::ok();
+        });
+    }
+
+    val graphJson() {
+        return result_of([&](val& v) -> Status {
+            v = val(model_.graph_json());
+            return Status::ok();
+        });
+    }
+
+    // Writes the ncnn files into this object; the JS layer slices paramView()/binView() and then
+    // calls clearFiles(). Returns the warnings as JSON.
+    val toNcnn(int fp16) {
+        return result_of([&](val& v) -> Status {
+            clearFiles();
+            Warnings w;
+            NF_RETURN_IF_ERROR(model_.to_ncnn(fp16, param_out_, bin_out_, w));
+            v = val(dump_json(warnings_json(w)));
+            return Status::ok();
+        });
+    }
+    val paramView() { return val(emscripten::typed_memory_view(param_out_.size(), (const uint8_t*)param_out_.data())); }
+    val binView() { return val(emscripten::typed_memory_view(bin_out_.size(), bin_out_.data())); }
+    void clearFiles() {
+        param_out_ = std::string();
+        bin_out_ = std::vector<uint8_t>();
+    }
+
+    // Allocates the tensor for input `name` in the pending inputs and returns a Float32Array view
+    // of it for the JS layer to fill at once.
+    val prepareInput(const std::string& name, const std::string& shape_json) {
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(shape_json, j));
+            Shape s;
+            NF_RETURN_IF_ERROR(shape_from_json(j, s, "input " + quote(name)));
+            Mat m;
+            NF_RETURN_IF_ERROR(m.create(s));
+            pending_[name] = m;
+            v = val(emscripten::typed_memory_view(m.total_floats(), m.data));
+            return Status::ok();
+        });
+    }
+    void clearInputs() { pending_.clear(); }
+
+    // Seeded random values into the pending inputs: every input (all=true, nf.randomInputs) or
+    // only the ones not prepared yet (the CLI's rule). Returns the names in input order.
+    val randomInputs(double seed, bool all) {
+        return result_of([&](val& v) -> Status {
+            if (all) {
+                std::vector<std::pair<std::string, Mat>> list;
+                NF_RETURN_IF_ERROR(model_.random_inputs((uint32_t)seed, list));
+                pending_.clear();
+                for (auto& kv : list)
+                    pending_[kv.first] = kv.second;
+            } else {
+                NF_RETURN_IF_ERROR(model_.fill_missing_inputs((uint32_t)seed, pending_));
+            }
+            json names = json::array();
+            for (auto& io : model_.inputs())
+                names.push_back(io.name);
+            v = val(dump_json(names));
+            return Status::ok();
+        });
+    }
+    // A view of a pending input (after randomInputs), with its shape: {view, shape}.
+    val inputView(const std::string& name) {
+        return result_of([&](val& v) -> Status {
+            auto it = pending_.find(name);
+            if (it == pending_.end())
+                return invalid_argument("no pending input " + quote(name));
+            val o = val::object();
+            o.set("shape", val(dump_json(shape_to_json(it->second.shape()))));
+            o.set("view", val(emscripten::typed_memory_view(it->second.total_floats(), it->second.data)));
+            v = o;
+            return Status::ok();
+        });
+    }
+
+    // Runs on the pending inputs (which are then dropped). Outputs stay here until clearOutputs();
+    // returns {outputs: [{name, shape}], peak_bytes, ms}.
+    val run(const std::string& wanted_json) {
+        return result_of([&](val& v) -> Status {
+            clearOutputs();
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(wanted_json, j));
+            std::vector<std::string> wanted;
+            for (auto& n : j)
+                if (n.is_string())
+                    wanted.push_back(n.get<std::string>());
+            std::map<std::string, Mat> in;
+            in.swap(pending_);
+            NF_RETURN_IF_ERROR(model_.run(in, wanted, outputs_, &stats_));
+            order_ = wanted;
+            if (order_.empty())
+                for (auto& io : model_.outputs())
+                    order_.push_back(io.name);
+            json r;
+            r["outputs"] = json::array();
+            for (auto& n : order_)
+                r["outputs"].push_back({{"name", n}, {"shape", outputs_[n].dims ? json(outputs_[n].shape().to_list()) : json(nullptr)}});
+            r["peak_bytes"] = stats_.peak_bytes;
+            r["ms"] = stats_.total_ms;
+            v = val(dump_json(r));
+            return Status::ok();
+        });
+    }
+    val outputView(const std::string& name) {
+        return result_of([&](val& v) -> Status {
+            auto it = outputs_.find(name);
+            if (it == outputs_.end())
+                return invalid_argument("no output " + quote(name) + " from the last run");
+            v = val(emscripten::typed_memory_view(it->second.empty() ? 0 : it->second.total_floats(), it->second.data));
+            return Status::ok();
+        });
+    }
+    // `nnfold run`'s summary JSON for the last run; files: {outputName: fileName}.
+    val runSummary(const std::string& files_json) {
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(files_json, j));
+            std::map<std::string, std::string> files;
+            for (auto it = j.begin(); it != j.end(); ++it)
+                if (it.value().is_string())
+                    files[it.key()] = it.value().get<std::string>();
+            v = val(run_summary_json(order_, outputs_, files, stats_, model_.uses_simd()));
+            return Status::ok();
+        });
+    }
+    void clearOutputs() {
+        outputs_.clear();
+        order_.clear();
+        stats_ = RunStats();
+    }
+
+    // Per-layer times over `runs` runs on the pending inputs.
+    val profile(int runs, val progress) {
+        return result_of([&](val& v) -> Status {
+            std::map<std::string, Mat> in;
+            in.swap(pending_);
+            ProfileResult pr;
+            NF_RETURN_IF_ERROR(model_.profile(in, runs, pr, progress_from(progress)));
+            json j;
+            j["runs"] = pr.runs;
+            j["run_ms"] = pr.run_ms;
+            j["peak_bytes"] = pr.peak_bytes;
+            j["layers"] = json::array();
+            for (auto& l : pr.layers)
+                j["layers"].push_back({{"index", l.index}, {"name", l.name}, {"type", l.type},
+                                       {"ms_mean", l.ms_mean}, {"ms_min", l.ms_min}});
+            v = val(dump_json(j));
+            return Status::ok();
+        });
+    }
+
+    val optimize(const std::string& opts, val progress) {
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(opts, j));
+            OptimizeRequest req;
+            req.fp16 = j.value("fp16", false);
+            req.explain = j.value("explain", false);
+            if (j.contains("passes") && j["passes"].is_array())
+                for (auto& p : j["passes"])
+                    req.passes.push_back(p.get<std::string>());
+            if (j.contains("keep") && j["keep"].is_array())
+                for (auto& k : j["keep"])
+                    req.keep.push_back(k.get<std::string>());
+            req.cut_start = j.value("cutStart", std::string());
+            req.cut_end = j.value("cutEnd", std::string());
+            std::string report;
+            NF_RETURN_IF_ERROR(model_.optimize(req, report, progress_from(progress)));
+            v = val(report);
+            return Status::ok();
+        });
+    }
+
+    ModelHandle& handle() { return model_; }
+
+private:
+    Status load_options(const std::string& opts, LoadOptions& lo, bool* structure_only = nullptr) {
+        json j;
+        NF_RETURN_IF_ERROR(parse_json(opts, j));
+        if (structure_only)
+            *structure_only = j.value("structureOnly", false);
+        lo.seed = j.value("seed", (uint32_t)0);
+        lo.use_simd = j.value("simd", true);
+        lo.param_name = j.value("paramName", std::string("model.param"));
+        lo.bin_name = j.value("binName", std::string("model.bin"));
+        return shapes_from_json(j.contains("shapes") ? j["shapes"] : json(), lo.shapes);
+    }
+
+    ModelHandle model_;
+    std::map<std::string, Mat> pending_;
+    std::map<std::string, Mat> outputs_;
+    std::vector<std::string> order_;
+    RunStats stats_;
+    std::string param_out_;
+    std::vector<uint8_t> bin_out_;
+};
+
+// opts: {seed, tolerance, divergence} (the JS layer checks their types)
+val verify(WasmModel& a, WasmModel& b, const std::string& opts, val progress) {
+    return result_of([&](val& v) -> Status {
+        json j;
+        NF_RETURN_IF_ERROR(parse_json(opts, j));
+        VerifyRequest req;
+        req.seed = j.value("seed", (uint32_t)0);
+        req.tolerance = j.value("tolerance", 1e-4);
+        req.divergence = j.value("divergence", true);
+        std::string report;
+        NF_RETURN_IF_ERROR(verify_models(a.handle(), b.handle(), req, report, progress_from(progress)));
+        v = val(report);
+        return Status::ok();
+    });
+}
+
+// {version, simd, features: {optimize, verify, onnx}}
+std::string build_info() {
+    json j;
+    j["version"] = NNFOLD_VERSION;
+    j["simd"] = build_has_simd();
+    j["features"] = {{"optimize", have_optimizer()}, {"verify", have_verify()}, {"onnx", have_onnx_import()}};
+    return dump_json(j);
+}
+
+// Live bytes of the C heap (dlmalloc's mallinfo: bytes in allocated chunks) and the heap size.
+// The leak test watches `allocated`; `memory.buffer.byteLength` only ever grows.
+val heap_stats() {
+    struct mallinfo mi = mallinfo();
+    val o = val::object();
+    // mallinfo's fields are int: read them as unsigned (wasm32 heaps reach 4 GB)
+    o.set("allocated", (double)(uint32_t)mi.uordblks);
+    o.set("free", (double)(uint32_t)mi.fordblks);
+    o.set("arena", (double)(uint32_t)mi.arena);
+    return o;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(nnfold) {
+    emscripten::class_<WasmModel>("WasmModel")
+        .constructor<>()
+        .function("loadNcnn", &WasmModel::loadNcnn)
+        .function("loadOnnx", &WasmModel::loadOnnx)
+        .function("ioJson", &WasmModel::ioJson)
+        .function("setInputShapes", &WasmModel::setInputShapes)
+        .function("infoJson", &WasmModel::infoJson)
+        .function("infoText", &WasmModel::infoText)
+        .function("graphJson", &WasmModel::graphJson)
+        .function("toNcnn", &WasmModel::toNcnn)
+        .function("paramView", &WasmModel::paramView)
+        .function("binView", &WasmModel::binView)
+        .function("clearFiles", &WasmModel::clearFiles)
+        .function("prepareInput", &WasmModel::prepareInput)
+        .function("clearInputs", &WasmModel::clearInputs)
+        .function("randomInputs", &WasmModel::randomInputs)
+        .function("inputView", &WasmModel::inputView)
+        .function("run", &WasmModel::run)
+        .function("outputView", &WasmModel::outputView)
+        .function("runSummary", &WasmModel::runSummary)
+        .function("clearOutputs", &WasmModel::clearOutputs)
+        .function("profile", &WasmModel::profile)
+        .function("optimize", &WasmModel::optimize);
+    emscripten::function("verify", &verify);
+    emscripten::function("buildInfo", &build_info);
+    emscripten::function("heapStats", &heap_stats);
+}

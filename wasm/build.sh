@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm run build`: both WebAssembly flavours of the Embind module (only that target, -j2), then
+# dist/ (JS API, types, glue + wasm pairs). Build trees: build-wasm-simd/, build-wasm-base/ (the
+# same trees tests/run_all.sh uses, so a full test run reuses them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+JOBS=${JOBS:-2}
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+for flavour in simd base; do
+  simd=OFF; [ "$flavour" = simd ] && simd=ON
+  dir="build-wasm-$flavour"
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    emcmake cmake -S . -B "$dir" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=$simd \
+      -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
+  fi
+  cmake --build "$dir" -j"$JOBS" --target nnfold_js
+done
+node wasm/assemble.mjs

@@ -1,0 +1,324 @@
+// Types of the nnfold npm package (dist/index.mjs). Shapes are listed outermost first
+// ([c, h, w] for an ncnn blob), as everywhere in nnfold (CONVENTIONS section 4).
+
+/**
+ * `code` of every error the package throws: the C++ core's error codes (`error_code_name`).
+ * - `invalid_model`: malformed .param/.bin/.onnx bytes
+ * - `unsupported`: something this build does not implement (e.g. the optimizer or ONNX import
+ *   before they land: "... is not available in this build")
+ * - `invalid_argument`: a wrong call (unknown input name, bad option, a disposed model)
+ * - `shape_mismatch`: inputs whose shapes do not fit the model
+ * - `resource_limit`: a model or tensor that does not fit in memory (WebAssembly: 4 GB at most)
+ * - `cancelled`: a progress callback returned false
+ * - `internal`: a bug in nnfold
+ */
+export type ErrorCode =
+  | 'invalid_model'
+  | 'unsupported'
+  | 'invalid_argument'
+  | 'shape_mismatch'
+  | 'resource_limit'
+  | 'cancelled'
+  | 'internal';
+
+/** The Error class of every failure; `message` is the core's message (file, line, layer, blob). */
+export class NnfoldError extends Error {
+  readonly name: 'NnfoldError';
+  readonly code: ErrorCode;
+  /** Warnings found before the failure (e.g. while reading a model), when there were any. */
+  warnings?: string[];
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
+}
+
+/** Outermost-first dimensions, 1 to 4 positive integers: `[c, h, w]`, `[h, w]`, `[w]`, `[c, d, h, w]`. */
+export type Shape = number[];
+
+/** Input shapes by input name. */
+export type ShapeMap = Record<string, Shape>;
+
+export interface InitOptions {
+  /**
+   * `undefined` (default): the SIMD-128 build when `WebAssembly.validate` accepts a tiny SIMD
+   * module, else the baseline build. `false` forces the baseline; `true` requires SIMD (an
+   * `unsupported` error where the engine lacks it).
+   */
+  simd?: boolean;
+  /**
+   * Emscripten-style locator: given `nnfold-simd.wasm` or `nnfold-base.wasm` and the folder of
+   * this package's `index.mjs`, returns the URL to load it from.
+   */
+  locateFile?: (file: string, prefix: string) => string;
+  /**
+   * Where the .wasm files are: a folder URL (relative to the page) holding both, or one URL per
+   * flavour. Wins over `locateFile`.
+   */
+  wasmPaths?: string | { simd?: string | URL; base?: string | URL };
+  /** The .wasm bytes of the flavour that will be chosen (skips fetching/reading). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/** Progress of a long operation; return `false` from the callback to cancel (`cancelled` error). */
+export interface Progress {
+  done: number;
+  total: number;
+}
+export type ProgressCallback = (p: Progress) => boolean | void;
+
+export interface LoadOptions {
+  /** Seed of nnfold's random weights when no .bin is given (default 0). */
+  seed?: number;
+  /** Input shapes: needed for inputs that declare none, or to run at another size. */
+  shapes?: ShapeMap;
+  /** `false` runs the scalar reference layers even in the SIMD build. */
+  simd?: boolean;
+  /**
+   * Only the structure (and the .bin when given): no random weights are drawn, so even a huge
+   * model loads quickly. info() and graph() work; run, profile, toNcnn and optimize throw.
+   */
+  structureOnly?: boolean;
+  /** Names used in error messages (default `model.param` / `model.bin`). */
+  paramName?: string;
+  binName?: string;
+}
+
+export interface OnnxLoadOptions {
+  shapes?: ShapeMap;
+  simd?: boolean;
+}
+
+export interface IoInfo {
+  name: string;
+  /** Outermost first; `null` when unknown (no declared shape, or data-dependent). */
+  shape: Shape | null;
+}
+
+/** A tensor: dense float32 values, outermost-first layout (the `.f32` file layout). */
+export interface Tensor {
+  data: Float32Array;
+  shape: Shape;
+}
+
+/** Inputs by name: a Float32Array (takes the input's known shape) or `{data, shape}`. */
+export type Inputs = Record<string, Float32Array | number[] | { data: Float32Array | number[]; shape?: Shape }>;
+
+/**
+ * Outputs by name. A data-dependent output (a detection head) may be empty: nothing detected gives
+ * `data.length === 0`.
+ */
+export type Outputs = Record<string, { data: Float32Array; shape: Shape | null }>;
+
+export interface RunOptions {
+  /** Blobs to extract (default: the model's outputs); intermediate blobs are allowed. */
+  outputs?: string[];
+}
+
+export interface ProfileOptions {
+  /** Timed runs after one untimed warm-up run (default 10). */
+  runs?: number;
+  /** Called after the warm-up and after each run. */
+  onProgress?: ProgressCallback;
+}
+
+export interface ProfileReport {
+  runs: number;
+  /** Total time of each run, ms. */
+  run_ms: number[];
+  peak_bytes: number;
+  /** Layers that ran, in execution order. */
+  layers: { index: number; name: string; type: string; ms_mean: number; ms_min: number }[];
+}
+
+/** `model.info()`: the JSON `nnfold info --json` prints, plus the load warnings. */
+export interface ModelInfo {
+  layers: number;
+  layers_by_type: Record<string, number>;
+  weight_values: number;
+  weights_file_bytes: number;
+  /** Estimated peak of live tensors plus weights; 0 when shapes are unknown. */
+  memory_bytes: number;
+  shapes_known: boolean;
+  shape_error?: string;
+  inputs: IoInfo[];
+  outputs: IoInfo[];
+  layer_list: {
+    type: string;
+    name: string;
+    weights_bytes: number;
+    bottoms: string[];
+    tops: string[];
+    top_shapes: (Shape | null)[];
+  }[];
+  warnings: string[];
+}
+
+/** `model.graph()`: data for drawing. Node ids index layers; edge ids index blobs. */
+export interface GraphJson {
+  nodes: {
+    id: number;
+    type: string;
+    name: string;
+    /** Params present in the .param (defaults omitted); `name` from ncnn's param table. */
+    params: { id: number; name: string | null; value: number | null | string | (number | null)[]; length?: number }[];
+    weights_bytes: number;
+    bottoms: number[];
+    tops: number[];
+  }[];
+  edges: {
+    id: number;
+    name: string;
+    shape: Shape | null;
+    /** Producing node id; -1 for none. */
+    from: number;
+    to: number[];
+  }[];
+}
+
+export interface OptimizeOptions {
+  /** Store weights as fp16 when written with toNcnn() (the writer's decision; default fp32). */
+  fp16?: boolean;
+  /** Pass names to run (ncnnoptimize's names, e.g. `fuse_convolution_batchnorm`); default all. */
+  passes?: string[];
+  /** Blob or layer names that must survive optimization. */
+  keep?: string[];
+  /** Also report why candidate rewrites were skipped. */
+  explain?: boolean;
+  /**
+   * ncnnoptimize's cutstart/cutend: keep only the layers from `cutStart` to `cutEnd` (names, both
+   * included; omitted = the first/last layer). Blobs entering the range become inputs.
+   */
+  cutStart?: string;
+  cutEnd?: string;
+  onProgress?: ProgressCallback;
+}
+
+/** The optimizer's report (CONVENTIONS section 5), the same JSON as `nnfold optimize --report`. */
+export interface OptimizeReport {
+  /** nnfold's version. */
+  version: string;
+  /** Every pass that ran, in pipeline order, with its rewrites over all rounds. */
+  passes: { name: string; rewrites: { layers: string[]; detail: string }[] }[];
+  /** With `explain`: the candidates passes still refused at the fixed point, and why. */
+  skipped: { pass: string; layers: string[]; reason: string }[];
+  /** `memory_bytes` (estimated peak: live tensors + weights) is null when shapes are unknown. */
+  before: { layers: number; weights_bytes: number; memory_bytes: number | null };
+  after: { layers: number; weights_bytes: number; memory_bytes: number | null };
+}
+
+export interface VerifyOptions {
+  /** Seed of the shared random inputs (default 0). */
+  seed?: number;
+  /** Error budget (default 1e-4, the optimizer's); `passed` is max_err <= tolerance. */
+  tolerance?: number;
+  /** Also search the first layer where the models diverge (default true). */
+  divergence?: boolean;
+  onProgress?: ProgressCallback;
+}
+
+/** One compared blob of `nf.verify()`: shapes outermost first, err per CONVENTIONS section 3. */
+export interface VerifyBlob {
+  name: string;
+  shape_a: number[] | null;
+  shape_b: number[] | null;
+  /** null when infinite (shapes differ, a blob is missing, NaNs disagree). */
+  err: number | null;
+  /** false for detection outputs: the tensors feeding the head decide (`head_inputs`). */
+  judged: boolean;
+  note?: string;
+}
+
+/** `nf.verify()`: per-output error (CONVENTIONS section 3) and where the models first diverge. */
+export interface VerifyReport {
+  passed: boolean;
+  tolerance: number;
+  max_err: number | null;
+  seed: number;
+  outputs: VerifyBlob[];
+  head_inputs: VerifyBlob[];
+  /** Blobs both models share compared in A's execution order (up to the first divergence). */
+  blobs_compared: number;
+  first_divergence: { blob: string; layer: string; type: string; layer_b: string; err: number | null } | null;
+}
+
+export interface NcnnFiles {
+  /** The .param text. */
+  param: string;
+  /** The .param exactly as written (names are bytes; use this to write the file). */
+  paramBytes: Uint8Array;
+  bin: Uint8Array;
+  warnings: string[];
+}
+
+export interface HeapStats {
+  /** Live malloc'ed bytes in the WebAssembly heap (dlmalloc mallinfo). */
+  allocated: number;
+  /** Bytes the allocator holds free for reuse. */
+  free: number;
+  /** Size of WebAssembly memory (only ever grows). */
+  heapSize: number;
+}
+
+/** A loaded model. Free it with dispose() (or `using` where Symbol.dispose exists). */
+export class Model {
+  private constructor();
+  /** Inputs with their shapes. */
+  readonly inputs: IoInfo[];
+  /** Outputs with their inferred shapes. */
+  readonly outputs: IoInfo[];
+  /** True when this model runs SIMD layers. */
+  readonly simd: boolean;
+  /** Warnings from loading (a blob with two consumers, int tokens for float params, ...). */
+  readonly warnings: string[];
+  readonly disposed: boolean;
+  /** Sets input shapes (all at once: inputs not listed go back to their declared shape). */
+  setInputShapes(shapes: ShapeMap): void;
+  info(): ModelInfo;
+  graph(): GraphJson;
+  /**
+   * Optimizes the model in place (ncnnoptimize's passes and more, to a fixed point). Throws
+   * `unsupported` in builds without the optimizer (see `Nnfold.features.optimize`).
+   */
+  optimize(options?: OptimizeOptions): OptimizeReport;
+  /** The model as ncnn files (canonical form; fp16 storage when `fp16`, or as set by optimize). */
+  toNcnn(options?: { fp16?: boolean }): NcnnFiles;
+  /** Runs the model once. Throws `shape_mismatch` / `invalid_argument` for wrong inputs. */
+  run(inputs: Inputs, options?: RunOptions): Outputs;
+  /** Per-layer times; inputs default to random inputs with seed 0. */
+  profile(inputs?: Inputs | null, options?: ProfileOptions): ProfileReport;
+  /** Frees the model; later calls throw `invalid_argument`. Safe to call twice. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** The loaded module: create models with it. */
+export interface Nnfold {
+  /** Which WebAssembly flavour runs. */
+  readonly build: 'simd' | 'base';
+  readonly version: string;
+  /** Parts that depend on the build: the optimizer, verify, ONNX import. */
+  readonly features: { readonly optimize: boolean; readonly verify: boolean; readonly onnx: boolean };
+  /**
+   * Loads an ncnn model: `.param` text (string or bytes) and `.bin` bytes, or `null` for nnfold's
+   * seeded random weights (CONVENTIONS section 3).
+   */
+  loadNcnn(param: string | Uint8Array | ArrayBuffer, bin?: Uint8Array | ArrayBuffer | null, options?: LoadOptions): Model;
+  /**
+   * Imports an ONNX model; inputs/outputs keep the ONNX names and shapes. Throws `unsupported` in
+   * builds without ONNX import (see `features.onnx`).
+   */
+  loadOnnx(bytes: Uint8Array | ArrayBuffer, options?: OnnxLoadOptions): Model;
+  /**
+   * Runs both models on the same seeded random inputs and compares outputs. Throws `unsupported`
+   * in builds without verify (see `features.verify`).
+   */
+  verify(a: Model, b: Model, options?: VerifyOptions): VerifyReport;
+  /** Seeded random inputs, U(-1, 1), the same values as the CLI and the native library. */
+  randomInputs(model: Model, seed?: number): Record<string, Tensor>;
+  heapStats(): HeapStats;
+}
+
+/** Loads the WebAssembly module (SIMD when supported). */
+export function init(options?: InitOptions): Promise<Nnfold>;
+export default init;
+
+/** True when this engine accepts WebAssembly SIMD-128. */
+export function simdSupported(): boolean;

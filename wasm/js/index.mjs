@@ -1,0 +1,575 @@
+// nnfold's JavaScript API: the idiomatic layer over the Embind module (wasm/bindings.cpp). One
+// place for defaults, argument checks, typed arrays, errors as `Error`s with a `code`, and
+// dispose(). Works in Node 20+, browser pages and Web Workers; types in index.d.ts.
+//
+// Files next to this one (dist/): nnfold-simd.{mjs,wasm} and nnfold-base.{mjs,wasm}.
+
+const SIMD_PROBE = new Uint8Array([
+  // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt drop ...)): the probe
+  // wasm-feature-detect uses; validates only where SIMD-128 is supported.
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string' &&
+  typeof window === 'undefined' && typeof importScripts !== 'function';
+
+/** Every failure of this package: an Error with a string `code` (see index.d.ts ErrorCode). */
+export class NnfoldError extends Error {
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'NnfoldError';
+    this.code = code;
+  }
+}
+
+function fail(code, message) {
+  throw new NnfoldError(code, message);
+}
+
+/** True when this JavaScript engine accepts WebAssembly SIMD-128. */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// Where the .wasm of a flavour is, as a URL string (or null to let the caller's locateFile decide).
+function wasmUrl(flavour, opts) {
+  const file = `nnfold-${flavour}.wasm`;
+  const wp = opts.wasmPaths;
+  if (typeof wp === 'string') return new URL(file, new URL(wp.endsWith('/') ? wp : wp + '/', baseUrl())).href;
+  if (wp && typeof wp === 'object' && wp[flavour]) return new URL(String(wp[flavour]), baseUrl()).href;
+  if (typeof opts.locateFile === 'function') return String(opts.locateFile(file, new URL('./', import.meta.url).href));
+  return new URL(`./${file}`, import.meta.url).href;
+}
+
+function baseUrl() {
+  if (typeof location === 'object' && location && location.href) return location.href;
+  return import.meta.url;
+}
+
+async function loadBytes(url) {
+  if (isNode && url.startsWith('file:')) {
+    const [{ readFile }, { fileURLToPath }] = await Promise.all([import('node:fs/promises'), import('node:url')]);
+    return new Uint8Array(await readFile(fileURLToPath(url)));
+  }
+  const res = await fetch(url);
+  if (!res.ok) fail('invalid_argument', `cannot fetch ${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+function toBytes(x, what) {
+  if (x instanceof Uint8Array) return x;
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  fail('invalid_argument', `${what} must be a Uint8Array or an ArrayBuffer`);
+}
+
+function checkShape(shape, what) {
+  if (!Array.isArray(shape) || shape.length < 1 || shape.length > 4 ||
+      !shape.every((d) => Number.isInteger(d) && d >= 1 && d <= 0x7fffffff)) {
+    fail('invalid_argument', `${what}: a shape is 1 to 4 positive integers, outermost first (e.g. [3, 224, 224])`);
+  }
+  return shape.slice();
+}
+
+function normShapes(shapes) {
+  if (shapes === undefined || shapes === null) return {};
+  if (typeof shapes !== 'object' || Array.isArray(shapes)) {
+    fail('invalid_argument', 'shapes must be an object {inputName: [c, h, w]}');
+  }
+  const out = {};
+  for (const [k, v] of Object.entries(shapes)) out[k] = checkShape(v, `shape of input '${k}'`);
+  return out;
+}
+
+function checkSeed(seed, what = 'seed') {
+  if (seed === undefined) return 0;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('invalid_argument', `${what} must be an integer in [0, 2^32)`);
+  return seed;
+}
+
+function optionsOf(o, what) {
+  if (o === undefined) return {};
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) fail('invalid_argument', `${what} options must be an object`);
+  return o;
+}
+
+const product = (shape) => shape.reduce((a, b) => a * b, 1);
+
+// Wraps a user progress callback so that it never throws into wasm (an exception unwinding through
+// C++ frames would skip destructors): returning false cancels; an exception cancels too and is
+// rethrown (instead of the cancellation error) once the call has returned.
+function wrapProgress(fn) {
+  if (fn === undefined || fn === null) return { cb: undefined, run: (f) => f() };
+  if (typeof fn !== 'function') fail('invalid_argument', 'onProgress must be a function');
+  let error = null;
+  return {
+    cb: (done, total) => {
+      try {
+        return fn({ done, total }) !== false;
+      } catch (e) {
+        error = e;
+        return false;
+      }
+    },
+    run(f) {
+      let r;
+      try {
+        r = f();
+      } catch (e) {
+        if (error) throw error;
+        throw e;
+      }
+      if (error) throw error;
+      return r;
+    },
+  };
+}
+
+const registry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((h) => { try { h.delete(); } catch { /* module gone */ } })
+  : null;
+
+class Nnfold {
+  #M;
+  #dead = null;
+
+  constructor(M, build) {
+    this.#M = M;
+    const info = JSON.parse(M.buildInfo());
+    /** 'simd' or 'base': which WebAssembly flavour runs. */
+    this.build = build;
+    this.version = info.version;
+    this.features = Object.freeze({ ...info.features });
+    Object.freeze(this);
+  }
+
+  // Calls a binding method, turning its {value} / {error, code, message} result into a value or
+  // an NnfoldError; a trap (which Emscripten cannot recover from) makes the module unusable.
+  _call(target, method, ...args) {
+    if (this.#dead) fail('internal', `the nnfold module stopped working earlier: ${this.#dead}`);
+    let r;
+    try {
+      r = target[method](...args);
+    } catch (e) {
+      if (e instanceof NnfoldError) throw e;
+      this.#dead = String(e?.message ?? e);
+      throw new NnfoldError('internal', `nnfold module failure in ${method}: ${this.#dead}`, { cause: e });
+    }
+    if (r && r.error) {
+      const e = new NnfoldError(r.code, r.message);
+      const w = JSON.parse(r.warnings);
+      if (w.length) e.warnings = w;
+      throw e;
+    }
+    return r ? r.value : undefined;
+  }
+
+  // Copies bytes into malloc'ed heap memory; returns [ptr, len]; the caller frees.
+  _copyIn(bytes) {
+    const M = this.#M;
+    const p = M._malloc(Math.max(bytes.length, 1));
+    if (!p) fail('resource_limit', `out of memory: cannot place ${bytes.length} bytes in the WebAssembly heap (at most 4 GB)`);
+    M.HEAPU8.set(bytes, p); // HEAPU8 read after malloc: growth replaces it
+    return [p, bytes.length];
+  }
+
+  _free(p) {
+    this.#M._free(p);
+  }
+
+  _newHandle() {
+    return new this.#M.WasmModel();
+  }
+
+  /**
+   * Loads an ncnn model: .param text (string or bytes) and .bin bytes, or null for nnfold's seeded
+   * random weights.
+   */
+  loadNcnn(param, bin = null, options) {
+    options = optionsOf(options, 'loadNcnn');
+    if (typeof param !== 'string') param = toBytes(param, 'param');
+    else param = new TextEncoder().encode(param);
+    const hasBin = bin !== null && bin !== undefined;
+    const binBytes = hasBin ? toBytes(bin, 'bin') : null;
+    const opts = {
+      seed: checkSeed(options.seed),
+      shapes: normShapes(options.shapes),
+      simd: options.simd !== false,
+      paramName: options.paramName ?? 'model.param',
+      binName: options.binName ?? 'model.bin',
+      structureOnly: !!options.structureOnly,
+    };
+    const h = this._newHandle();
+    let pp = 0, bp = 0;
+    try {
+      const [p, pl] = this._copyIn(param);
+      pp = p;
+      let bl = 0;
+      if (hasBin) [bp, bl] = this._copyIn(binBytes);
+      const warnings = JSON.parse(this._call(h, 'loadNcnn', pp, pl, bp, bl, hasBin, JSON.stringify(opts)));
+      return new Model(this, h, warnings);
+    } catch (e) {
+      h.delete();
+      throw e;
+    } finally {
+      if (pp) this._free(pp);
+      if (bp) this._free(bp);
+    }
+  }
+
+  /** Imports an ONNX model (needs a build with ONNX import: see `features.onnx`). */
+  loadOnnx(bytes, options) {
+    options = optionsOf(options, 'loadOnnx');
+    const data = toBytes(bytes, 'onnx bytes');
+    const opts = { shapes: normShapes(options.shapes), simd: options.simd !== false };
+    const h = this._newHandle();
+    let p = 0;
+    try {
+      let l;
+      [p, l] = this._copyIn(data);
+      const warnings = JSON.parse(this._call(h, 'loadOnnx', p, l, JSON.stringify(opts)));
+      return new Model(this, h, warnings);
+    } catch (e) {
+      h.delete();
+      throw e;
+    } finally {
+      if (p) this._free(p);
+    }
+  }
+
+  /**
+   * Runs two models on the same seeded random inputs and compares their outputs (CONVENTIONS
+   * section 3): per output error and the first layer where they diverge.
+   */
+  verify(a, b, options) {
+    return JSON.parse(this._verifyJsonText(a, b, options));
+  }
+
+  // verify's report as the module wrote it (the npm CLI prints these exact bytes, as natively)
+  _verifyJsonText(a, b, options) {
+    options = optionsOf(options, 'verify');
+    if (!(a instanceof Model) || !(b instanceof Model)) fail('invalid_argument', 'verify(a, b) takes two models');
+    const opts = { seed: checkSeed(options.seed) };
+    if (options.tolerance !== undefined) {
+      if (typeof options.tolerance !== 'number' || !(options.tolerance >= 0) || !Number.isFinite(options.tolerance)) {
+        fail('invalid_argument', 'tolerance must be a non-negative number');
+      }
+      opts.tolerance = options.tolerance;
+    }
+    if (options.divergence !== undefined) opts.divergence = !!options.divergence;
+    const pr = wrapProgress(options.onProgress);
+    return pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), JSON.stringify(opts), pr.cb));
+  }
+
+  /** Seeded random inputs (CONVENTIONS section 3): U(-1, 1), one stream in input order. */
+  randomInputs(model, seed = 0) {
+    if (!(model instanceof Model)) fail('invalid_argument', 'randomInputs(model, seed) takes a model');
+    return model._randomInputs(checkSeed(seed));
+  }
+
+  /**
+   * Bytes of the WebAssembly heap: `allocated` (live malloc'ed bytes, dlmalloc's mallinfo),
+   * `free` (held by the allocator for reuse), `heapSize` (memory.buffer, which only grows).
+   */
+  heapStats() {
+    const s = this.#M.heapStats();
+    return { allocated: s.allocated, free: s.free, heapSize: this.#M.HEAPU8.length };
+  }
+}
+
+class Model {
+  #nf;
+  #h;
+  #io = null;
+  #warnings;
+
+  constructor(nf, h, warnings) {
+    this.#nf = nf;
+    this.#h = h;
+    this.#warnings = warnings;
+    registry?.register(this, h, this);
+  }
+
+  _handle() {
+    if (!this.#h) fail('invalid_argument', 'this model was disposed');
+    return this.#h;
+  }
+
+  #call(method, ...args) {
+    return this.#nf._call(this._handle(), method, ...args);
+  }
+
+  #ioInfo() {
+    this._handle();
+    if (!this.#io) this.#io = JSON.parse(this.#call('ioJson'));
+    return this.#io;
+  }
+
+  /** Inputs with their shapes, outermost first (null when the model declares none). */
+  get inputs() {
+    return this.#ioInfo().inputs.map((x) => ({ name: x.name, shape: x.shape }));
+  }
+
+  /** Outputs with their inferred shapes (null when unknown or data-dependent). */
+  get outputs() {
+    return this.#ioInfo().outputs.map((x) => ({ name: x.name, shape: x.shape }));
+  }
+
+  /** True when this model runs SIMD layers. */
+  get simd() {
+    return this.#ioInfo().simd;
+  }
+
+  /** Warnings from loading (and optimizing). */
+  get warnings() {
+    this._handle();
+    return this.#warnings.slice();
+  }
+
+  get disposed() {
+    return this.#h === null;
+  }
+
+  /** Sets input shapes (for inputs that declare none, or to run at another size). */
+  setInputShapes(shapes) {
+    this.#call('setInputShapes', JSON.stringify(normShapes(shapes)));
+    this.#io = null;
+  }
+
+  /** Summary: layers, layers by type, weights, estimated memory, inputs/outputs, layer list. */
+  info() {
+    const j = JSON.parse(this.#call('infoJson'));
+    j.warnings = this.#warnings.slice();
+    return j;
+  }
+
+  /** Nodes and edges for drawing the graph. */
+  graph() {
+    return JSON.parse(this.#call('graphJson'));
+  }
+
+  /** Runs the optimizer; returns its report (CONVENTIONS section 5). */
+  optimize(options) {
+    return JSON.parse(this._optimizeJsonText(options));
+  }
+
+  // the optimizer's report as the module wrote it (the npm CLI writes these exact bytes)
+  _optimizeJsonText(options) {
+    options = optionsOf(options, 'optimize');
+    const opts = {
+      fp16: !!options.fp16,
+      explain: !!options.explain,
+      passes: options.passes === undefined ? [] : strList(options.passes, 'passes'),
+      keep: options.keep === undefined ? [] : strList(options.keep, 'keep'),
+    };
+    for (const k of ['cutStart', 'cutEnd']) {
+      if (options[k] === undefined || options[k] === null) continue;
+      if (typeof options[k] !== 'string') fail('invalid_argument', `${k} must be a layer name`);
+      opts[k] = options[k];
+    }
+    const pr = wrapProgress(options.onProgress);
+    const r = pr.run(() => this.#call('optimize', JSON.stringify(opts), pr.cb));
+    this.#io = null;
+    return r;
+  }
+
+  /** ncnn files: `param` (text), `paramBytes` (the same, as written), `bin`. */
+  toNcnn(options) {
+    options = optionsOf(options, 'toNcnn');
+    const fp16 = options.fp16 === undefined ? -1 : options.fp16 ? 1 : 0;
+    const warnings = JSON.parse(this.#call('toNcnn', fp16));
+    const h = this._handle();
+    try {
+      const paramBytes = h.paramView().slice();
+      const bin = h.binView().slice();
+      return { param: new TextDecoder().decode(paramBytes), paramBytes, bin, warnings };
+    } finally {
+      h.clearFiles();
+    }
+  }
+
+  /**
+   * Runs the model. inputs: {name: Float32Array | {data, shape}}; a bare array takes the input's
+   * known shape. Returns {name: {data: Float32Array, shape}} for the model's outputs (or the blobs
+   * listed in options.outputs).
+   */
+  run(inputs, options) {
+    options = optionsOf(options, 'run');
+    const h = this._handle();
+    try {
+      this.#setInputs(inputs);
+      return this.#runPrepared(options.outputs);
+    } finally {
+      h.clearInputs();
+      h.clearOutputs();
+    }
+  }
+
+  /** Per-layer times over `runs` runs (after a warm-up run); inputs default to random (seed 0). */
+  profile(inputs, options) {
+    options = optionsOf(options, 'profile');
+    const runs = options.runs ?? 10;
+    if (!Number.isInteger(runs) || runs < 1 || runs > 100000) fail('invalid_argument', 'runs must be an integer in [1, 100000]');
+    const h = this._handle();
+    const pr = wrapProgress(options.onProgress);
+    try {
+      if (inputs === undefined || inputs === null) this.#call('randomInputs', 0, true);
+      else this.#setInputs(inputs);
+      return JSON.parse(pr.run(() => this.#call('profile', runs, pr.cb)));
+    } finally {
+      h.clearInputs();
+    }
+  }
+
+  /** Frees the model's memory; any later call fails with an Error. Safe to call twice. */
+  dispose() {
+    if (!this.#h) return;
+    registry?.unregister(this);
+    const h = this.#h;
+    this.#h = null;
+    h.delete();
+  }
+
+  _randomInputs(seed) {
+    const h = this._handle();
+    try {
+      const names = JSON.parse(this.#call('randomInputs', seed, true));
+      const out = {};
+      for (const n of names) {
+        const v = this.#call('inputView', n);
+        out[n] = { data: v.view.slice(), shape: JSON.parse(v.shape) };
+      }
+      return out;
+    } finally {
+      h.clearInputs();
+    }
+  }
+
+  // --- used by the npm CLI (bin/nnfold.mjs) to mirror the native CLI exactly ---
+  _infoText(label) {
+    return this.#call('infoText', label);
+  }
+
+  _infoJsonText() {
+    return this.#call('infoJson');
+  }
+
+  // Runs with the given inputs plus seeded random values for the missing ones (the CLI's rule).
+  // fileNameFor(name) gives the .f32 file name recorded in the summary (or null: no files).
+  // Returns {outputs: {name: {data, shape}}, order, files, summary: the `nnfold run` JSON text}.
+  _cliRun(inputs, seed, wanted, fileNameFor) {
+    const h = this._handle();
+    try {
+      this.#setInputs(inputs);
+      this.#call('randomInputs', seed, false);
+      const w = wanted && wanted.length ? strList(wanted, 'outputs') : [];
+      const r = JSON.parse(this.#call('run', JSON.stringify(w)));
+      const outputs = {};
+      const files = {};
+      for (const o of r.outputs) {
+        const view = this.#call('outputView', o.name);
+        outputs[o.name] = { data: view.slice(), shape: o.shape };
+        if (fileNameFor) files[o.name] = fileNameFor(o.name);
+      }
+      const summary = this.#call('runSummary', JSON.stringify(files));
+      return { outputs, order: r.outputs.map((o) => o.name), files, summary };
+    } finally {
+      h.clearInputs();
+      h.clearOutputs();
+    }
+  }
+
+  #setInputs(inputs) {
+    if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs) || ArrayBuffer.isView(inputs)) {
+      fail('invalid_argument', 'inputs must be an object {inputName: Float32Array | {data, shape}}');
+    }
+    const known = this.#ioInfo().inputs;
+    for (const [name, value] of Object.entries(inputs)) {
+      const decl = known.find((x) => x.name === name);
+      if (!decl) {
+        fail('invalid_argument', `the model has no input named '${name}' (inputs: ${known.map((x) => `'${x.name}'`).join(', ')})`);
+      }
+      let data, shape;
+      if (value instanceof Float32Array || Array.isArray(value)) {
+        data = value;
+        if (!decl.shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
+        shape = decl.shape;
+      } else if (value && typeof value === 'object' && 'data' in value) {
+        data = value.data;
+        if (!(data instanceof Float32Array) && !Array.isArray(data)) fail('invalid_argument', `input '${name}': data must be a Float32Array`);
+        shape = value.shape === undefined ? decl.shape : checkShape(value.shape, `input '${name}'`);
+        if (!shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
+      } else {
+        fail('invalid_argument', `input '${name}' must be a Float32Array or {data, shape}`);
+      }
+      if (data.length !== product(shape)) {
+        fail('shape_mismatch', `input '${name}' has ${data.length} values; shape [${shape.join(',')}] needs ${product(shape)}`);
+      }
+      const view = this.#call('prepareInput', name, JSON.stringify(shape));
+      view.set(data); // at once: a later allocation may grow (and detach) the heap
+    }
+  }
+
+  #runPrepared(wanted) {
+    const w = wanted === undefined ? [] : strList(wanted, 'outputs');
+    const r = JSON.parse(this.#call('run', JSON.stringify(w)));
+    const out = {};
+    for (const o of r.outputs) {
+      const view = this.#call('outputView', o.name);
+      out[o.name] = { data: view.slice(), shape: o.shape };
+    }
+    return out;
+  }
+}
+
+if (typeof Symbol.dispose === 'symbol') {
+  Model.prototype[Symbol.dispose] = function dispose() {
+    this.dispose();
+  };
+}
+
+function strList(x, what) {
+  if (!Array.isArray(x) || !x.every((s) => typeof s === 'string')) fail('invalid_argument', `${what} must be an array of strings`);
+  return x.slice();
+}
+
+/**
+ * Loads the WebAssembly module. Picks the SIMD flavour when the engine validates a SIMD probe
+ * (`simd: false` forces the baseline). In Node the .wasm is read from disk; in browsers and
+ * workers it is fetched from next to this file, or from `wasmPaths` / `locateFile`.
+ */
+export async function init(options) {
+  options = optionsOf(options, 'init');
+  const supported = simdSupported();
+  if (options.simd === true && !supported) fail('unsupported', 'this engine does not support WebAssembly SIMD');
+  const flavour = options.simd === false ? 'base' : supported ? 'simd' : 'base';
+  const glue = flavour === 'simd' ? await import('./nnfold-simd.mjs') : await import('./nnfold-base.mjs');
+  const moduleArgs = {};
+  let wasmBinary = options.wasmBinary;
+  const url = wasmUrl(flavour, options);
+  if (wasmBinary === undefined && isNode) wasmBinary = await loadBytes(url);
+  if (wasmBinary !== undefined) moduleArgs.wasmBinary = toBytes(wasmBinary, 'wasmBinary');
+  else moduleArgs.locateFile = (path) => (path.endsWith('.wasm') ? url : path);
+  // Emscripten's own messages while starting go into the error, not the console.
+  let starting = true;
+  const startLog = [];
+  moduleArgs.print = (s) => console.log(s);
+  moduleArgs.printErr = (s) => (starting ? startLog.push(String(s)) : console.warn(s));
+  let M;
+  try {
+    M = await glue.default(moduleArgs);
+  } catch (e) {
+    const why = startLog.length ? startLog.join('; ') : String(e?.message ?? e);
+    throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}) from ${moduleArgs.wasmBinary ? 'the given bytes' : url}: ${why}`, { cause: e });
+  } finally {
+    starting = false;
+  }
+  return new Nnfold(M, flavour);
+}
+
+export { Model };
+export default init;

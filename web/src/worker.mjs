@@ -1,0 +1,268 @@
+// The page's model worker: owns the nnfold module and the models, so loading, optimizing,
+// verifying, running and benchmarking never block the page. One request at a time (the page
+// queues nothing: it disables the buttons of work in progress).
+//
+// Messages in: {id, type, ...}; out: {id, ok: true, ...} | {id, ok: false, code, message,
+// warnings?} | {id, progress: {done, total, label?}}.
+//
+// Models: `orig` as loaded (or imported from ONNX), `opt` a second copy optimized in place. The
+// worker keeps the source bytes so it can make the copy (and the page keeps them too, to reload
+// after a hard cancel, which terminates this worker).
+//
+// Cancelling: the page may share an Int32Array over a SharedArrayBuffer (the page is
+// cross-origin isolated); progress callbacks return false once it holds 1, which ends the
+// operation with a `cancelled` error (the page clears it before each request). Without it the
+// page terminates and restarts the worker.
+import { init } from 'nnfold';
+
+let nfPromise = null;
+let nf = null;
+let cancelFlag = null;
+let source = null;
+let orig = null;
+let opt = null;
+
+const PROBE_PARAM = '7767517\n2 2\nInput data 0 1 data 0=4\nReLU relu 1 1 data out\n';
+
+const cancelled = () => cancelFlag !== null && Atomics.load(cancelFlag, 0) !== 0;
+
+function progressFor(id, label) {
+  let last = 0;
+  return ({ done, total }) => {
+    const now = performance.now();
+    if (now - last > 50 || done === total) {
+      last = now;
+      self.postMessage({ id, progress: { done, total, label } });
+    }
+    return !cancelled();
+  };
+}
+
+function fail(code, message) {
+  throw Object.assign(new Error(message), { code });
+}
+
+function describe(model, extra = {}) {
+  const info = model.info();
+  return {
+    info,
+    graph: model.graph(),
+    inputs: model.inputs,
+    outputs: model.outputs,
+    warnings: model.warnings,
+    ...extra,
+  };
+}
+
+// Loads a model from the page's source description.
+function load(src, structureOnly = false) {
+  const shapes = src.shapes && Object.keys(src.shapes).length ? src.shapes : undefined;
+  if (src.kind === 'onnx') {
+    if (!nf.features.onnx) {
+      fail('unsupported', 'this build of nnfold cannot import ONNX models yet (ONNX import is not available in this build)');
+    }
+    return nf.loadOnnx(src.onnx, { shapes });
+  }
+  return nf.loadNcnn(src.param, src.bin ?? null, {
+    seed: src.seed ?? 0,
+    shapes,
+    paramName: src.paramName,
+    binName: src.binName,
+    structureOnly,
+  });
+}
+
+// Names of the optimizer's passes, in pipeline order: the report of a full run lists every pass
+// that ran, so optimizing a two-layer model gives the list without a second source of truth.
+function passNames() {
+  if (!nf.features.optimize) return [];
+  const m = nf.loadNcnn(PROBE_PARAM, null);
+  try {
+    return m.optimize({}).passes.map((p) => p.name);
+  } catch {
+    return [];
+  } finally {
+    m.dispose();
+  }
+}
+
+// Input shapes to carry over to a re-read copy (inputs whose file declares none).
+function shapesOf(m) {
+  const s = {};
+  for (const i of m.inputs) if (i.shape) s[i.name] = i.shape;
+  return Object.keys(s).length ? s : undefined;
+}
+
+function model(which) {
+  const m = which === 'opt' ? opt : orig;
+  if (!m) fail('invalid_argument', which === 'opt' ? 'optimize the model first' : 'load a model first');
+  return m;
+}
+
+function median(xs) {
+  const s = xs.slice().sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+const handlers = {
+  async init(msg) {
+    if (msg.cancel) cancelFlag = new Int32Array(msg.cancel);
+    nfPromise ??= init(msg.simd === false ? { simd: false } : {});
+    nf = await nfPromise;
+    return { build: nf.build, version: nf.version, features: { ...nf.features }, passes: passNames(), cancelShared: !!cancelFlag };
+  },
+
+  // A model that fails to load leaves the current one in place (the page stays usable).
+  load(msg) {
+    const m = load(msg.source, !!msg.structureOnly);
+    let d;
+    try {
+      d = describe(m, { structureOnly: !!msg.structureOnly, build: nf.build });
+    } catch (e) {
+      m.dispose();
+      throw e;
+    }
+    opt?.dispose();
+    opt = null;
+    orig?.dispose();
+    orig = m;
+    source = msg.source;
+    return d;
+  },
+
+  optimize(msg, id) {
+    if (!source) fail('invalid_argument', 'load a model first');
+    opt?.dispose();
+    opt = null;
+    const m = load(source);
+    try {
+      const report = m.optimize({ ...msg.options, onProgress: progressFor(id, 'optimizing') });
+      // the sizes of the files as they will be downloaded (fp16 storage is decided when writing)
+      const f = m.toNcnn();
+      opt = m;
+      return { report, files: { param: f.paramBytes.length, bin: f.bin.length }, ...describe(m) };
+    } catch (e) {
+      m.dispose();
+      throw e;
+    }
+  },
+
+  // fp32: the optimized model in memory against the original. fp16 storage is a property of the
+  // written files (the model in memory keeps fp32 weights), so then the check runs on what the
+  // user downloads: the optimized files with fp16 weights, read back, against the original (as
+  // ncnn files too for an ONNX import, so both sides name their outputs by ncnn blob).
+  verify(msg, id) {
+    if (!orig || !opt) fail('invalid_argument', 'optimize the model first');
+    const onProgress = progressFor(id, 'verifying');
+    const seed = msg.seed ?? 0;
+    if (!msg.fp16) return { report: nf.verify(orig, opt, { seed, onProgress }), files: false };
+    const temps = [];
+    try {
+      const reread = (m, fp16) => {
+        const f = m.toNcnn({ fp16 });
+        const r = nf.loadNcnn(f.paramBytes, f.bin, { shapes: source.kind === 'ncnn' ? shapesOf(m) : undefined });
+        temps.push(r);
+        return r;
+      };
+      const a = source.kind === 'onnx' ? reread(orig, false) : orig;
+      const b = reread(opt, true);
+      return { report: nf.verify(a, b, { seed, onProgress }), files: true };
+    } finally {
+      for (const t of temps) t.dispose();
+    }
+  },
+
+  // Inputs not given (all of them for a random run) get seeded random values.
+  run(msg) {
+    const m = model(msg.which);
+    const given = msg.inputs ?? {};
+    const missing = m.inputs.some((i) => !(i.name in given));
+    const inputs = missing ? { ...nf.randomInputs(m, msg.seed ?? 0), ...given } : given;
+    const t0 = performance.now();
+    const outputs = m.run(inputs);
+    const ms = performance.now() - t0;
+    return { outputs, ms, transfer: Object.values(outputs).map((o) => o.data.buffer) };
+  },
+
+  profile(msg, id) {
+    const m = model(msg.which);
+    const inputs = msg.inputs ?? null;
+    return { report: m.profile(inputs, { runs: msg.runs ?? 5, onProgress: progressFor(id, 'profiling') }) };
+  },
+
+  // Median wall time of `runs` runs of each model (after a time-based warm-up, so V8 has
+  // optimized the hot wasm functions: TOOLCHAIN "Measuring wasm speed").
+  bench(msg, id) {
+    const runs = msg.runs;
+    if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('invalid_argument', 'runs must be an integer from 1 to 1000');
+    const which = (msg.which ?? ['orig', 'opt']).filter((w) => (w === 'opt' ? opt : orig));
+    const total = which.length * runs;
+    const report = { build: nf.build, runs, models: {} };
+    const progress = progressFor(id, 'benchmarking');
+    let done = 0;
+    for (const w of which) {
+      const m = model(w);
+      const inputs = nf.randomInputs(m, 0);
+      const warmEnd = performance.now() + 300;
+      let warm = 0;
+      do {
+        m.run(inputs);
+        warm++;
+        if (!progress({ done, total })) fail('cancelled', 'benchmark cancelled');
+      } while (warm < 2 || performance.now() < warmEnd);
+      const times = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        m.run(inputs);
+        times.push(performance.now() - t0);
+        done++;
+        if (!progress({ done, total })) fail('cancelled', 'benchmark cancelled');
+      }
+      report.models[w] = { median_ms: median(times), min_ms: Math.min(...times), max_ms: Math.max(...times), warmup_runs: warm };
+    }
+    return { report };
+  },
+
+  files(msg) {
+    const m = model(msg.which);
+    const f = m.toNcnn(msg.fp16 === undefined ? undefined : { fp16: !!msg.fp16 });
+    // ONNX-imported models also describe their original inputs/outputs (CONVENTIONS section 4)
+    const io = f.ioJson ?? f.io_json ?? f.io ?? null;
+    return {
+      param: f.paramBytes,
+      bin: f.bin,
+      ioJson: io,
+      warnings: f.warnings,
+      transfer: [f.paramBytes.buffer, f.bin.buffer],
+    };
+  },
+
+  heap() {
+    return { heap: nf.heapStats() };
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  const { id, type } = data;
+  try {
+    if (type !== 'init') {
+      if (!nfPromise) fail('internal', 'worker used before init');
+      nf = await nfPromise;
+    }
+    const h = handlers[type];
+    if (!h) fail('invalid_argument', `unknown request ${type}`);
+    const result = await h(data, id);
+    const transfer = result.transfer ?? [];
+    delete result.transfer;
+    self.postMessage({ id, ok: true, ...result }, transfer);
+  } catch (e) {
+    self.postMessage({
+      id,
+      ok: false,
+      code: e?.code ?? 'internal',
+      message: String(e?.message ?? e),
+      warnings: e?.warnings,
+    });
+  }
+};
