@@ -537,6 +537,9 @@ async function cmdOptimize(argv) {
   }
   const shapes = usageValue('optimize', () => parseShapes(a.all('shape')));
   const seed = usageValue('optimize', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
+  if (isOnnxPath(pos[0])) {
+    throw invalidArgument(`optimize takes ncnn models; for an .onnx model use nnfold convert ${pos[0]} OUT.param OUT.bin --optimize (it also writes OUT.io.json)`);
+  }
   const model = await loadModel(pos[0], pos[1], { seed, shapes }, false);
   try {
     let text;
@@ -628,6 +631,9 @@ async function cmdVerify(argv) {
   const tolerance = usageValue('verify', () => (a.has('tolerance') ? parseTolerance(a.get('tolerance')) : 1e-4));
   const simd = !a.has('no-simd');
   const [pa, ba, pb, bb] = a.positional;
+  for (const p of [pa, pb]) {
+    if (isOnnxPath(p)) throw invalidArgument(`verify takes ncnn models; convert ${p} first (nnfold convert IN.onnx OUT.param OUT.bin)`);
+  }
   const ma = await loadModel(pa, ba, { seed, shapes, simd }, false);
   let mb;
   try {

@@ -181,6 +181,7 @@ test('ONNX: .onnx and a converted .param with its .io.json give the same results
       [['convert', 'm.onnx', 'o.param'], 2], [['run', 'm.onnx', '--shape', 'image=0,4'], 2],
       [['run', 'm.onnx', 'm.bin'], 1], [['info', 'cut.onnx'], 1], [['run', 'm.onnx', '--shape', 'nope=1,4,4,3'], 1],
       [['run', 'm.onnx', '--input', 'image=m.onnx'], 1],
+      [['optimize', 'm.onnx', 'null', 'o.param', 'o.bin'], 1], [['verify', 'm.onnx', 'null', 'm.onnx', 'null'], 1],
     ];
     for (const [args, code] of cases) {
       const r = same(args, { cwd: tmp });
