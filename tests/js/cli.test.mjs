@@ -153,7 +153,9 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: ski
 });
 
 // Issue 6: the npm CLI's optimize gives byte-identical files (and the same rewrite log and report)
-// to the native CLI on every zoo model this build loads, fp32 and fp16 storage.
+// to the native CLI on every zoo model this build loads, fp32 and fp16 storage. (The zoo files come
+// out of ncnnoptimize already, so most have nothing left to rewrite: the fp16 files still differ
+// from the input, and the optimizer's own tests cover the rewrites.)
 test('zoo models: optimize gives the native bytes, log and report', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 1800000 }, async (t) => {
   let compared = 0;
   for (const model of zooModels()) {
@@ -173,7 +175,6 @@ test('zoo models: optimize gives the native bytes, log and report', { skip: skip
             logs[w] = r.stderr;
           }
           assert.equal(logs.js, logs.native, 'rewrite log');
-          assert.ok(logs.native.length > 0, 'the optimizer rewrote something');
           sameFile(p(`native${flag}.param`), p(`js${flag}.param`));
           sameFile(p(`native${flag}.bin`), p(`js${flag}.bin`));
           const [a, b] = ['native', 'js'].map((w) => JSON.parse(fs.readFileSync(p(`${w}${flag}.json`), 'utf8')));
