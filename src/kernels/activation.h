@@ -135,6 +135,30 @@ inline void f32_act_inplace(float* p, size_t n, const ActParams& a) {
 #endif
 }
 
+// Swish (SiLU), y = x / (1 + e^-x), as ncnn's Swish layer writes it, with exp_fast: within a few
+// ulp of the reference (std::exp). Below x = -88 exp_fast(-x) stops growing (kExpHi), so x / (1 +
+// e^-x) would no longer shrink (x = -1e30 would give -6e-9): there y is 0, which is within 6e-37
+// of the true value; the reference gives -0 there, and NaN for x = -inf (-inf / inf), where this
+// gives 0.
+constexpr float kSwishLo = -88.f;
+inline float swish_scalar(float x) {
+    const float r = x / (1.f + exp_fast(-x));
+    return x < kSwishLo ? 0.f : r;
+}
+
+// swish over p[0 .. n) in place.
+void f32_swish_inplace__scalar(float* p, size_t n);
+#if NNFOLD_SIMD
+void f32_swish_inplace__wasmsimd(float* p, size_t n);
+#endif
+inline void f32_swish_inplace(float* p, size_t n) {
+#if NNFOLD_SIMD
+    f32_swish_inplace__wasmsimd(p, n);
+#else
+    f32_swish_inplace__scalar(p, n);
+#endif
+}
+
 #if NNFOLD_SIMD
 inline v128_t exp_v(v128_t x) {
     using namespace expc;
@@ -156,6 +180,11 @@ inline v128_t exp_v(v128_t x) {
     v128_t n = wasm_i32x4_trunc_sat_f32x4(fx);
     v128_t pow2n = wasm_i32x4_shl(wasm_i32x4_add(n, wasm_i32x4_splat(127)), 23);
     return mul(y, pow2n);
+}
+
+inline v128_t swish_v(v128_t x) {
+    const v128_t r = wasm_f32x4_div(x, simd::add(simd::splat(1.f), exp_v(wasm_f32x4_neg(x))));
+    return simd::select(wasm_f32x4_lt(x, simd::splat(kSwishLo)), simd::zero(), r);
 }
 
 inline v128_t act_v(v128_t v, const ActParams& a) {
