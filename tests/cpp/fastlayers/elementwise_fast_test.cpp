@@ -127,3 +127,15 @@ TEST(ActivationFast, SwishAndSigmoid) {
     compare("Swish", ParamDict(), {rand_mat(Shape::d1(37), seed++, -150.f, 150.f)}, 1e-4);
     compare("Sigmoid", ParamDict(), {rand_mat(Shape::d1(37), seed++, -150.f, 150.f)}, 1e-4);
 }
+
+TEST(ActivationFast, Gelu) {
+    uint32_t seed = 1700;
+    for (int form : {0, 1})
+        for (int C : {1, 3, 4, 5, 17, 64})
+            for (int W : {1, 3, 7, 13}) {
+                SCOPED_TRACE("GELU form " + std::to_string(form) + " C " + std::to_string(C) + " W " + std::to_string(W));
+                compare("GELU", params({{0, form}}), {rand_mat(Shape::d3(W, W + 2, C), seed++, -8.f, 8.f)}, 1e-4);
+            }
+    compare("GELU", ParamDict(), {rand_mat(Shape::d1(37), seed++, -150.f, 150.f)}, 1e-4);
+    compare("GELU", params({{0, 1}}), {rand_mat(Shape::d1(37), seed++, -150.f, 150.f)}, 1e-4);
+}

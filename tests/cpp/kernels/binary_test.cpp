@@ -163,3 +163,41 @@ TEST(SoftmaxKernel, MatchesDoubleAndTwinsAgree) {
 #endif
     }
 }
+
+TEST(GeluKernel, BothFormsAccurateAndTwinsAgree) {
+    std::vector<float> xs;
+    for (float x = -12.f; x <= 12.f; x += 0.0071f)
+        xs.push_back(x);
+    for (float x : {0.f, -0.f, 1e-30f, -1e-30f, 40.f, -40.f, 1e30f, -1e30f, INFINITY})
+        xs.push_back(x);
+    xs.push_back(NAN);
+    const size_t n = xs.size();
+    for (bool tanh_form : {false, true}) {
+        std::vector<float> s = xs, v = xs;
+        f32_gelu_inplace__scalar(s.data(), n, tanh_form);
+        double worst = 0, maxref = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double x = xs[i];
+            if (std::isnan(xs[i])) {
+                EXPECT_TRUE(std::isnan(s[i]));
+                continue;
+            }
+            if (std::fabs(x) > 12)
+                continue;
+            const double want = tanh_form ? 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+                                          : 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+            maxref = std::fmax(maxref, std::fabs(want));
+            worst = std::fmax(worst, std::fabs(s[i] - want));
+        }
+        // CONVENTIONS section 3's measure over the probe range
+        EXPECT_LE(worst / maxref, 2e-6) << (tanh_form ? "tanh form" : "erf form");
+        // the tails: y -> x above, -> 0 below
+        EXPECT_NEAR(gelu_scalar(40.f, tanh_form), 40.f, 1e-5);
+        EXPECT_NEAR(gelu_scalar(-40.f, tanh_form), 0.f, 1e-6);
+        EXPECT_EQ(gelu_scalar(1e30f, tanh_form), 1e30f);
+#if NNFOLD_SIMD
+        f32_gelu_inplace__wasmsimd(v.data(), n, tanh_form);
+        expect_same_bits(s.data(), v.data(), n, tanh_form ? "gelu tanh simd vs scalar" : "gelu erf simd vs scalar");
+#endif
+    }
+}
