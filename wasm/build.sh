@@ -15,6 +15,9 @@ for flavour in simd base; do
     emcmake cmake -S . -B "$dir" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=$simd \
       -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
   fi
-  cmake --build "$dir" -j"$JOBS" --target nnfold_js
+  targets=(nnfold_js)
+  # the kernel micro-benchmark that `npm run bench` runs (tests/bench/bench.mjs)
+  [ "$flavour" = simd ] && targets+=(nnfold_kernel_bench)
+  cmake --build "$dir" -j"$JOBS" --target "${targets[@]}"
 done
 node wasm/assemble.mjs

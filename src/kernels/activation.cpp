@@ -6,5 +6,15 @@ namespace kernels {
 
 void f32_act_inplace__scalar(float* p, size_t n, const ActParams& a) { act_scalar(p, n, a); }
 
+void f32_gelu_inplace__scalar(float* p, size_t n, bool tanh_form) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = gelu_scalar(p[i], tanh_form);
+}
+
+void f32_swish_inplace__scalar(float* p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = swish_scalar(p[i]);
+}
+
 }  // namespace kernels
 }  // namespace nnfold

@@ -135,6 +135,72 @@ inline void f32_act_inplace(float* p, size_t n, const ActParams& a) {
 #endif
 }
 
+// Swish (SiLU), y = x / (1 + e^-x), as ncnn's Swish layer writes it, with exp_fast: within a few
+// ulp of the reference (std::exp). Below x = -88 exp_fast(-x) stops growing (kExpHi), so x / (1 +
+// e^-x) would no longer shrink (x = -1e30 would give -6e-9): there y is 0, which is within 6e-37
+// of the true value; the reference gives -0 there, and NaN for x = -inf (-inf / inf), where this
+// gives 0.
+constexpr float kSwishLo = -88.f;
+inline float swish_scalar(float x) {
+    const float r = x / (1.f + exp_fast(-x));
+    return x < kSwishLo ? 0.f : r;
+}
+
+// swish over p[0 .. n) in place.
+void f32_swish_inplace__scalar(float* p, size_t n);
+#if NNFOLD_SIMD
+void f32_swish_inplace__wasmsimd(float* p, size_t n);
+#endif
+inline void f32_swish_inplace(float* p, size_t n) {
+#if NNFOLD_SIMD
+    f32_swish_inplace__wasmsimd(p, n);
+#else
+    f32_swish_inplace__scalar(p, n);
+#endif
+}
+
+// GELU (ncnn's two forms, layers/gelu.cpp) with exp_fast:
+//   exact: 0.5 x erfc(-x / sqrt 2) = 0.5 x (1 + erf(x / sqrt 2)), erf by Abramowitz & Stegun
+//          7.1.26: erf(z) = 1 - (a1 t + .. + a5 t^5) e^(-z^2), t = 1 / (1 + p z) for z >= 0 (odd
+//          symmetry for z < 0), absolute error <= 1.5e-7 in erf, so <= 0.75e-7 |x| in y;
+//   tanh:  0.5 x (1 + tanh(u)), u = 0.79788452 (x + 0.044715 x^3), with 1 + tanh(u) written as
+//          2 - 2 / (1 + e^(2u)) (exact at the tails: e^(2u) clamps, the fraction goes to 0 or 2).
+namespace geluc {
+constexpr float rsqrt2 = 0.70710678f;
+constexpr float p = 0.3275911f;
+constexpr float a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f, a5 = 1.061405429f;
+constexpr float k0 = 0.79788452f, k1 = 0.044715f;
+}  // namespace geluc
+
+inline float gelu_scalar(float x, bool tanh_form) {
+    using namespace geluc;
+    if (tanh_form) {
+        const float u = k0 * (x + k1 * x * x * x);
+        const float one_plus_tanh = 2.f - 2.f / (1.f + exp_fast(2.f * u));
+        return 0.5f * x * one_plus_tanh;
+    }
+    const float z = x * rsqrt2;
+    const float az = std::fabs(z);
+    const float t = 1.f / (1.f + p * az);
+    const float poly = ((((a5 * t + a4) * t + a3) * t + a2) * t + a1) * t;
+    const float e = 1.f - poly * exp_fast(-(az * az));  // erf(|z|)
+    const float erf_z = z < 0.f ? -e : e;
+    return 0.5f * x * (1.f + erf_z);
+}
+
+// GELU over p[0 .. n) in place.
+void f32_gelu_inplace__scalar(float* p, size_t n, bool tanh_form);
+#if NNFOLD_SIMD
+void f32_gelu_inplace__wasmsimd(float* p, size_t n, bool tanh_form);
+#endif
+inline void f32_gelu_inplace(float* p, size_t n, bool tanh_form) {
+#if NNFOLD_SIMD
+    f32_gelu_inplace__wasmsimd(p, n, tanh_form);
+#else
+    f32_gelu_inplace__scalar(p, n, tanh_form);
+#endif
+}
+
 #if NNFOLD_SIMD
 inline v128_t exp_v(v128_t x) {
     using namespace expc;
@@ -156,6 +222,35 @@ inline v128_t exp_v(v128_t x) {
     v128_t n = wasm_i32x4_trunc_sat_f32x4(fx);
     v128_t pow2n = wasm_i32x4_shl(wasm_i32x4_add(n, wasm_i32x4_splat(127)), 23);
     return mul(y, pow2n);
+}
+
+inline v128_t swish_v(v128_t x) {
+    const v128_t r = wasm_f32x4_div(x, simd::add(simd::splat(1.f), exp_v(wasm_f32x4_neg(x))));
+    return simd::select(wasm_f32x4_lt(x, simd::splat(kSwishLo)), simd::zero(), r);
+}
+
+// gelu_scalar lane for lane
+inline v128_t gelu_v(v128_t x, bool tanh_form) {
+    using namespace geluc;
+    using namespace simd;
+    const v128_t half = splat(0.5f), one = splat(1.f);
+    if (tanh_form) {
+        const v128_t u = mul(splat(k0), add(x, mul(mul(mul(splat(k1), x), x), x)));
+        const v128_t two = splat(2.f);
+        const v128_t one_plus_tanh = sub(two, wasm_f32x4_div(two, add(one, exp_v(mul(two, u)))));
+        return mul(mul(half, x), one_plus_tanh);
+    }
+    const v128_t z = mul(x, splat(rsqrt2));
+    const v128_t az = wasm_f32x4_abs(z);
+    const v128_t t = wasm_f32x4_div(one, add(one, mul(splat(p), az)));
+    v128_t poly = add(mul(splat(a5), t), splat(a4));
+    poly = add(mul(poly, t), splat(a3));
+    poly = add(mul(poly, t), splat(a2));
+    poly = add(mul(poly, t), splat(a1));
+    poly = mul(poly, t);
+    const v128_t e = sub(one, mul(poly, exp_v(wasm_f32x4_neg(mul(az, az)))));
+    const v128_t erf_z = select(wasm_f32x4_lt(z, zero()), wasm_f32x4_neg(e), e);
+    return mul(mul(half, x), add(one, erf_z));
 }
 
 inline v128_t act_v(v128_t v, const ActParams& a) {

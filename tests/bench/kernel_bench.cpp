@@ -304,13 +304,30 @@ int main(int argc, char** argv) {
             sweep = true;
         else {
             fprintf(stderr,
-                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING] [--winograd-sweep]\n"
+                    "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING[,SUBSTRING...]] [--winograd-sweep]\n"
                     "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (best of 11 repetitions\n"
                     "after warm-up, by thread CPU time)\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
-    auto wanted = [&](const std::string& n) { return filter.empty() || n.find(filter) != std::string::npos; };
+    // --filter takes comma-separated substrings; a benchmark runs when its name contains one
+    std::vector<std::string> filters;
+    for (size_t b = 0; b <= filter.size();) {
+        size_t e = filter.find(',', b);
+        if (e == std::string::npos)
+            e = filter.size();
+        if (e > b)
+            filters.push_back(filter.substr(b, e - b));
+        b = e + 1;
+    }
+    auto wanted = [&](const std::string& n) {
+        if (filters.empty())
+            return true;
+        for (auto& f : filters)
+            if (n.find(f) != std::string::npos)
+                return true;
+        return false;
+    };
     std::vector<Result> results;
 
     // peak: 8, 12 and 16 accumulators; the best is the peak

@@ -15,5 +15,26 @@ void f32_act_inplace__wasmsimd(float* p, size_t n, const ActParams& a) {
         p[i] = act_scalar(p[i], a);
 }
 
+void f32_gelu_inplace__wasmsimd(float* p, size_t n, bool tanh_form) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        simd::store(p + i, gelu_v(simd::load(p + i), tanh_form));
+    for (; i < n; i++)
+        p[i] = gelu_scalar(p[i], tanh_form);
+}
+
+void f32_swish_inplace__wasmsimd(float* p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {  // two independent f32x4 chains (exp's polynomial is serial)
+        const v128_t a = swish_v(simd::load(p + i)), b = swish_v(simd::load(p + i + 4));
+        simd::store(p + i, a);
+        simd::store(p + i + 4, b);
+    }
+    for (; i + 4 <= n; i += 4)
+        simd::store(p + i, swish_v(simd::load(p + i)));
+    for (; i < n; i++)
+        p[i] = swish_scalar(p[i]);
+}
+
 }  // namespace kernels
 }  // namespace nnfold

