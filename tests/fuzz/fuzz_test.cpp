@@ -69,3 +69,45 @@ TEST(OptimizerDifferential, RandomGraphs) {
     EXPECT_LE(skipped, n / 20) << "the generator made " << skipped << " graphs the runtime refuses";
     EXPECT_GE(optimized, n / 3) << "only " << optimized << " of " << n << " graphs were rewritten";
 }
+
+// Graphs the differential fuzzer failed on, each with what was wrong and the fix.
+struct Regression {
+    const char* what;
+    const char* param;
+    const char* keep;
+};
+
+TEST(OptimizerDifferential, PastFailures) {
+    const Regression cases[] = {
+        // optfuzz --seed 1000000, seed 1030772: a kept MemoryData output (b9) read through a Split
+        // by two BinaryOps; fuse_memorydata_binaryop folded it into both, leaving MemoryData md8
+        // (kept) with no reader: b9 became a new model output and optimize() failed with "changed
+        // the model's input or output names". Fix: pass_util check_kept_constant_keeps_a_reader,
+        // used by fuse_memorydata_binaryop and fuse_host_binaryop.
+        {"kept constant, two BinaryOps through a Split",
+         "7767517\n13 13\nInput in0 0 1 b0 0=4 1=4 2=1\nInput in1 0 1 b1 0=5 1=4 2=2\n"
+         "BinaryOp bo0 1 1 b0 b2 0=7 1=1 2=1.35514e+00\nReduction red1 1 1 b2 b3 0=3 1=0 -23303=2,1,2 5=1\n"
+         "PReLU prelu2 1 1 b3 b4 0=1\nDropout drop3 1 1 b4 b5\nFlatten fl4 1 1 b5 b6\n"
+         "InnerProduct ip5 1 1 b6 b7 0=3 1=0 2=3 9=1\nInnerProduct ip6 1 1 b1 b8 0=6 1=0 2=240\n"
+         "MemoryData md8 0 1 b9 0=1\nBinaryOp bo7 2 1 b9 b8 b10 0=2\nMemoryData md10 0 1 b11 0=1\n"
+         "BinaryOp bo9 2 1 b9 b11 b12 0=2\n",
+         "b9"},
+        // the same, minimal, with hosts: both readers fold the constant into an InnerProduct
+        // (fuse_innerproduct_mul, through fuse_host_binaryop); a kept constant read directly (no
+        // Split) was always refused ("the constant is kept")
+        {"kept constant, host BinaryOps",
+         "7767517\n7 7\nInput in 0 1 x 0=4\nInnerProduct ip 1 1 x y 0=3 2=12\nInnerProduct ip2 1 1 x y2 0=3 2=12\n"
+         "MemoryData md 0 1 k 0=1\nBinaryOp bo 2 1 k y z 0=2\nBinaryOp bo2 2 1 y2 k z2 0=2\nConcat cat 2 1 z z2 o\n",
+         "k"},
+        // and with non-host operands (fuse_memorydata_binaryop)
+        {"kept constant, plain BinaryOps",
+         "7767517\n5 5\nInput in 0 1 x 0=4\nSigmoid s 1 1 x y\nMemoryData md 0 1 k 0=1\n"
+         "BinaryOp bo 2 1 y k z 0=1\nBinaryOp bo2 2 1 k z z2 0=3\n",
+         "k"},
+    };
+    for (auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        OptFuzzResult r = check_optimizer_on_param(c.param, c.keep, 1);
+        EXPECT_EQ(r.kind, OptFuzzResult::Ok) << r.what;
+    }
+}

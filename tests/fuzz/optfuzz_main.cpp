@@ -4,7 +4,8 @@
 //
 // Graph k uses seed S + k. Prints each failure (seed, what, the .param) and a summary line
 // "optfuzz: N graphs, F failed, K skipped (generator), R rewrites, max err E"; exit 1 on failures.
-// --show SEED prints that graph's .param and its check.
+// --show SEED prints that graph's .param and its check. --write-seeds DIR writes the fuzz
+// targets' seed corpora (tests/fuzz/corpus/).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,10 +13,87 @@
 #include <map>
 #include <string>
 
-#include "graph_gen.h"
-#include "optfuzz.h"
+#include <filesystem>
+#include <fstream>
 
+#include "graph_gen.h"
+#include "io/ncnn_io.h"
+#include "optfuzz.h"
+#include "runtime/random.h"
+#include "targets.h"
+
+using namespace nnfold;
 using namespace nnfold::fuzz;
+
+namespace {
+
+void write_file(const std::filesystem::path& p, const std::string& a, const std::vector<uint8_t>& b = {}) {
+    std::ofstream f(p, std::ios::binary);
+    f.write(a.data(), (std::streamsize)a.size());
+    f.write((const char*)b.data(), (std::streamsize)b.size());
+}
+
+// Seed corpora for the fuzz targets (tests/fuzz/corpus/<target>/): generated graphs as .param
+// (param, optimize) and as .param + NUL + .bin (bin, alternating fp32 and fp16 storage), and the
+// built-in .param's .bin in each storage ncnn reads (fp32, fp16, int8, codebook).
+int write_seeds(const std::string& dir, int n) {
+    namespace fs = std::filesystem;
+    for (const char* t : {"param", "optimize", "bin"})
+        fs::create_directories(fs::path(dir) / t);
+    for (int k = 1; k <= n; k++) {
+        GeneratedGraph gg = generate_graph((uint32_t)k, 6 + k % 8);
+        std::string name = "gen" + std::to_string(k);
+        write_file(fs::path(dir) / "param" / (name + ".param"), gg.param);
+        write_file(fs::path(dir) / "optimize" / (name + ".param"), gg.param);
+        Graph g;
+        Warnings w;
+        if (!read_param(gg.param, g, w) || !randomize_weights(g, (uint32_t)k))
+            continue;
+        std::vector<uint8_t> bin;
+        BinWriteOptions bo;
+        bo.fp16 = k % 2 == 0;
+        if (!write_bin(g, bin, bo, w) || bin.size() > 16384)
+            continue;
+        write_file(fs::path(dir) / "bin" / (name + ".parambin"), gg.param + std::string(1, '\0'), bin);
+    }
+    for (const char* storage : {"f32", "f16", "int8", "codebook"}) {
+        Graph g;
+        Warnings w;
+        if (!read_param(kDefaultBinParam, g, w) || !randomize_weights(g, 7))
+            return 1;
+        for (auto& l : g.layers)
+            for (auto& wa : l.weights) {
+                if (!wa.tagged())
+                    continue;
+                if (!strcmp(storage, "int8")) {
+                    wa.storage = WeightStorage::Int8;
+                    wa.tag = kTagInt8;
+                    wa.i8.assign(wa.data.size(), 0);
+                    for (size_t i = 0; i < wa.i8.size(); i++)
+                        wa.i8[i] = (int8_t)(i * 37 - 100);
+                    wa.data.clear();
+                } else if (!strcmp(storage, "codebook")) {
+                    wa.storage = WeightStorage::Codebook;
+                    wa.tag = 0x00C0DEB0;
+                    wa.codebook.resize(256);
+                    for (int i = 0; i < 256; i++)
+                        wa.codebook[i] = (float)(i - 128) / 64.f;
+                    wa.indices.resize(wa.data.size());
+                    for (size_t i = 0; i < wa.indices.size(); i++)
+                        wa.indices[i] = (uint8_t)(i * 29);
+                }
+            }
+        std::vector<uint8_t> bin;
+        BinWriteOptions bo;
+        bo.fp16 = !strcmp(storage, "f16");
+        if (!write_bin(g, bin, bo, w))
+            return 1;
+        write_file(fs::path(dir) / "bin" / (std::string("default_") + storage + ".bin"), "", bin);
+    }
+    return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     long long graphs = 1000;
@@ -43,7 +121,10 @@ int main(int argc, char** argv) {
             max_failures = atoi(next());
         else if (a == "--tolerance")
             tol = atof(next());
-        else if (a == "-v" || a == "--verbose")
+        else if (a == "--write-seeds") {
+            std::string dir = next();
+            return write_seeds(dir, 40);
+        } else if (a == "-v" || a == "--verbose")
             verbose = true;
         else {
             fprintf(stderr, "usage: optfuzz [--graphs N] [--seed S] [--show SEED] [--max-failures N] [--tolerance T] [-v]\n");

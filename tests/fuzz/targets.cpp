@@ -23,16 +23,20 @@ namespace {
     abort();
 }
 
+}  // namespace
+
 // A .bin for this .param is what fuzz_bin reads when its input has no NUL byte: one layer of
 // each storage rule (tagged conv weights + untagged bias, BatchNorm's four untagged arrays,
 // tagged InnerProduct weights, a MemoryData without a tag).
-const char* kDefaultParam =
+const char* const kDefaultBinParam =
     "7767517\n5 5\n"
     "Input in 0 1 x 0=4 1=4 2=2\n"
     "Convolution conv 1 1 x c 0=2 1=3 5=1 6=36\n"
     "BatchNorm bn 1 1 c b 0=2\n"
     "InnerProduct ip 1 1 b y 0=3 1=1 2=24\n"
     "MemoryData md 0 1 m 0=3\n";
+
+namespace {
 
 uint64_t weight_values(const Graph& g) {
     uint64_t total = 0;
@@ -82,7 +86,7 @@ int fuzz_bin(const uint8_t* data, size_t size) {
         bin = nul + 1;
         nbin = size - (nul - data) - 1;
     } else {
-        param = kDefaultParam;
+        param = kDefaultBinParam;
         bin = data;
         nbin = size;
     }

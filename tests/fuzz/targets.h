@@ -28,6 +28,9 @@ int fuzz_bin(const uint8_t* data, size_t size);
 int fuzz_optimize(const uint8_t* data, size_t size);
 int fuzz_onnx(const uint8_t* data, size_t size);
 
+// The .param that fuzz_bin pairs with inputs that hold no NUL byte.
+extern const char* const kDefaultBinParam;
+
 // By name ("param", "bin", "optimize", "onnx"); nullptr for an unknown name.
 using TargetFn = int (*)(const uint8_t*, size_t);
 TargetFn find_target(const char* name);
