@@ -28,8 +28,9 @@ std::vector<std::string> split_csv(const std::string& s) {
 }
 
 // Runs `g` with the scalar reference layers; `wanted` empty = the model's outputs.
+// `perturb` > 0 multiplies every input value by (1 + perturb * u), u uniform in [-1, 1].
 Status run_reference(const Graph& g, uint32_t input_seed, const std::vector<std::string>& wanted,
-                     std::map<std::string, Mat>& out, std::vector<std::string>& output_names) {
+                     std::map<std::string, Mat>& out, std::vector<std::string>& output_names, float perturb = 0) {
     Net net;
     NetOptions no;
     no.use_optimized = false;
@@ -41,6 +42,11 @@ Status run_reference(const Graph& g, uint32_t input_seed, const std::vector<std:
         Mat m;
         NF_RETURN_IF_ERROR(m.create(net.declared_input_shape(name)));
         fill_uniform(m, rng);
+        if (perturb > 0) {
+            Rng prng(input_seed ^ 0x5bd1e995u);
+            for (size_t i = 0; i < m.total_floats(); i++)
+                m.data[i] *= 1.f + perturb * prng.uniform(-1.f, 1.f);
+        }
         in[name] = m;
     }
     std::vector<std::string> want = output_names;
@@ -151,13 +157,45 @@ OptFuzzResult check_optimizer_on_param(const std::string& param, const std::stri
             return fail(r, "blob '" + name + "' has shape " + ia->second.shape().str() + " before and " +
                                ib->second.shape().str() + " after optimizing");
         double e = relative_error(ia->second.data, ib->second.data, ia->second.total_floats());
+        if (!(e <= tolerance) && std::isfinite(e)) {
+            // Ill-conditioned outputs: a small result of cancelling large terms (an InnerProduct
+            // summing values of both signs) has a relative error far above float epsilon under
+            // any change of rounding. Such a difference is judged against the change the same
+            // output shows when the inputs move by 1e-6 relative (about 8 float ulps): within 4x
+            // that, it is rounding noise, not a wrong rewrite.
+            std::map<std::string, Mat> pert;
+            std::vector<std::string> po;
+            if (run_reference(before, weight_seed + 1, keep, pert, po, 1e-6f)) {
+                auto ip = pert.find(name);
+                double noise = 0, diff = 0;
+                for (size_t i = 0; ip != pert.end() && i < ia->second.total_floats(); i++) {
+                    noise = std::max(noise, (double)std::fabs(ia->second.data[i] - ip->second.data[i]));
+                    diff = std::max(diff, (double)std::fabs(ia->second.data[i] - ib->second.data[i]));
+                }
+                if (diff <= 4 * noise) {
+                    r.kind = OptFuzzResult::IllConditioned;
+                    std::ostringstream os;
+                    os << "blob '" << name << "': err " << e << " but max|diff| " << diff
+                       << " is within 4x the change from 1e-6 input noise (" << noise << ")";
+                    r.what = os.str();
+                    continue;
+                }
+            }
+        }
         if (!(e <= tolerance)) {
             std::ostringstream os;
-            os << "blob '" << name << "' differs after optimizing: err " << e << " > " << tolerance;
+            double maxref = 0, maxdiff = 0;
+            for (size_t i = 0; i < ia->second.total_floats(); i++) {
+                maxref = std::max(maxref, (double)std::fabs(ia->second.data[i]));
+                maxdiff = std::max(maxdiff, (double)std::fabs(ia->second.data[i] - ib->second.data[i]));
+            }
+            os << "blob '" << name << "' differs after optimizing: err " << e << " > " << tolerance << " (max|ref| "
+               << maxref << ", max|diff| " << maxdiff << ")";
             r.max_err = e;
             return fail(r, os.str());
         }
-        r.max_err = std::max(r.max_err, e);
+        if (r.kind == OptFuzzResult::Ok)
+            r.max_err = std::max(r.max_err, e);
     }
 
     // idempotent: optimizing again rewrites nothing and writes the same files

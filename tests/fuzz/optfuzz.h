@@ -14,7 +14,9 @@ namespace nnfold {
 namespace fuzz {
 
 struct OptFuzzResult {
-    enum Kind { Ok, Skipped, Failed } kind = Ok;
+    // IllConditioned: passed every check, but an output's difference over tolerance is within
+    // the rounding noise of that output (see optfuzz.cpp): counted, not a failure.
+    enum Kind { Ok, Skipped, Failed, IllConditioned } kind = Ok;
     std::string what;        // for Skipped / Failed: what happened
     std::string param;       // the graph (.param text)
     std::string keep;        // kept blob names, comma separated

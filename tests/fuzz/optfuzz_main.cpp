@@ -135,12 +135,13 @@ int main(int argc, char** argv) {
         OptFuzzResult r = check_optimizer_on_graph((uint32_t)show, tol);
         printf("%skeep: %s\nlayers %d -> %d, %d rewrites, err %g\n%s: %s\n", r.param.c_str(), r.keep.c_str(),
                r.layers_before, r.layers_after, r.rewrites, r.max_err,
-               r.kind == OptFuzzResult::Ok ? "ok" : r.kind == OptFuzzResult::Skipped ? "skipped" : "FAILED",
+               r.kind == OptFuzzResult::Ok ? "ok" : r.kind == OptFuzzResult::Skipped ? "skipped"
+               : r.kind == OptFuzzResult::IllConditioned ? "ill-conditioned" : "FAILED",
                r.what.c_str());
         return r.kind == OptFuzzResult::Failed ? 1 : 0;
     }
     auto t0 = std::chrono::steady_clock::now();
-    long long failed = 0, skipped = 0, rewrites = 0, changed = 0;
+    long long failed = 0, skipped = 0, illcond = 0, rewrites = 0, changed = 0;
     double max_err = 0;
     std::map<std::string, long long> per_pass;
     for (long long k = 0; k < graphs; k++) {
@@ -155,6 +156,10 @@ int main(int argc, char** argv) {
                 graphs = k + 1;
                 break;
             }
+        } else if (r.kind == OptFuzzResult::IllConditioned) {
+            illcond++;
+            if (verbose)
+                printf("ill-conditioned seed %u: %s\n", s, r.what.c_str());
         } else if (r.kind == OptFuzzResult::Skipped) {
             skipped++;
             if (verbose)
@@ -177,8 +182,8 @@ int main(int argc, char** argv) {
         for (auto& kv : per_pass)
             printf("  %-55s %lld\n", kv.first.c_str(), kv.second);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    printf("optfuzz: %lld graphs (seeds %u..%u), %lld failed, %lld skipped (generator), %lld optimized "
+    printf("optfuzz: %lld graphs (seeds %u..%u), %lld failed, %lld skipped (generator), %lld ill-conditioned, %lld optimized "
            "(%lld rewrites), max err %.3g, %.1f s\n",
-           graphs, seed, seed + (uint32_t)(graphs - 1), failed, skipped, changed, rewrites, max_err, secs);
+           graphs, seed, seed + (uint32_t)(graphs - 1), failed, skipped, illcond, changed, rewrites, max_err, secs);
     return failed ? 1 : 0;
 }
