@@ -109,6 +109,8 @@ public:
             geo = *geometry;
             sscanf(geo.c_str(), "%d %d %d %d", &k, &st, &dil, &pad);
         }
+        // ncnn's SAME_UPPER (-233) at stride 1 and dilation 1: output extent = input extent
+        bool same = !deconv && !geometry && st == 1 && dil == 1 && k > 1 && chance(15);
         int num = fixed_num > 0 ? fixed_num : uni(1, 6);
         int group = 1;
         if (depthwise) {
@@ -123,6 +125,10 @@ public:
             oh = conv_out(s.h, k, st, dil, pad, pad);
             ow = conv_out(s.w, k, st, dil, pad, pad);
         }
+        if (same) {
+            oh = s.h;
+            ow = s.w;
+        }
         if (oh < 1 || ow < 1 || oh > 24 || ow > 24)
             return false;
         if (geometry)
@@ -130,7 +136,7 @@ public:
         int bias = chance(60) ? 1 : 0;
         int wds = num * (s.c / group) * k * k;
         std::string p = "0=" + std::to_string(num) + " 1=" + std::to_string(k) + " 2=" + std::to_string(dil) +
-                        " 3=" + std::to_string(st) + " 4=" + std::to_string(pad) + " 5=" + std::to_string(bias) +
+                        " 3=" + std::to_string(st) + " 4=" + std::to_string(same ? -233 : pad) + " 5=" + std::to_string(bias) +
                         " 6=" + std::to_string(wds);
         if (depthwise)
             p += " 7=" + std::to_string(group);
@@ -274,10 +280,45 @@ public:
                 emit("Reduction", new_layer_name("red"), {src.name}, {top}, "0=3 1=0 -23303=2,1,2 5=1");
                 return;
             }
+        } else if (s.dims == 2) {
+            if (r < 12) {
+                // ncnn's InnerProduct on a 2D [h, w] input with weights for w inputs runs row-wise:
+                // [h, num_output] (when h > 1: ncnn innerproduct.cpp flattens a single row)
+                int num = uni(1, 6);
+                std::string top = new_blob(s.h > 1 ? S{2, 1, s.h, num} : S{1, 1, 1, num});
+                emit("InnerProduct", new_layer_name("ipr"), {src.name}, {top},
+                     "0=" + std::to_string(num) + " 1=" + std::to_string(uni(0, 1)) + " 2=" + std::to_string(num * s.w) +
+                         fused_act());
+                return;
+            }
+            if (r < 22) {
+                gemm(src);
+                return;
+            }
         } else if (s.dims == 1) {
             if (r < 18) {
                 innerproduct(src);
                 return;
+            }
+            if (r < 22) {
+                // x [c] -> Reshape [c,1,1] -> BinaryOp with a 3D blob of c channels
+                // (eliminate_reshape_before_binaryop)
+                std::vector<int> three;
+                for (int i = 0; i < (int)blobs_.size(); i++)
+                    if (blobs_[i].s.dims == 3 && blobs_[i].s.c == s.w)
+                        three.push_back(i);
+                if (!three.empty()) {
+                    Blob a = blobs_[three[uni(0, (int)three.size() - 1)]];
+                    std::string rs = new_blob(S{3, s.w, 1, 1});
+                    emit("Reshape", new_layer_name("rs"), {src.name}, {rs}, "0=1 1=1 2=-1");
+                    std::string top = new_blob(a.s);
+                    int op = uni(0, 2);
+                    if (chance(50))
+                        emit("BinaryOp", new_layer_name("bo"), {a.name, rs}, {top}, "0=" + std::to_string(op));
+                    else
+                        emit("BinaryOp", new_layer_name("bo"), {rs, a.name}, {top}, "0=" + std::to_string(op));
+                    return;
+                }
             }
             if (r < 26) {
                 // a 1x1 Convolution on a 1D blob runs as an InnerProduct (ncnn convolution.cpp)
@@ -340,6 +381,42 @@ public:
             p += " -23301=2," + f(real(-1.f, 1.f)) + "," + f(real(-1.f, 1.f));
         std::string top = new_blob(s);
         emit("Eltwise", new_layer_name("elt"), {src.name, other}, {top}, p);
+    }
+
+    // Gemm with a constant operand: A constant [M, K] times the blob [K, N] (or the blob [M, K]
+    // times a constant B [K, N]), an optional constant C of each broadcast type; output [M, N]
+    // (fuse_gemm_batchnorm folds a BatchNorm along M into a constant A).
+    void gemm(const Blob in) {
+        bool const_a = chance(60);
+        int M, N, K;
+        std::string p;
+        if (const_a) {
+            M = uni(1, 5);
+            K = in.s.h;
+            N = in.s.w;
+            p = "4=1 5=0 7=" + std::to_string(M) + " 9=" + std::to_string(K);
+        } else {
+            M = in.s.h;
+            K = in.s.w;
+            N = uni(1, 5);
+            p = "4=0 5=1 8=" + std::to_string(N) + " 9=" + std::to_string(K);
+        }
+        if (chance(30))
+            p += " 0=" + f(real(0.5f, 2.f));
+        int ctype = uni(-1, 4);
+        if (ctype >= 0) {
+            p += " 6=1 10=" + std::to_string(ctype) + " 1=" + f(chance(50) ? 1.f : real(0.5f, 2.f));
+            if (const_a)
+                p += " 8=" + std::to_string(N);
+            else
+                p += " 7=" + std::to_string(M);
+        }
+        std::string top = new_blob(S{2, 1, M, N});
+        emit("Gemm", new_layer_name("gemm"), {in.name}, {top}, p);
+        if (chance(60)) {
+            std::string t2 = new_blob(S{2, 1, M, N});
+            emit("BatchNorm", new_layer_name("bn"), {top}, {t2}, "0=" + std::to_string(M));
+        }
     }
 
     void innerproduct(const Blob in) {
@@ -449,7 +526,7 @@ public:
                 p += " 2=" + std::to_string(s.c);
             emit("Input", "in" + std::to_string(i), {}, {top}, p);
         }
-        int steps = uni(1, max_layers);
+        int steps = uni(1, chance(20) ? max_layers + 8 : max_layers);
         for (int i = 0; i < steps; i++)
             step();
         GeneratedGraph g;
@@ -459,8 +536,12 @@ public:
             for (size_t i = n_inputs; i < blobs_.size(); i++)
                 if (consumed_.count(blobs_[i].name))
                     cands.push_back(blobs_[i].name);
-            if (!cands.empty())
-                g.keep.push_back(cands[uni(0, (int)cands.size() - 1)]);
+            int n = chance(70) ? 1 : 2;
+            for (int k = 0; k < n && !cands.empty(); k++) {
+                int i = uni(0, (int)cands.size() - 1);
+                g.keep.push_back(cands[i]);
+                cands.erase(cands.begin() + i);
+            }
         }
         std::string body;
         for (auto& l : lines_)
