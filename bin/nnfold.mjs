@@ -156,6 +156,35 @@ function parseShapes(specs) {
   return shapes;
 }
 
+// --shape for an .onnx model: the full ONNX shape, batch included (native parse_onnx_shapes).
+function parseOnnxShapes(specs) {
+  const shapes = {};
+  for (const s of specs) {
+    const eq = s.lastIndexOf('=');
+    if (eq <= 0) throw invalidArgument(`--shape expects NAME=d0,d1,..., got '${s}'`);
+    const name = s.slice(0, eq), dims = s.slice(eq + 1);
+    const list = [];
+    for (const tok of dims.split(',')) {
+      const v = parseIntToken(tok);
+      if (v === null || v <= 0) throw invalidArgument(`--shape ${s}: dimensions must be positive integers`);
+      list.push(v);
+    }
+    if (list.length > 8) throw invalidArgument(`--shape ${s}: at most 8 dimensions`);
+    shapes[name] = list;
+  }
+  return shapes;
+}
+
+const isOnnxPath = (p) => p.length >= 5 && p.slice(-5).toLowerCase() === '.onnx';
+
+// X.param -> X.io.json (other names: X + '.io.json'), as native io_json_path
+function ioJsonPath(p) {
+  return p.length > 6 && p.endsWith('.param') ? p.slice(0, -6) + '.io.json' : p + '.io.json';
+}
+
+// --shape values as the model takes them (native parse_model_shapes)
+const parseModelShapes = (modelPath, specs) => (isOnnxPath(modelPath) ? parseOnnxShapes(specs) : parseShapes(specs));
+
 function parseSeed(s) {
   if (s === '' || s.length > 10 || !/^[0-9]+$/.test(s)) throw invalidArgument(`--seed expects a non-negative integer, got '${s}'`);
   const v = Number(s);
@@ -181,13 +210,30 @@ function nnfold() {
 }
 
 // Loads a model through the facade; load warnings are printed before any error (as natively).
+// An .onnx file is imported; a .param takes the X.io.json beside it when present (native
+// load_cli_model).
 async function loadModel(paramPath, binPath, opts, printAlways = true) {
   const nf = await nnfold();
   const hasBin = binPath !== null && binPath !== 'null' && binPath !== '';
+  if (isOnnxPath(paramPath)) {
+    if (hasBin) throw invalidArgument('an .onnx file carries its weights; give no .bin');
+    const bytes = readFile(paramPath);
+    try {
+      const m = nf.loadOnnx(bytes, { shapes: opts.shapes, simd: opts.simd });
+      if (printAlways) printWarnings(m.warnings);
+      return m;
+    } catch (e) {
+      printWarnings(e.warnings);
+      if (e instanceof NnfoldError) throw new CliError(e.code, `${paramPath}: ${e.message}`);
+      throw e;
+    }
+  }
   const param = readFile(paramPath);
   const bin = hasBin ? readFile(binPath) : null;
+  const ioPath = ioJsonPath(paramPath);
+  const io = fs.existsSync(ioPath) ? { ioJson: readFile(ioPath), ioJsonName: ioPath } : {};
   try {
-    const m = nf.loadNcnn(param, bin, { ...opts, paramName: paramPath, binName: hasBin ? binPath : '' });
+    const m = nf.loadNcnn(param, bin, { ...opts, ...io, paramName: paramPath, binName: hasBin ? binPath : '' });
     if (printAlways) printWarnings(m.warnings);
     return m;
   } catch (e) {
@@ -198,14 +244,17 @@ async function loadModel(paramPath, binPath, opts, printAlways = true) {
 
 const kRunHelp =
   'usage: nnfold run MODEL.param [MODEL.bin|null] [options]\n' +
+  '       nnfold run MODEL.onnx [options]\n' +
   '\n' +
   'Runs a model once. Without a .bin (or with \'null\') the weights are nnfold\'s seeded random\n' +
   'weights. Inputs not given with --input get seeded random values in [-1, 1] (one stream, in\n' +
-  'the model\'s input order).\n' +
+  'the model\'s input order). An .onnx model, or a .param with the MODEL.io.json that convert\n' +
+  'writes beside it, takes and gives tensors under the ONNX names, shapes and layouts.\n' +
   '\n' +
   'options:\n' +
   '  --input NAME=FILE.f32   raw little-endian float32 input, outermost-first, dense\n' +
-  '  --shape NAME=c,h,w      input shape (needed when the model declares none)\n' +
+  '  --shape NAME=c,h,w      input shape (needed when the model declares none); for .onnx\n' +
+  '                          models the full ONNX shape, e.g. --shape input=1,3,224,224\n' +
   '  --seed N                seed for random weights and inputs (default 0)\n' +
   '  --output NAME           blob to extract (repeatable; default: the model\'s outputs)\n' +
   '  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n' +
@@ -248,7 +297,7 @@ async function cmdRun(argv) {
   const runs = countOption(a, 'runs', 1) ?? 1;
   const warmup = countOption(a, 'warmup', 0) ?? (runs > 1 ? 3 : 0);
   const seed = usageValue('run', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
-  const shapes = usageValue('run', () => parseShapes(a.all('shape')));
+  const shapes = usageValue('run', () => parseModelShapes(a.positional[0], a.all('shape')));
   const simd = !a.has('no-simd') && !a.has('reference');  // false: the reference layers
   const model = await loadModel(a.positional[0], a.positional[1] ?? 'null', { seed, shapes, simd });
   try {
@@ -260,8 +309,19 @@ async function cmdRun(argv) {
         return kUsage;
       }
       const name = spec.slice(0, eq), file = spec.slice(eq + 1);
-      const decl = model.inputs.find((x) => x.name === name);
+      // original (ONNX) names of a mapped model, whose blob names are accepted too
+      const decl = model.inputs.find((x) => x.name === name || (x.blob !== undefined && x.blob === name));
       if (!decl) throw invalidArgument(`the model has no input named '${name}'`);
+      if (decl.blob !== undefined) {
+        // the original shape and layout, dense
+        const bytes = readFile(file);
+        const need = decl.shape.reduce((x, y) => x * y, 1) * 4;
+        if (bytes.length !== need) throw invalidArgument(`${file} has ${bytes.length} bytes; input '${decl.name}' needs ${need}`);
+        const data = new Float32Array(need / 4);
+        new Uint8Array(data.buffer).set(bytes);
+        inputs[decl.name] = { data, shape: decl.shape };
+        continue;
+      }
       if (!decl.shape) throw invalidArgument(`input '${name}' declares no shape; give one with --shape ${name}=c,h,w`);
       const bytes = readFile(file);
       const need = decl.shape.reduce((x, y) => x * y, 1) * 4;
@@ -311,16 +371,20 @@ async function cmdRun(argv) {
 
 const kInfoHelp =
   'usage: nnfold info MODEL.param [MODEL.bin] [--json] [--shape NAME=c,h,w]\n' +
+  '       nnfold info MODEL.onnx [--json] [--shape NAME=d0,d1,...]\n' +
   '\n' +
   'Shows layers by type, inputs and outputs with inferred shapes, weight sizes and the\n' +
-  'estimated peak memory (live tensors + weights). With a .bin, its storage is checked too.\n';
+  'estimated peak memory (live tensors + weights). With a .bin, its storage is checked too.\n' +
+  'An .onnx model (imported), or a .param with the MODEL.io.json that convert writes beside it,\n' +
+  'shows its inputs and outputs under the ONNX names, shapes and layouts.\n';
 
 async function cmdInfo(argv) {
   const a = parseArgs(argv, ['help', 'json'], ['shape']);
   if (!a) return kUsage;
   if (a.has('help')) return out(kInfoHelp), kOk;
-  if (a.positional.length < 1 || a.positional.length > 2) return err(kInfoHelp), kUsage;
-  const shapes = usageValue('info', () => parseShapes(a.all('shape')));
+  const onnx = a.positional.length >= 1 && isOnnxPath(a.positional[0]);
+  if (a.positional.length < 1 || a.positional.length > (onnx ? 1 : 2)) return err(kInfoHelp), kUsage;
+  const shapes = usageValue('info', () => parseModelShapes(a.positional[0], a.all('shape')));
   const model = await loadModel(a.positional[0], a.positional[1] ?? 'null', { shapes, structureOnly: true });
   try {
     if (a.has('json')) out(model._infoJsonText() + '\n');
@@ -356,21 +420,40 @@ async function cmdRandomize(argv) {
 }
 
 const kConvertHelp =
-  'usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]\n' +
+  'usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=c,h,w]\n' +
+  '       nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]\n' +
   '\n' +
   'Reads a model and writes it back in nnfold\'s canonical form (no optimization): params in id\n' +
   'order with defaults omitted, floats written so ncnn reads them back exactly, shape hints where\n' +
-  'shapes can be inferred. --fp16 stores tagged weight arrays as fp16.\n';
+  'shapes can be inferred. --fp16 stores tagged weight arrays as fp16. --optimize runs the\n' +
+  'optimizer (nnfold optimize\'s passes) first; blobs named in the io map are kept.\n' +
+  'An .onnx model is imported into ncnn layers; OUT.io.json is written beside OUT.param with the\n' +
+  'ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it; so does a\n' +
+  'converted .param given with its IN.io.json). For .onnx inputs with symbolic dimensions give\n' +
+  '--shape NAME=d0,d1,... (the full ONNX shape).\n';
 
 async function cmdConvert(argv) {
-  const a = parseArgs(argv, ['help', 'fp16'], ['shape', 'seed']);
+  const a = parseArgs(argv, ['help', 'fp16', 'optimize'], ['shape', 'seed']);
   if (!a) return kUsage;
   if (a.has('help')) return out(kConvertHelp), kOk;
-  if (a.positional.length !== 4) return err(kConvertHelp), kUsage;
-  const shapes = usageValue('convert', () => parseShapes(a.all('shape')));
+  const onnx = a.positional.length >= 1 && isOnnxPath(a.positional[0]);
+  if (a.positional.length !== (onnx ? 3 : 4)) return err(kConvertHelp), kUsage;
+  const shapes = usageValue('convert', () => parseModelShapes(a.positional[0], a.all('shape')));
   const seed = usageValue('convert', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
-  const model = await loadModel(a.positional[0], a.positional[1], { seed, shapes }, false);
+  const model = await loadModel(a.positional[0], onnx ? 'null' : a.positional[1], { seed, shapes }, false);
   try {
+    if (a.has('optimize')) {
+      // the io map's blobs are kept by the facade's optimize
+      let rep;
+      try {
+        rep = JSON.parse(model._optimizeJsonText({}));
+      } catch (e) {
+        printWarnings(model.warnings);
+        throw e;
+      }
+      const rewrites = rep.passes.reduce((n, p) => n + p.rewrites.length, 0);
+      err(`optimize: ${rewrites} rewrites; layers ${rep.before.layers} -> ${rep.after.layers}\n`);
+    }
     let files;
     try {
       files = model.toNcnn({ fp16: a.has('fp16') });
@@ -379,8 +462,10 @@ async function cmdConvert(argv) {
       throw e;
     }
     printWarnings([...model.warnings, ...files.warnings]);
-    writeFile(a.positional[2], files.paramBytes);
-    writeFile(a.positional[3], files.bin);
+    const [outParam, outBin] = a.positional.slice(onnx ? 1 : 2);
+    writeFile(outParam, files.paramBytes);
+    writeFile(outBin, files.bin);
+    if (files.ioJson !== null) writeFile(ioJsonPath(outParam), files.ioJson);
     return kOk;
   } finally {
     model.dispose();
@@ -452,6 +537,9 @@ async function cmdOptimize(argv) {
   }
   const shapes = usageValue('optimize', () => parseShapes(a.all('shape')));
   const seed = usageValue('optimize', () => (a.has('seed') ? parseSeed(a.get('seed')) : 0));
+  if (isOnnxPath(pos[0])) {
+    throw invalidArgument(`optimize takes ncnn models; for an .onnx model use nnfold convert ${pos[0]} OUT.param OUT.bin --optimize (it also writes OUT.io.json)`);
+  }
   const model = await loadModel(pos[0], pos[1], { seed, shapes }, false);
   try {
     let text;
@@ -543,6 +631,9 @@ async function cmdVerify(argv) {
   const tolerance = usageValue('verify', () => (a.has('tolerance') ? parseTolerance(a.get('tolerance')) : 1e-4));
   const simd = !a.has('no-simd');
   const [pa, ba, pb, bb] = a.positional;
+  for (const p of [pa, pb]) {
+    if (isOnnxPath(p)) throw invalidArgument(`verify takes ncnn models; convert ${p} first (nnfold convert IN.onnx OUT.param OUT.bin)`);
+  }
   const ma = await loadModel(pa, ba, { seed, shapes, simd }, false);
   let mb;
   try {

@@ -92,11 +92,42 @@ Status shapes_from_json(const json& j, std::map<std::string, Shape>& out) {
     return Status::ok();
 }
 
+// {name, shape} per input/output; tensors of the io map (ONNX import, .io.json) also carry
+// `blob` (the ncnn blob) and `layout` ("NHWC" or ""), their shape being the original one.
 json io_json(const std::vector<IoInfo>& list) {
     json arr = json::array();
-    for (auto& io : list)
-        arr.push_back({{"name", io.name}, {"shape", shape_to_json(io.shape)}});
+    for (auto& io : list) {
+        json e = {{"name", io.name}, {"shape", io.mapped ? json(io.dims) : shape_to_json(io.shape)}};
+        if (io.mapped) {
+            e["blob"] = io.blob;
+            e["layout"] = io.layout;
+        }
+        arr.push_back(e);
+    }
     return arr;
+}
+
+json dims_json(const std::vector<int64_t>& d) { return d.empty() ? json(nullptr) : json(d); }
+
+// {inputName: [d0, d1, ...]} (full ONNX shapes, any rank up to 8)
+Status onnx_shapes_from_json(const json& j, std::map<std::string, std::vector<int64_t>>& out) {
+    if (j.is_null())
+        return Status::ok();
+    if (!j.is_object())
+        return invalid_argument("shapes must be an object {inputName: [d0, d1, ...]}");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const json& v = it.value();
+        if (!v.is_array() || v.empty() || v.size() > 8)
+            return invalid_argument("shape of input " + quote(it.key()) + ": 1 to 8 positive integers, outermost first");
+        std::vector<int64_t> dims;
+        for (auto& d : v) {
+            if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > 0x7fffffff)
+                return invalid_argument("shape of input " + quote(it.key()) + ": 1 to 8 positive integers, outermost first");
+            dims.push_back(d.get<int64_t>());
+        }
+        out[it.key()] = dims;
+    }
+    return Status::ok();
 }
 
 json warnings_json(const Warnings& w) { return json(w.items); }
@@ -140,7 +171,7 @@ public:
     val loadOnnx(uintptr_t ptr, size_t len, const std::string& opts) {
         return result_of([&](val& v) -> Status {
             LoadOptions lo;
-            NF_RETURN_IF_ERROR(load_options(opts, lo));
+            NF_RETURN_IF_ERROR(load_options(opts, lo, nullptr, true));
             NF_RETURN_IF_ERROR(model_.load_onnx((const uint8_t*)ptr, len, lo));
             v = val(dump_json(warnings_json(model_.warnings())));
             return Status::ok();
@@ -191,13 +222,18 @@ public:
     }
 
     // Writes the ncnn files into this object; the JS layer slices paramView()/binView() and then
-    // calls clearFiles(). Returns the warnings as JSON.
+    // calls clearFiles(). Returns {warnings, io_json} as JSON (io_json: the OUT.io.json text for a
+    // model with an io map, else null).
     val toNcnn(int fp16) {
         return result_of([&](val& v) -> Status {
             clearFiles();
             Warnings w;
             NF_RETURN_IF_ERROR(model_.to_ncnn(fp16, param_out_, bin_out_, w));
-            v = val(dump_json(warnings_json(w)));
+            json j;
+            j["warnings"] = warnings_json(w);
+            std::string io = model_.io_json();
+            j["io_json"] = io.empty() ? json(nullptr) : json(io);
+            v = val(dump_json(j));
             return Status::ok();
         });
     }
@@ -252,7 +288,7 @@ public:
             if (it == pending_.end())
                 return invalid_argument("no pending input " + quote(name));
             val o = val::object();
-            o.set("shape", val(dump_json(shape_to_json(it->second.shape()))));
+            o.set("shape", val(dump_json(dims_json(model_.presented_dims(name, it->second)))));
             o.set("view", val(emscripten::typed_memory_view(it->second.total_floats(), it->second.data)));
             v = o;
             return Status::ok();
@@ -280,7 +316,7 @@ public:
             json r;
             r["outputs"] = json::array();
             for (auto& n : order_)
-                r["outputs"].push_back({{"name", n}, {"shape", outputs_[n].dims ? json(outputs_[n].shape().to_list()) : json(nullptr)}});
+                r["outputs"].push_back({{"name", n}, {"shape", outputs_[n].dims ? dims_json(model_.presented_dims(n, outputs_[n])) : json(nullptr)}});
             r["peak_bytes"] = stats_.peak_bytes;
             r["ms"] = stats_.total_ms;
             v = val(dump_json(r));
@@ -305,7 +341,12 @@ public:
             for (auto it = j.begin(); it != j.end(); ++it)
                 if (it.value().is_string())
                     files[it.key()] = it.value().get<std::string>();
-            v = val(run_summary_json(order_, outputs_, files, stats_, model_.uses_simd()));
+            // mapped outputs print their original shape (as the native CLI)
+            std::map<std::string, std::vector<int64_t>> dims;
+            for (auto& n : order_)
+                if (model_.io_map().find_output(n) && outputs_.count(n))
+                    dims[n] = model_.presented_dims(n, outputs_[n]);
+            v = val(run_summary_json(order_, outputs_, files, stats_, model_.uses_simd(), dims));
             return Status::ok();
         });
     }
@@ -360,7 +401,8 @@ public:
     ModelHandle& handle() { return model_; }
 
 private:
-    Status load_options(const std::string& opts, LoadOptions& lo, bool* structure_only = nullptr) {
+    // onnx: shapes are full ONNX shapes (any rank up to 8) into lo.onnx_shapes
+    Status load_options(const std::string& opts, LoadOptions& lo, bool* structure_only = nullptr, bool onnx = false) {
         json j;
         NF_RETURN_IF_ERROR(parse_json(opts, j));
         if (structure_only)
@@ -369,7 +411,12 @@ private:
         lo.use_simd = j.value("simd", true);
         lo.param_name = j.value("paramName", std::string("model.param"));
         lo.bin_name = j.value("binName", std::string("model.bin"));
-        return shapes_from_json(j.contains("shapes") ? j["shapes"] : json(), lo.shapes);
+        if (j.contains("ioJson") && j["ioJson"].is_string()) {
+            lo.io_json = j["ioJson"].get<std::string>();
+            lo.io_json_name = j.value("ioJsonName", std::string("model.io.json"));
+        }
+        const json shapes = j.contains("shapes") ? j["shapes"] : json();
+        return onnx ? onnx_shapes_from_json(shapes, lo.onnx_shapes) : shapes_from_json(shapes, lo.shapes);
     }
 
     ModelHandle model_;

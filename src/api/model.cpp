@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -79,20 +80,165 @@ Status ModelHandle::load_impl(const std::string& param_text, const uint8_t* bin,
         return st;
     }
     structure_only_ = weights == Weights::None;
-    return finish_load(std::move(g), std::move(w), opt);
+    IoMap io;
+    if (!opt.io_json.empty()) {
+        st = IoMap::from_json(opt.io_json, io).with_context(opt.io_json_name);
+        if (!st) {
+            warnings_ = std::move(w);
+            return st;
+        }
+    }
+    NF_RETURN_IF_ERROR(finish_load(std::move(g), std::move(w), opt));
+    if (!io.empty()) {
+        st = set_io_map(io).with_context(opt.io_json_name + " (given with " + opt.param_name + ")");
+        if (!st) {
+            loaded_ = false;
+            graph_ = Graph();
+            return st;
+        }
+    }
+    return Status::ok();
 }
 
 Status ModelHandle::load_onnx(const uint8_t* data, size_t size, const LoadOptions& opt) {
     if (loaded_)
         return invalid_argument("this model handle is already loaded");
+    // `shapes` and `onnx_shapes` both give full ONNX shapes by ONNX input name
+    std::map<std::string, std::vector<int64_t>> given = opt.onnx_shapes;
+    for (auto& kv : opt.shapes) {
+        if (given.count(kv.first))
+            continue;
+        if (!kv.second.valid())
+            return invalid_argument("shape " + kv.second.str() + " for input " + quote(kv.first) +
+                                    " is not valid (positive dimensions, outermost first)");
+        std::vector<int64_t> dims;
+        for (int d : kv.second.to_list())
+            dims.push_back(d);
+        given[kv.first] = dims;
+    }
     Graph g;
+    IoMap io;
     Warnings w;
-    Status st = import_onnx_model(data, size, g, w);
+    Status st = import_onnx_model(data, size, g, io, w, given);
+    for (auto& kv : given) {
+        if (!st || io.find_input(kv.first))
+            continue;
+        std::string names;
+        for (auto& e : io.inputs)
+            names += (names.empty() ? "" : ", ") + quote(e.name);
+        st = invalid_argument("a shape was given for " + quote(kv.first) + ", which is not an input of the model" +
+                              " (inputs: " + names + ")");
+    }
     if (!st) {
         warnings_ = std::move(w);
         return st;
     }
-    return finish_load(std::move(g), std::move(w), opt);
+    // the import fixed every input's shape (in the Input layers); ncnn-side shapes stay empty
+    LoadOptions rest = opt;
+    rest.shapes.clear();
+    NF_RETURN_IF_ERROR(finish_load(std::move(g), std::move(w), rest));
+    st = set_io_map(io);
+    if (!st) {
+        loaded_ = false;
+        graph_ = Graph();
+        return internal_error("ONNX import produced an inconsistent io map: " + st.message());
+    }
+    return Status::ok();
+}
+
+Status ModelHandle::set_io_map(const IoMap& io) {
+    if (!loaded_)
+        return invalid_argument("no model is loaded");
+    NF_RETURN_IF_ERROR(io.validate());
+    auto ins = graph_.input_blobs();
+    for (auto* list : {&io.inputs, &io.outputs})
+        for (auto& e : *list) {
+            int b = graph_.find_blob(e.blob);
+            if (b < 0)
+                return invalid_model("blob " + quote(e.blob) + " (for " + quote(e.name) + ") is not in the model");
+            if (list == &io.inputs && std::find(ins.begin(), ins.end(), b) == ins.end())
+                return invalid_model("blob " + quote(e.blob) + " (for input " + quote(e.name) +
+                                     ") is not an input of the model");
+        }
+    io_ = io;
+    return Status::ok();
+}
+
+const IoEntry* ModelHandle::mapped_input(const std::string& name) const {
+    if (const IoEntry* e = io_.find_input(name))
+        return e;
+    for (auto& e : io_.inputs)
+        if (e.blob == name)
+            return &e;
+    return nullptr;
+}
+
+const IoEntry* ModelHandle::mapped_output(const std::string& name) const {
+    if (const IoEntry* e = io_.find_output(name))
+        return e;
+    for (auto& e : io_.outputs)
+        if (e.blob == name)
+            return &e;
+    return nullptr;
+}
+
+namespace {
+
+// The Shape for an original (ONNX) shape: itself when it has at most 4 dims, else unknown.
+Shape shape_of_dims(const std::vector<int64_t>& dims) {
+    if (dims.empty() || dims.size() > 4)
+        return Shape();
+    std::vector<int> list;
+    for (int64_t d : dims) {
+        if (d <= 0 || d > 0x7fffffff)
+            return Shape();
+        list.push_back((int)d);
+    }
+    Shape s = Shape::from_list(list);
+    return s.valid() ? s : Shape();
+}
+
+IoInfo mapped_info(const IoEntry& e) {
+    IoInfo r;
+    r.name = e.name;
+    r.shape = shape_of_dims(e.shape);
+    r.dims = e.shape;
+    r.mapped = true;
+    r.blob = e.blob;
+    r.layout = e.layout;
+    return r;
+}
+
+IoInfo plain_info(const std::string& name, const Shape& s) {
+    IoInfo r;
+    r.name = name;
+    r.shape = s;
+    r.blob = name;
+    if (s.known())
+        for (int d : s.to_list())
+            r.dims.push_back(d);
+    return r;
+}
+
+std::string dims_str(const std::vector<int64_t>& d) {
+    std::string r = "[";
+    for (size_t k = 0; k < d.size(); k++)
+        r += (k ? "," : "") + std::to_string(d[k]);
+    return r + "]";
+}
+
+}  // namespace
+
+std::vector<int64_t> ModelHandle::presented_dims(const std::string& name, const Mat& m) const {
+    if (const IoEntry* e = io_.find_output(name))
+        return e->shape;
+    if (const IoEntry* e = io_.find_input(name))
+        return e->shape;
+    std::vector<int64_t> r;
+    if (m.dims)
+        for (int d : m.shape().to_list())
+            r.push_back(d);
+    return r;
 }
 
 Status ModelHandle::finish_load(Graph g, Warnings w, const LoadOptions& opt) {
@@ -113,6 +259,10 @@ Status ModelHandle::finish_load(Graph g, Warnings w, const LoadOptions& opt) {
 Status ModelHandle::set_input_shapes(const std::map<std::string, Shape>& shapes) {
     if (!loaded_)
         return invalid_argument("no model is loaded");
+    for (auto& kv : shapes)
+        if (const IoEntry* e = mapped_input(kv.first))
+            return invalid_argument("input " + quote(e->name) + " of an imported model has the fixed shape " +
+                                    dims_str(e->shape) + "; give other ONNX shapes when loading the .onnx");
     NF_RETURN_IF_ERROR(check_shapes(shapes));
     shapes_ = shapes;
     return Status::ok();
@@ -133,18 +283,30 @@ Shape ModelHandle::input_shape(const std::string& name) const {
 
 std::vector<IoInfo> ModelHandle::inputs() const {
     std::vector<IoInfo> r;
-    for (int b : graph_.input_blobs())
-        r.push_back({graph_.blobs[b].name, input_shape(graph_.blobs[b].name)});
+    for (int b : graph_.input_blobs()) {
+        const std::string& name = graph_.blobs[b].name;
+        const IoEntry* e = nullptr;
+        for (auto& x : io_.inputs)
+            if (x.blob == name)
+                e = &x;
+        r.push_back(e ? mapped_info(*e) : plain_info(name, input_shape(name)));
+    }
     return r;
 }
 
 std::vector<IoInfo> ModelHandle::outputs() const {
+    std::vector<IoInfo> r;
+    // a mapped model's outputs are the original ones, in their order
+    if (!io_.outputs.empty()) {
+        for (auto& e : io_.outputs)
+            r.push_back(mapped_info(e));
+        return r;
+    }
     std::vector<Shape> shapes;
     if (!infer_shapes(graph_, shapes_, shapes))
         shapes.assign(graph_.blobs.size(), Shape());
-    std::vector<IoInfo> r;
     for (int b : graph_.output_blobs())
-        r.push_back({graph_.blobs[b].name, shapes[b]});
+        r.push_back(plain_info(graph_.blobs[b].name, shapes[b]));
     return r;
 }
 
@@ -153,7 +315,12 @@ std::string ModelHandle::info_json() const {
     std::vector<Shape> blob_shapes;
     if (!infer_shapes(graph_, shapes_, blob_shapes))
         blob_shapes.assign(graph_.blobs.size(), Shape());
-    return summary_json(graph_, s, blob_shapes);
+    if (io_.empty())
+        return summary_json(graph_, s, blob_shapes);
+    // the summary (ncnn blobs) plus the original inputs and outputs (the .io.json content)
+    json j = json::parse(summary_json(graph_, s, blob_shapes), nullptr, false);
+    j["io"] = json::parse(io_.to_json(), nullptr, false);
+    return dump_json(j);
 }
 
 namespace {
@@ -180,10 +347,20 @@ std::string ModelHandle::info_text(const std::string& label) const {
     std::string out;
     appendf(out, "%s: %d layers, %llu weight values (%s in .bin)\n", label.c_str(), s.layers,
             (unsigned long long)s.weight_values, format_bytes(s.weights_file_bytes).c_str());
-    for (auto& io : s.inputs)
-        appendf(out, "  input  %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
-    for (auto& io : s.outputs)
-        appendf(out, "  output %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
+    if (!io_.empty()) {
+        // original names and shapes, with the ncnn blob each one maps to
+        for (auto& e : io_.inputs)
+            appendf(out, "  input  %-24s %s%s (ncnn blob %s %s)\n", e.name.c_str(), dims_str(e.shape).c_str(),
+                    e.layout.empty() ? "" : (" " + e.layout).c_str(), e.blob.c_str(), e.ncnn_shape.str().c_str());
+        for (auto& e : io_.outputs)
+            appendf(out, "  output %-24s %s (ncnn blob %s %s)\n", e.name.c_str(), dims_str(e.shape).c_str(),
+                    e.blob.c_str(), e.ncnn_shape.str().c_str());
+    } else {
+        for (auto& io : s.inputs)
+            appendf(out, "  input  %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
+        for (auto& io : s.outputs)
+            appendf(out, "  output %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
+    }
     if (s.shapes_known)
         appendf(out, "estimated peak memory: %s\n", format_bytes(s.memory_bytes).c_str());
     else
@@ -309,18 +486,34 @@ Status ModelHandle::to_ncnn(int fp16, std::string& param, std::vector<uint8_t>& 
     return write_bin(graph_, bin, bo, warnings);
 }
 
+// A mapped input's values are drawn in its original shape and layout (outermost first), as a
+// user would give them; a Mat of that shape (1-D when it has more than 4 dims).
+Status ModelHandle::make_input(const IoInfo& io, Rng& rng, Mat& m) const {
+    if (io.mapped) {
+        uint64_t n = 1;
+        for (int64_t d : io.dims)
+            n *= (uint64_t)d;
+        if (n == 0 || n > 0x7fffffff)
+            return invalid_argument("input " + quote(io.name) + " of shape " + dims_str(io.dims) + " is too large");
+        NF_RETURN_IF_ERROR(m.create(io.shape.known() ? io.shape : Shape::d1((int)n)));
+    } else {
+        NF_RETURN_IF_ERROR(m.create(io.shape));
+    }
+    fill_uniform(m, rng);
+    return Status::ok();
+}
+
 Status ModelHandle::random_inputs(uint32_t seed, std::vector<std::pair<std::string, Mat>>& out) const {
     out.clear();
     if (!loaded_)
         return invalid_argument("no model is loaded");
     Rng rng(seed);
     for (auto& io : inputs()) {
-        if (!io.shape.known())
+        if (!io.mapped && !io.shape.known())
             return invalid_argument("input " + quote(io.name) + " declares no shape; give one (shapes option, or --shape " +
                                     io.name + "=c,h,w)");
         Mat m;
-        NF_RETURN_IF_ERROR(m.create(io.shape));
-        fill_uniform(m, rng);
+        NF_RETURN_IF_ERROR(make_input(io, rng, m));
         out.emplace_back(io.name, m);
     }
     return Status::ok();
@@ -331,14 +524,13 @@ Status ModelHandle::fill_missing_inputs(uint32_t seed, std::map<std::string, Mat
         return invalid_argument("no model is loaded");
     Rng rng(seed);
     for (auto& io : inputs()) {
-        if (inputs_map.count(io.name))
+        if (inputs_map.count(io.name) || (io.mapped && inputs_map.count(io.blob)))
             continue;
-        if (!io.shape.known())
+        if (!io.mapped && !io.shape.known())
             return invalid_argument("input " + quote(io.name) + " declares no shape; give one with --shape " + io.name +
                                     "=c,h,w");
         Mat m;
-        NF_RETURN_IF_ERROR(m.create(io.shape));
-        fill_uniform(m, rng);
+        NF_RETURN_IF_ERROR(make_input(io, rng, m));
         inputs_map[io.name] = m;
     }
     return Status::ok();
@@ -378,17 +570,71 @@ bool ModelHandle::uses_simd() const {
     return false;
 }
 
+// Mapped inputs: original shape/layout -> the ncnn blob; others as they are.
+Status ModelHandle::blob_inputs(const std::map<std::string, Mat>& in, std::map<std::string, Mat>& blobs_in) const {
+    blobs_in.clear();
+    for (auto& kv : in) {
+        const IoEntry* e = mapped_input(kv.first);
+        if (!e) {
+            blobs_in[kv.first] = kv.second;
+            continue;
+        }
+        size_t n = kv.second.empty() ? 0 : kv.second.total_floats();
+        if (n != e->numel())
+            return shape_mismatch("input " + quote(e->name) + " has " + std::to_string(n) + " values; its shape " +
+                                  dims_str(e->shape) + " needs " + std::to_string(e->numel()));
+        Mat m;
+        NF_RETURN_IF_ERROR(io_to_ncnn(*e, kv.second.data, n, m));
+        blobs_in[e->blob] = m;
+    }
+    return Status::ok();
+}
+
 Status ModelHandle::run(const std::map<std::string, Mat>& in, const std::vector<std::string>& wanted,
                         std::map<std::string, Mat>& out, RunStats* stats) {
     NF_RETURN_IF_ERROR(ensure_net());
-    return net_->run(in, wanted, out, stats);
+    if (io_.empty())
+        return net_->run(in, wanted, out, stats);
+    std::map<std::string, Mat> blobs_in;
+    NF_RETURN_IF_ERROR(blob_inputs(in, blobs_in));
+    std::vector<std::string> names = wanted;
+    if (names.empty())
+        for (auto& io : outputs())
+            names.push_back(io.name);
+    std::vector<std::string> blobs;
+    for (auto& n : names) {
+        const IoEntry* e = mapped_output(n);
+        blobs.push_back(e ? e->blob : n);
+    }
+    std::map<std::string, Mat> raw;
+    NF_RETURN_IF_ERROR(net_->run(blobs_in, blobs, raw, stats));
+    out.clear();
+    for (size_t k = 0; k < names.size(); k++) {
+        const IoEntry* e = mapped_output(names[k]);
+        const Mat& m = raw[blobs[k]];
+        if (!e) {
+            out[names[k]] = m;
+            continue;
+        }
+        std::vector<float> vals;
+        NF_RETURN_IF_ERROR(io_from_ncnn(*e, m, vals));
+        Shape s = shape_of_dims(e->shape);
+        Mat o;
+        NF_RETURN_IF_ERROR(o.create(s.known() ? s : Shape::d1((int)vals.size())));
+        if (!vals.empty())
+            std::memcpy(o.data, vals.data(), vals.size() * sizeof(float));
+        out[names[k]] = o;
+    }
+    return Status::ok();
 }
 
-Status ModelHandle::profile(const std::map<std::string, Mat>& in, int runs, ProfileResult& result,
+Status ModelHandle::profile(const std::map<std::string, Mat>& given, int runs, ProfileResult& result,
                             const ProgressFn& progress) {
     if (runs < 1 || runs > 100000)
         return invalid_argument("profile runs must be between 1 and 100000, got " + std::to_string(runs));
     NF_RETURN_IF_ERROR(ensure_net());
+    std::map<std::string, Mat> in;
+    NF_RETURN_IF_ERROR(blob_inputs(given, in));
     result = ProfileResult();
     std::map<std::string, Mat> out;
     RunStats st;
@@ -437,8 +683,28 @@ Status ModelHandle::optimize(const OptimizeRequest& req, std::string& report_jso
     Warnings w;
     OptimizeRequest r = req;
     r.input_shapes = shapes_;
+    // the io map's blobs are the model's interface: no rewrite may remove or rename them
+    for (auto* list : {&io_.inputs, &io_.outputs})
+        for (auto& e : *list)
+            r.keep_if_present.push_back(e.blob);
     NF_RETURN_IF_ERROR(optimize_graph(g, r, report_json, w, progress));
     graph_ = std::move(g);
+    // a cut may remove mapped inputs/outputs: their entries go (the rest stay valid)
+    {
+        auto ins = graph_.input_blobs();
+        auto still = [&](const IoEntry& e, bool input) {
+            int b = graph_.find_blob(e.blob);
+            return b >= 0 && (!input || std::find(ins.begin(), ins.end(), b) != ins.end());
+        };
+        IoMap kept;
+        for (auto& e : io_.inputs)
+            if (still(e, true))
+                kept.inputs.push_back(e);
+        for (auto& e : io_.outputs)
+            if (still(e, false))
+                kept.outputs.push_back(e);
+        io_ = kept;
+    }
     // a cut changes the inputs: shapes given for inputs that are gone no longer apply
     for (auto it = shapes_.begin(); it != shapes_.end();) {
         int b = graph_.find_blob(it->first);
@@ -456,7 +722,8 @@ Status ModelHandle::optimize(const OptimizeRequest& req, std::string& report_jso
 }
 
 std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
-                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd) {
+                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
+                             const std::map<std::string, std::vector<int64_t>>& dims) {
     json summary;
     summary["outputs"] = json::array();
     for (auto& name : order) {
@@ -479,7 +746,8 @@ std::string run_summary_json(const std::vector<std::string>& order, const std::m
         }
         json o;
         o["name"] = name;
-        o["shape"] = shape_to_json(m.shape());
+        auto d = dims.find(name);
+        o["shape"] = d != dims.end() ? json(d->second) : shape_to_json(m.shape());
         o["min"] = n > nonfinite ? json(mn) : json(nullptr);
         o["max"] = n > nonfinite ? json(mx) : json(nullptr);
         o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);

@@ -14,10 +14,13 @@
 
 #include "core/mat.h"
 #include "core/status.h"
+#include "io/io_map.h"
 #include "model/graph.h"
 #include "runtime/net.h"
 
 namespace nnfold {
+
+class Rng;
 
 struct LoadOptions {
     uint32_t seed = 0;                       // random weights when there is no .bin
@@ -25,11 +28,26 @@ struct LoadOptions {
     std::string param_name = "model.param";  // names used in error messages
     std::string bin_name = "model.bin";
     bool use_simd = true;                    // SIMD layers where the build has them
+    // load_ncnn/load_structure: the OUT.io.json that `convert` wrote beside the .param (empty:
+    // none); the model then presents its inputs and outputs under the original (ONNX) names,
+    // shapes and layouts (CONVENTIONS section 4). Its blobs must exist in the .param.
+    std::string io_json;
+    std::string io_json_name = "model.io.json";
+    // load_onnx: full ONNX shapes (batch included, any rank) for inputs with symbolic dims or to
+    // override declared ones, keyed by ONNX input name. `shapes` entries are taken the same way
+    // (as full ONNX shapes of at most 4 dims).
+    std::map<std::string, std::vector<int64_t>> onnx_shapes;
 };
 
 struct IoInfo {
     std::string name;
-    Shape shape;  // dims 0 when unknown
+    Shape shape;  // dims 0 when unknown (or, for a mapped tensor, more than 4 dims: see `dims`)
+    // Outermost first. For a plain ncnn blob shape.to_list(); for a tensor of the io map
+    // (ONNX import, .io.json) the original shape, batch included, any rank.
+    std::vector<int64_t> dims;
+    bool mapped = false;  // presented through the io map
+    std::string blob;     // the ncnn blob (== name when not mapped)
+    std::string layout;   // mapped: "NHWC" when the blob holds a transposed tensor, else ""
 };
 
 // Called between steps of a long operation with (done, total); returning false cancels it
@@ -54,6 +72,9 @@ struct OptimizeRequest {
     bool fp16 = false;
     std::vector<std::string> passes;  // empty: the full pipeline
     std::vector<std::string> keep;    // blob/layer names that must survive
+    // blobs that must survive where they exist after the cut (set by ModelHandle::optimize: the
+    // io map's blobs)
+    std::vector<std::string> keep_if_present;
     bool explain = false;             // also report why candidates were skipped
     // ncnnoptimize's cutstart/cutend: keep only these layers (names; empty = first/last), cut
     // before optimizing (src/passes/cut.h); blobs entering the range become inputs
@@ -77,8 +98,18 @@ public:
     // info/graph; such a handle cannot run or be written (used by `nnfold info`).
     Status load_structure(const std::string& param_text, const uint8_t* bin, size_t bin_size, bool has_bin,
                           const LoadOptions& opt);
-    // Imports ONNX bytes (Unsupported until src/io/onnx lands; see plugins.h).
+    // Imports ONNX bytes (src/io/onnx through plugins.h). The model keeps the import's IoMap:
+    // inputs(), outputs(), run() and the random inputs use the ONNX names, shapes and layouts.
     Status load_onnx(const uint8_t* data, size_t size, const LoadOptions& opt);
+
+    // The io map (ONNX import, or the .io.json given with a .param); empty for a plain model.
+    const IoMap& io_map() const { return io_; }
+    // Replaces the io map (checked: every blob must exist, entries self-consistent). An empty
+    // map makes the model plain again.
+    Status set_io_map(const IoMap& io);
+    // OUT.io.json text for the io map ("" when the model has none): written beside OUT.param by
+    // whoever writes to_ncnn()'s files.
+    std::string io_json() const { return io_.empty() ? std::string() : io_.to_json(); }
 
     bool loaded() const { return loaded_; }
     const Graph& graph() const { return graph_; }
@@ -88,6 +119,7 @@ public:
     Status set_input_shapes(const std::map<std::string, Shape>& shapes);
     const std::map<std::string, Shape>& input_shapes() const { return shapes_; }
     // Inputs and outputs with their shapes (declared/given input shapes, inferred output shapes).
+    // Mapped tensors come under their original names and shapes, outputs in the io map's order.
     std::vector<IoInfo> inputs() const;
     std::vector<IoInfo> outputs() const;
     // The shape an input takes when the caller gives no shape (given or declared); dims 0 if none.
@@ -114,6 +146,10 @@ public:
 
     // Runs the model. `wanted` empty: the model's outputs. Inputs are checked by name; a model
     // whose layers cannot take the given shapes fails with ShapeMismatch naming the layer.
+    // Mapped inputs are given in their original shape and layout (any Mat holding that many
+    // values, dense, outermost first) and mapped outputs come back that way (a Mat of the
+    // original shape when it has at most 4 dims, else 1-D: presented_dims() has the shape);
+    // other names are ncnn blobs as they are.
     Status run(const std::map<std::string, Mat>& inputs, const std::vector<std::string>& wanted,
                std::map<std::string, Mat>& outputs, RunStats* stats = nullptr);
     // Per-layer times over `runs` runs (after one untimed warm-up run).
@@ -124,6 +160,10 @@ public:
     // replaced, the Net rebuilt on the next run, and `report_json` holds the CONVENTIONS section 5
     // report.
     Status optimize(const OptimizeRequest& req, std::string& report_json, const ProgressFn& progress = nullptr);
+
+    // The shape to present for a tensor `m` that run()/random_inputs() returned under `name`:
+    // the io map's original shape for mapped tensors, m's shape otherwise.
+    std::vector<int64_t> presented_dims(const std::string& name, const Mat& m) const;
 
     bool uses_simd() const;
     // Drops the Net (kept graph stays); the next run rebuilds it. Frees the runtime's copy of the
@@ -137,8 +177,13 @@ private:
     Status finish_load(Graph g, Warnings w, const LoadOptions& opt);
     Status ensure_net();
     Status check_shapes(const std::map<std::string, Shape>& shapes) const;
+    const IoEntry* mapped_input(const std::string& name) const;
+    const IoEntry* mapped_output(const std::string& name) const;
+    Status make_input(const IoInfo& io, Rng& rng, Mat& m) const;
+    Status blob_inputs(const std::map<std::string, Mat>& in, std::map<std::string, Mat>& blobs_in) const;
 
     Graph graph_;
+    IoMap io_;
     Warnings warnings_;
     std::map<std::string, Shape> shapes_;
     std::unique_ptr<Net> net_;
@@ -151,8 +196,10 @@ private:
 // The JSON `nnfold run` prints: per output (in `order`) shape, min, max, mean over finite values,
 // nonfinite count, the first 8 values, and `file` when files are written; then peak_bytes, ms, simd.
 // `files` maps output names to the .f32 file names written (empty: none).
+// `dims` (optional) gives the shape to print per output name (ModelHandle::presented_dims).
 std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
-                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd);
+                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
+                             const std::map<std::string, std::vector<int64_t>>& dims = {});
 
 // Runs `fn`, turning std::bad_alloc (the standard library on memory exhaustion, e.g. a wasm heap
 // that cannot grow) into ResourceLimit and any other exception into Internal, so nothing escapes

@@ -1,16 +1,13 @@
 #include "api/plugins.h"
 
+#include <algorithm>
+
+#include "io/onnx/onnx_import.h"
 #include "passes/cut.h"
 #include "passes/optimizer.h"
 #include "runtime/verify.h"
 
 namespace nnfold {
-
-namespace {
-Status not_in_build(const char* what) {
-    return unsupported(std::string(what) + " is not available in this build");
-}
-}  // namespace
 
 Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report, Warnings& warnings,
                       const ProgressFn& progress) {
@@ -27,6 +24,9 @@ Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report,
     OptimizeOptions opt;
     opt.passes = req.passes;
     opt.keep = req.keep;
+    for (auto& b : req.keep_if_present)
+        if (g.find_blob(b) >= 0 && std::find(opt.keep.begin(), opt.keep.end(), b) == opt.keep.end())
+            opt.keep.push_back(b);
     opt.explain = req.explain;
     opt.input_shapes = shapes;
     volatile bool cancel = false;
@@ -59,10 +59,15 @@ Status verify_models(ModelHandle& a, ModelHandle& b, const VerifyRequest& req, s
     return Status::ok();
 }
 
-Status import_onnx_model(const uint8_t*, size_t, Graph&, Warnings&) { return not_in_build("ONNX import"); }
+Status import_onnx_model(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& warnings,
+                         const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    OnnxImportOptions opt;
+    opt.input_shapes = input_shapes;
+    return import_onnx(data, size, g, io, warnings, opt);
+}
 
 bool have_optimizer() { return true; }
 bool have_verify() { return true; }
-bool have_onnx_import() { return false; }
+bool have_onnx_import() { return true; }
 
 }  // namespace nnfold

@@ -1,11 +1,11 @@
 // Where the optimizer (task P), model verification (P) and ONNX import (task O) join the facade:
-// one function each. Until their C++ lands on main these return ErrorCode::Unsupported with
-// "... is not available in this build", which the bindings surface as a JS Error with
-// code 'unsupported'. Wiring one in means replacing its body in plugins.cpp with a call to
+// one function each. A build without one returns ErrorCode::Unsupported with "... is not
+// available in this build", which the bindings surface as a JS Error with code 'unsupported'.
+// Each body in plugins.cpp calls
 //   optimize(Graph&, const OptimizeOptions&, OptimizeReport&, Warnings&)   (src/passes/optimizer.h)
 //   verify(...)                                                            (src/runtime/verify.h)
-//   import_onnx(const uint8_t*, size_t, Graph&, IoMap&, Warnings&)         (src/io/onnx/)
-// and converting the options/report; front ends (bindings, CLIs, .d.ts) are already in place.
+//   import_onnx(const uint8_t*, size_t, Graph&, IoMap&, Warnings&, opts)   (src/io/onnx/)
+// and converting the options/report. All three are wired in this tree.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "api/model.h"
 #include "core/status.h"
+#include "io/io_map.h"
 #include "model/graph.h"
 
 namespace nnfold {
@@ -33,8 +34,11 @@ struct VerifyRequest {
 Status verify_models(ModelHandle& a, ModelHandle& b, const VerifyRequest& req, std::string& report_json,
                      const ProgressFn& progress);
 
-// Imports an ONNX model into `g`.
-Status import_onnx_model(const uint8_t* data, size_t size, Graph& g, Warnings& warnings);
+// Imports an ONNX model into `g` (src/io/onnx/onnx_import.h); `io` gets how the ONNX inputs and
+// outputs map onto ncnn blobs. `input_shapes`: full ONNX shapes (batch included) by input name,
+// for symbolic dims or to override declared ones.
+Status import_onnx_model(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& warnings,
+                         const std::map<std::string, std::vector<int64_t>>& input_shapes = {});
 
 // Which of the above this build has (for `nf.features` and the CLI's command list).
 bool have_optimizer();

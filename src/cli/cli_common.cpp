@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sys/stat.h>
 
+#include "core/strings.h"
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
 #include "runtime/random.h"
@@ -177,6 +178,84 @@ Status load_model(const std::string& param_path, const std::string& bin_path, ui
     std::vector<uint8_t> bin;
     NF_RETURN_IF_ERROR(read_file(bin_path, bin));
     return read_bin(bin.data(), bin.size(), g, warnings, bin_path);
+}
+
+std::string io_json_path(const std::string& param_path) {
+    const std::string ext = ".param";
+    if (param_path.size() > ext.size() && param_path.compare(param_path.size() - ext.size(), ext.size(), ext) == 0)
+        return param_path.substr(0, param_path.size() - ext.size()) + ".io.json";
+    return param_path + ".io.json";
+}
+
+bool is_onnx_path(const std::string& path) {
+    if (path.size() < 5)
+        return false;
+    std::string e = path.substr(path.size() - 5);
+    for (auto& c : e)
+        c = (char)tolower((unsigned char)c);
+    return e == ".onnx";
+}
+
+Status parse_onnx_shapes(const std::vector<std::string>& specs, std::map<std::string, std::vector<int64_t>>& out) {
+    for (auto& s : specs) {
+        size_t eq = s.rfind('=');
+        if (eq == std::string::npos || eq == 0)
+            return invalid_argument("--shape expects NAME=d0,d1,..., got '" + s + "'");
+        std::string name = s.substr(0, eq), dims = s.substr(eq + 1);
+        std::vector<int64_t> list;
+        size_t pos = 0;
+        while (pos <= dims.size()) {
+            size_t comma = dims.find(',', pos);
+            if (comma == std::string::npos)
+                comma = dims.size();
+            int32_t v;
+            if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
+                return invalid_argument("--shape " + s + ": dimensions must be positive integers");
+            list.push_back(v);
+            pos = comma + 1;
+        }
+        if (list.size() > 8)
+            return invalid_argument("--shape " + s + ": at most 8 dimensions");
+        out[name] = list;
+    }
+    return Status::ok();
+}
+
+Status parse_model_shapes(const std::string& model_path, const std::vector<std::string>& specs, LoadOptions& lo) {
+    if (is_onnx_path(model_path))
+        return parse_onnx_shapes(specs, lo.onnx_shapes);
+    return parse_shapes(specs, lo.shapes);
+}
+
+Status load_cli_model(const std::string& model_path, const std::string& bin_path, LoadOptions lo, bool structure_only,
+                      ModelHandle& model) {
+    if (is_onnx_path(model_path)) {
+        if (!bin_path.empty() && bin_path != "null")
+            return invalid_argument("an .onnx file carries its weights; give no .bin");
+        std::vector<uint8_t> bytes;
+        NF_RETURN_IF_ERROR(read_file(model_path, bytes));
+        lo.param_name = model_path;
+        lo.bin_name = "";
+        return model.load_onnx(bytes.data(), bytes.size(), lo).with_context(model_path);
+    }
+    const bool has_bin = !bin_path.empty() && bin_path != "null";
+    std::vector<uint8_t> text, bin;
+    NF_RETURN_IF_ERROR(read_file(model_path, text));
+    if (has_bin)
+        NF_RETURN_IF_ERROR(read_file(bin_path, bin));
+    lo.param_name = model_path;
+    lo.bin_name = has_bin ? bin_path : "";
+    const std::string iop = io_json_path(model_path);
+    struct stat stt;
+    if (stat(iop.c_str(), &stt) == 0) {
+        std::vector<uint8_t> io;
+        NF_RETURN_IF_ERROR(read_file(iop, io));
+        lo.io_json.assign(io.begin(), io.end());
+        lo.io_json_name = iop;
+    }
+    const std::string param(text.begin(), text.end());
+    return structure_only ? model.load_structure(param, bin.data(), bin.size(), has_bin, lo)
+                          : model.load_ncnn(param, bin.data(), bin.size(), has_bin, lo);
 }
 
 }  // namespace cli

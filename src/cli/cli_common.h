@@ -9,6 +9,8 @@
 
 #include "core/shape.h"
 #include "core/status.h"
+#include "api/model.h"
+#include "io/io_map.h"
 #include "model/graph.h"
 
 namespace nnfold {
@@ -46,6 +48,24 @@ Status parse_seed(const std::string& s, uint32_t& seed);
 // Loads a .param and its .bin, or random weights when bin_path is "null" (ncnnoptimize's form).
 Status load_model(const std::string& param_path, const std::string& bin_path, uint32_t seed, Graph& g,
                   Warnings& warnings);
+
+// X.param -> X.io.json (other names: X + ".io.json").
+std::string io_json_path(const std::string& param_path);
+// True for a path ending in .onnx (any case).
+bool is_onnx_path(const std::string& path);
+// "--shape NAME=d0,d1,..." for ONNX inputs: the full ONNX shape, batch included.
+Status parse_onnx_shapes(const std::vector<std::string>& specs, std::map<std::string, std::vector<int64_t>>& out);
+// "--shape" values as the model at `model_path` takes them: full ONNX shapes into
+// lo.onnx_shapes for an .onnx file, ncnn shapes (c,h,w) into lo.shapes otherwise. Errors are
+// usage errors.
+Status parse_model_shapes(const std::string& model_path, const std::vector<std::string>& specs, LoadOptions& lo);
+
+// Loads a model into the facade as the CLI takes it: an .onnx file (imported; bin_path must be
+// empty or "null"), or an ncnn .param with its .bin ("null": seeded random weights, or no
+// weights at all when structure_only) and the X.io.json that `convert` writes beside it when
+// that file exists. `lo` carries seed, shapes, use_simd; names are filled in here.
+Status load_cli_model(const std::string& model_path, const std::string& bin_path, LoadOptions lo, bool structure_only,
+                      ModelHandle& model);
 
 }  // namespace cli
 }  // namespace nnfold

@@ -1,68 +1,87 @@
-// nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]
+// nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=c,h,w]
+// nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]
 #include <cstdio>
 
+#include "api/model.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "api/model.h"
+#include "core/json.h"
 
 namespace nnfold {
 namespace cli {
 
 static const char* kConvertHelp =
-    "usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--fp16] [--shape NAME=c,h,w]\n"
+    "usage: nnfold convert IN.param IN.bin|null OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=c,h,w]\n"
+    "       nnfold convert IN.onnx OUT.param OUT.bin [--optimize] [--fp16] [--shape NAME=d0,d1,...]\n"
     "\n"
     "Reads a model and writes it back in nnfold's canonical form (no optimization): params in id\n"
     "order with defaults omitted, floats written so ncnn reads them back exactly, shape hints where\n"
-    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16.\n";
+    "shapes can be inferred. --fp16 stores tagged weight arrays as fp16. --optimize runs the\n"
+    "optimizer (nnfold optimize's passes) first; blobs named in the io map are kept.\n"
+    "An .onnx model is imported into ncnn layers; OUT.io.json is written beside OUT.param with the\n"
+    "ONNX names, shapes and layouts of its inputs and outputs (nnfold run/info use it; so does a\n"
+    "converted .param given with its IN.io.json). For .onnx inputs with symbolic dimensions give\n"
+    "--shape NAME=d0,d1,... (the full ONNX shape).\n";
 
 int cmd_convert(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "fp16"}, {"shape", "seed"}, a))
+    if (!parse_args(argc, argv, 2, {"help", "fp16", "optimize"}, {"shape", "seed"}, a))
         return kUsage;
     if (a.has("help")) {
         fputs(kConvertHelp, stdout);
         return kOk;
     }
-    if (a.positional.size() != 4) {
+    const bool onnx = !a.positional.empty() && is_onnx_path(a.positional[0]);
+    if (a.positional.size() != (onnx ? 3u : 4u)) {
         fputs(kConvertHelp, stderr);
         return kUsage;
     }
-    std::map<std::string, Shape> shapes;
-    Status st = parse_shapes(a.all("shape"), shapes);
-    uint32_t seed = 0;
+    LoadOptions lo;
+    Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
     if (st && a.has("seed"))
-        st = parse_seed(a.get("seed"), seed);
+        st = parse_seed(a.get("seed"), lo.seed);
     if (!st) {
         report("convert", st);
         return kUsage;
     }
-    std::vector<uint8_t> text, bin_in;
-    bool has_bin = a.positional[1] != "null";
-    st = read_file(a.positional[0], text);
-    if (st && has_bin)
-        st = read_file(a.positional[1], bin_in);
-    if (!st)
-        return report("convert", st);
-    LoadOptions lo;
-    lo.seed = seed;
-    lo.shapes = shapes;
-    lo.param_name = a.positional[0];
-    lo.bin_name = a.positional[1];
     ModelHandle model;
-    st = model.load_ncnn(std::string(text.begin(), text.end()), bin_in.data(), bin_in.size(), has_bin, lo);
+    st = load_cli_model(a.positional[0], onnx ? "null" : a.positional[1], lo, false, model);
     if (!st) {
         print_warnings(model.warnings());
         return report("convert", st);
     }
     Warnings warnings = model.warnings();
+    if (a.has("optimize")) {
+        // the io map's blobs are kept by ModelHandle::optimize
+        OptimizeRequest req;
+        std::string rep;
+        st = model.optimize(req, rep);
+        if (!st) {
+            print_warnings(warnings);
+            return report("convert", st);
+        }
+        json j = json::parse(rep, nullptr, false);
+        if (j.is_object()) {
+            int rewrites = 0;
+            for (auto& p : j["passes"])
+                rewrites += (int)p["rewrites"].size();
+            fprintf(stderr, "optimize: %d rewrites; layers %d -> %d\n", rewrites, j["before"].value("layers", 0),
+                    j["after"].value("layers", 0));
+        }
+        warnings = model.warnings();
+    }
+    const std::string out_param = a.positional[onnx ? 1 : 2], out_bin = a.positional[onnx ? 2 : 3];
     std::string param;
     std::vector<uint8_t> bin;
     st = model.to_ncnn(a.has("fp16") ? 1 : 0, param, bin, warnings);
     print_warnings(warnings);
     if (st)
-        st = write_file(a.positional[2], param.data(), param.size());
+        st = write_file(out_param, param.data(), param.size());
     if (st)
-        st = write_file(a.positional[3], bin.data(), bin.size());
+        st = write_file(out_bin, bin.data(), bin.size());
+    const std::string io = model.io_json();
+    if (st && !io.empty())
+        st = write_file(io_json_path(out_param), io.data(), io.size());
     return report("convert", st);
 }
 

@@ -1,18 +1,22 @@
 // nnfold info MODEL.param [MODEL.bin] [--json] [--shape NAME=c,h,w]
+// nnfold info MODEL.onnx [--json] [--shape NAME=d0,d1,...]
 #include <cstdio>
 
+#include "api/model.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "api/model.h"
 
 namespace nnfold {
 namespace cli {
 
 static const char* kInfoHelp =
     "usage: nnfold info MODEL.param [MODEL.bin] [--json] [--shape NAME=c,h,w]\n"
+    "       nnfold info MODEL.onnx [--json] [--shape NAME=d0,d1,...]\n"
     "\n"
     "Shows layers by type, inputs and outputs with inferred shapes, weight sizes and the\n"
-    "estimated peak memory (live tensors + weights). With a .bin, its storage is checked too.\n";
+    "estimated peak memory (live tensors + weights). With a .bin, its storage is checked too.\n"
+    "An .onnx model (imported), or a .param with the MODEL.io.json that convert writes beside it,\n"
+    "shows its inputs and outputs under the ONNX names, shapes and layouts.\n";
 
 int cmd_info(int argc, char** argv) {
     Args a;
@@ -22,32 +26,21 @@ int cmd_info(int argc, char** argv) {
         fputs(kInfoHelp, stdout);
         return kOk;
     }
-    if (a.positional.empty() || a.positional.size() > 2) {
+    const bool onnx = !a.positional.empty() && is_onnx_path(a.positional[0]);
+    if (a.positional.empty() || a.positional.size() > (onnx ? 1u : 2u)) {
         fputs(kInfoHelp, stderr);
         return kUsage;
     }
-    std::map<std::string, Shape> shapes;
-    Status st = parse_shapes(a.all("shape"), shapes);
+    LoadOptions lo;
+    Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
     if (!st) {
         report("info", st);
         return kUsage;
     }
-    std::vector<uint8_t> text, bin;
-    st = read_file(a.positional[0], text);
-    bool has_bin = a.positional.size() > 1 && a.positional[1] != "null";
-    if (st && has_bin)
-        st = read_file(a.positional[1], bin);
-    if (!st)
-        return report("info", st);
     // Structure only without a .bin: sizes come from the layers' weight specs (no random weights
     // are drawn just to describe the model).
-    LoadOptions lo;
-    lo.shapes = shapes;
-    lo.param_name = a.positional[0];
-    lo.bin_name = has_bin ? a.positional[1] : "";
     ModelHandle model;
-    st = model.load_structure(std::string(text.begin(), text.end()), has_bin ? bin.data() : nullptr, bin.size(),
-                              has_bin, lo);
+    st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", lo, true, model);
     print_warnings(model.warnings());
     if (!st)
         return report("info", st);

@@ -114,6 +114,9 @@ int cmd_optimize(int argc, char** argv) {
         return kUsage;
     }
 
+    if (is_onnx_path(pos[0]))
+        return report("optimize", invalid_argument("optimize takes ncnn models; for an .onnx model use nnfold convert " +
+                                                   pos[0] + " OUT.param OUT.bin --optimize (it also writes OUT.io.json)"));
     Graph g;
     Warnings warnings;
     st = load_model(pos[0], pos[1], seed, g, warnings);

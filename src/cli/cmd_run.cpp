@@ -1,4 +1,4 @@
-// nnfold run MODEL.param [MODEL.bin|null] [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
+// nnfold run MODEL.param [MODEL.bin|null] | MODEL.onnx [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
 //            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W]
 #include <algorithm>
 #include <cmath>
@@ -18,14 +18,17 @@ namespace cli {
 
 static const char* kRunHelp =
     "usage: nnfold run MODEL.param [MODEL.bin|null] [options]\n"
+    "       nnfold run MODEL.onnx [options]\n"
     "\n"
     "Runs a model once. Without a .bin (or with 'null') the weights are nnfold's seeded random\n"
     "weights. Inputs not given with --input get seeded random values in [-1, 1] (one stream, in\n"
-    "the model's input order).\n"
+    "the model's input order). An .onnx model, or a .param with the MODEL.io.json that convert\n"
+    "writes beside it, takes and gives tensors under the ONNX names, shapes and layouts.\n"
     "\n"
     "options:\n"
     "  --input NAME=FILE.f32   raw little-endian float32 input, outermost-first, dense\n"
-    "  --shape NAME=c,h,w      input shape (needed when the model declares none)\n"
+    "  --shape NAME=c,h,w      input shape (needed when the model declares none); for .onnx\n"
+    "                          models the full ONNX shape, e.g. --shape input=1,3,224,224\n"
     "  --seed N                seed for random weights and inputs (default 0)\n"
     "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
     "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
@@ -77,35 +80,21 @@ int cmd_run(int argc, char** argv) {
     }
     if (runs > 1 && !a.has("warmup"))
         warmup = 3;
-    std::map<std::string, Shape> shapes;
+    LoadOptions lo;
     {
-        Status st = parse_shapes(a.all("shape"), shapes);
+        Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
         if (!st) {
             report("run", st);
             return kUsage;
         }
     }
-    std::vector<uint8_t> param_bytes, bin_bytes;
-    Status st = read_file(a.positional[0], param_bytes);
-    bool has_bin = a.positional.size() > 1 && a.positional[1] != "null";
-    if (st && has_bin)
-        st = read_file(a.positional[1], bin_bytes);
-    if (!st)
-        return report("run", st);
-    LoadOptions lo;
     lo.seed = seed;
-    lo.shapes = shapes;
-    lo.param_name = a.positional[0];
-    lo.bin_name = has_bin ? a.positional[1] : "";
     lo.use_simd = !a.has("no-simd") && !a.has("reference");  // false: the reference layers
     ModelHandle model;
-    st = model.load_ncnn(std::string(param_bytes.begin(), param_bytes.end()), bin_bytes.data(), bin_bytes.size(),
-                         has_bin, lo);
+    Status st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", lo, false, model);
     print_warnings(model.warnings());
     if (!st)
         return report("run", st);
-    param_bytes = std::vector<uint8_t>();
-    bin_bytes = std::vector<uint8_t>();
 
     std::map<std::string, Mat> inputs;
     for (auto& spec : a.all("input")) {
@@ -115,29 +104,49 @@ int cmd_run(int argc, char** argv) {
             return kUsage;
         }
         std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+        // by the names the user sees: the original (ONNX) names of a mapped model (whose blob
+        // names are accepted too), blob names otherwise
+        IoInfo io;
         bool is_input = false;
-        for (auto& io : model.inputs())
-            is_input = is_input || io.name == name;
+        for (auto& x : model.inputs())
+            if (!is_input && (x.name == name || (x.mapped && x.blob == name))) {
+                io = x;
+                is_input = true;
+            }
         if (!is_input)
             return report("run", invalid_argument("the model has no input named " + quote(name)));
-        Shape s = model.input_shape(name);
-        if (!s.known())
-            return report("run", invalid_argument("input " + quote(name) +
-                                                  " declares no shape; give one with --shape " + name + "=c,h,w"));
         std::vector<uint8_t> bytes;
-        st = read_file(path, bytes);
-        if (!st)
-            return report("run", st);
-        if (bytes.size() != s.total() * 4)
-            return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes; input " +
-                                                  quote(name) + " of shape " + s.str() + " needs " +
-                                                  std::to_string(s.total() * 4)));
         Mat m;
-        st = m.create(s);
+        if (io.mapped) {
+            // the original shape and layout, dense
+            uint64_t n = 1;
+            for (int64_t d : io.dims)
+                n *= (uint64_t)d;
+            st = read_file(path, bytes);
+            if (!st)
+                return report("run", st);
+            if (bytes.size() != n * 4)
+                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes; input " +
+                                                      quote(io.name) + " needs " + std::to_string(n * 4)));
+            st = m.create(io.shape.known() ? io.shape : Shape::d1((int)n));
+        } else {
+            Shape s = model.input_shape(name);
+            if (!s.known())
+                return report("run", invalid_argument("input " + quote(name) +
+                                                      " declares no shape; give one with --shape " + name + "=c,h,w"));
+            st = read_file(path, bytes);
+            if (!st)
+                return report("run", st);
+            if (bytes.size() != s.total() * 4)
+                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) +
+                                                      " bytes; input " + quote(name) + " of shape " + s.str() +
+                                                      " needs " + std::to_string(s.total() * 4)));
+            st = m.create(s);
+        }
         if (!st)
             return report("run", st);
         std::memcpy(m.data, bytes.data(), bytes.size());
-        inputs[name] = m;
+        inputs[io.name] = m;
     }
     // inputs not given: one seeded stream, in the model's input order
     st = model.fill_missing_inputs(seed, inputs);
@@ -181,7 +190,12 @@ int cmd_run(int argc, char** argv) {
                 return report("run", st);
         }
     }
-    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd());
+    // mapped outputs print their original shape (any rank)
+    std::map<std::string, std::vector<int64_t>> dims;
+    for (auto& name : order)
+        if (model.io_map().find_output(name) && outputs.count(name))
+            dims[name] = model.presented_dims(name, outputs[name]);
+    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd(), dims);
     if (runs > 1 || warmup > 0) {
         auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());

@@ -72,6 +72,10 @@ int cmd_verify(int argc, char** argv) {
     opt.use_simd = !a.has("no-simd");
     opt.find_divergence = !a.has("no-divergence");
 
+    for (int k : {0, 2})
+        if (is_onnx_path(a.positional[k]))
+            return report("verify", invalid_argument("verify takes ncnn models; convert " + a.positional[k] +
+                                                     " first (nnfold convert IN.onnx OUT.param OUT.bin)"));
     Graph ga, gb;
     Warnings warnings;
     st = load_model(a.positional[0], a.positional[1], opt.seed, ga, warnings);

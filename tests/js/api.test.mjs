@@ -263,4 +263,70 @@ for (const simd of [undefined, false]) {
     }
     assert.ok(nf.heapStats().allocated <= before.allocated + 1024);
   });
+
+  // ONNX through the package: a tf2onnx-style NHWC input (Transpose absorbed) into Conv 1x1 +
+  // Relu, plus the conv output as a second output. Values by hand from the weights.
+  test(`[${flavour}] ONNX: the ONNX interface, run, randomInputs, optimize, toNcnn ioJson round trip`, { skip: noDist }, async () => {
+    const { init } = await loadApi();
+    const nf = await init({ simd });
+    assert.equal(nf.features.onnx, true);
+    const { makeModel, tensor } = await import('./onnx/harness.mjs');
+    const w = [1, -1, 0.5, 0.25, 2, -0.5], b = [0.5, -1];
+    const bytes = makeModel({
+      inputs: [{ name: 'image', shape: [1, 2, 2, 3] }],
+      outputs: [{ name: 'features', shape: [1, 2, 2, 2] }, { name: 'conv', shape: [1, 2, 2, 2] }],
+      inits: [tensor('w', [2, 3, 1, 1], w), tensor('b', [2], b)],
+      nodes: [
+        { op: 'Transpose', inputs: ['image'], outputs: ['nchw'], attrs: { perm: [0, 3, 1, 2] } },
+        { op: 'Conv', inputs: ['nchw', 'w', 'b'], outputs: ['conv'], attrs: { kernel_shape: [1, 1] } },
+        { op: 'Relu', inputs: ['conv'], outputs: ['features'] },
+      ],
+    });
+    const expectOut = (x, out) => {
+      assert.deepEqual(out.features.shape, [1, 2, 2, 2]);
+      assert.deepEqual(out.conv.shape, [1, 2, 2, 2]);
+      for (let o = 0; o < 2; o++) {
+        for (let p = 0; p < 4; p++) {
+          let v = b[o];
+          for (let i = 0; i < 3; i++) v += w[o * 3 + i] * x[p * 3 + i];
+          assert.ok(Math.abs(out.conv.data[o * 4 + p] - v) <= 1e-5, `conv[${o}][${p}]`);
+          assert.ok(Math.abs(out.features.data[o * 4 + p] - Math.max(v, 0)) <= 1e-5, `features[${o}][${p}]`);
+        }
+      }
+    };
+    const m = nf.loadOnnx(bytes);
+    assert.equal(m.inputs.length, 1);
+    assert.equal(m.inputs[0].name, 'image');
+    assert.deepEqual(m.inputs[0].shape, [1, 2, 2, 3]);
+    assert.equal(m.inputs[0].layout, 'NHWC');
+    assert.equal(typeof m.inputs[0].blob, 'string');
+    assert.deepEqual(m.outputs.map((o) => o.name), ['features', 'conv']);
+    const x = new Float32Array(12).map((_, i) => ((i * 7) % 11) / 5 - 1);
+    expectOut(x, m.run({ image: x }));
+    expectOut(x, m.run({ image: { data: x, shape: [1, 2, 2, 3] } }));
+    // the ncnn layout is not accepted for an imported input
+    assertCode(() => m.run({ image: { data: x, shape: [3, 2, 2] } }), 'shape_mismatch', /\[1,2,2,3\]/);
+    // random inputs in the ONNX shape, from the documented stream
+    const r = nf.randomInputs(m, 4);
+    assert.deepEqual(r.image.shape, [1, 2, 2, 3]);
+    assert.deepEqual(Array.from(r.image.data), Array.from(randomUniform(4, 12)));
+    expectOut(r.image.data, m.run(r));
+    // the optimizer keeps `conv` (an ONNX output that Relu also reads)
+    m.optimize();
+    expectOut(x, m.run({ image: x }));
+    const f = m.toNcnn();
+    assert.equal(typeof f.ioJson, 'string');
+    assert.equal(JSON.parse(f.ioJson).inputs[0].layout, 'NHWC');
+    // the converted files with their .io.json: the same interface again; without: plain ncnn
+    const back = nf.loadNcnn(f.paramBytes, f.bin, { ioJson: f.ioJson });
+    assert.deepEqual(back.inputs[0].shape, [1, 2, 2, 3]);
+    expectOut(x, back.run({ image: x }));
+    assert.equal(back.toNcnn().ioJson, f.ioJson);
+    const plain = nf.loadNcnn(f.paramBytes, f.bin);
+    assert.equal(plain.inputs[0].blob, undefined);
+    assert.equal(plain.toNcnn().ioJson, null);
+    assertCode(() => nf.loadNcnn(f.paramBytes, f.bin, { ioJson: '{"format": 1' }), 'invalid_model');
+    assertCode(() => nf.loadOnnx(bytes, { shapes: { nope: [1, 2, 2, 3] } }), 'invalid_argument', /nope/);
+    for (const x of [m, back, plain]) x.dispose();
+  });
 }

@@ -151,3 +151,109 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: ski
   }
   assert.ok(compared >= 1, 'at least one zoo model ran in both CLIs');
 });
+
+// Issue 6: the npm CLI's optimize gives byte-identical files (and the same rewrite log and report)
+// to the native CLI on every zoo model this build loads, fp32 and fp16 storage.
+test('zoo models: optimize gives the native bytes, log and report', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 1800000 }, async (t) => {
+  let compared = 0;
+  for (const model of zooModels()) {
+    const param = path.join(zoo, model + '.param');
+    const shapeArgs = Object.entries(zooShapes[model] ?? {}).flatMap(([k, v]) => ['--shape', `${k}=${v.join(',')}`]);
+    if (cli('native', ['info', param, ...shapeArgs]).status !== 0) continue;
+    await t.test(model, () => {
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `nnfold-opt-${model}-`));
+      try {
+        const p = (f) => path.join(tmp, f);
+        for (const flag of ['0', '1']) {
+          const logs = {};
+          for (const w of ['native', 'js']) {
+            const r = cli(w, ['optimize', param, 'null', p(`${w}${flag}.param`), p(`${w}${flag}.bin`), flag,
+              '--seed', '3', `--report=${p(`${w}${flag}.json`)}`, ...shapeArgs]);
+            assert.equal(r.status, 0, `${w} optimize ${model}: ${r.stderr}`);
+            logs[w] = r.stderr;
+          }
+          assert.equal(logs.js, logs.native, 'rewrite log');
+          assert.ok(logs.native.length > 0, 'the optimizer rewrote something');
+          sameFile(p(`native${flag}.param`), p(`js${flag}.param`));
+          sameFile(p(`native${flag}.bin`), p(`js${flag}.bin`));
+          const [a, b] = ['native', 'js'].map((w) => JSON.parse(fs.readFileSync(p(`${w}${flag}.json`), 'utf8')));
+          assert.deepEqual(b, a, 'report JSON');
+        }
+        compared++;
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  }
+  assert.ok(compared >= 12, `optimize compared on ${compared} zoo models`);
+});
+
+// An ONNX model through both CLIs: a tf2onnx-style NHWC input (Transpose absorbed at import, so
+// inputs are given in NHWC) feeding Conv + Relu. Same stdout/stderr/exit codes for info, usage
+// errors and a truncated file; byte-identical run outputs, converted files and .io.json; the
+// converted .param picks up its .io.json in both. Expected values by hand from the weights.
+test('ONNX: .onnx and a converted .param with its .io.json give the same results in both CLIs', { skip }, async () => {
+  const { makeModel, tensor } = await import('./onnx/harness.mjs');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-cli-onnx-'));
+  try {
+    // w[o][i] for a 1x1 conv from 3 to 2 channels; bias
+    const w = [1, -1, 0.5, 0.25, 2, -0.5], b = [0.5, -1];
+    const bytes = makeModel({
+      inputs: [{ name: 'image', shape: [1, 4, 4, 3] }],
+      outputs: [{ name: 'features', shape: [1, 2, 4, 4] }],
+      inits: [tensor('w', [2, 3, 1, 1], w), tensor('b', [2], b)],
+      nodes: [
+        { op: 'Transpose', inputs: ['image'], outputs: ['nchw'], attrs: { perm: [0, 3, 1, 2] } },
+        { op: 'Conv', inputs: ['nchw', 'w', 'b'], outputs: ['conv'], attrs: { kernel_shape: [1, 1] } },
+        { op: 'Relu', inputs: ['conv'], outputs: ['features'] },
+      ],
+    });
+    fs.writeFileSync(path.join(tmp, 'm.onnx'), bytes);
+    fs.writeFileSync(path.join(tmp, 'cut.onnx'), bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const x = new Float32Array(48).map((_, i) => ((i * 7) % 11) / 5 - 1);
+    fs.writeFileSync(path.join(tmp, 'x.f32'), new Uint8Array(x.buffer));
+    const cases = [
+      [['info', 'm.onnx'], 0], [['info', 'm.onnx', '--json'], 0], [['info', 'm.onnx', 'm.bin'], 2],
+      [['convert', 'm.onnx', 'o.param'], 2], [['run', 'm.onnx', '--shape', 'image=0,4'], 2],
+      [['run', 'm.onnx', 'm.bin'], 1], [['info', 'cut.onnx'], 1], [['run', 'm.onnx', '--shape', 'nope=1,4,4,3'], 1],
+      [['run', 'm.onnx', '--input', 'image=m.onnx'], 1],
+      [['optimize', 'm.onnx', 'null', 'o.param', 'o.bin'], 1], [['verify', 'm.onnx', 'null', 'm.onnx', 'null'], 1],
+    ];
+    for (const [args, code] of cases) {
+      const r = same(args, { cwd: tmp });
+      assert.equal(r.status, code, `${args.join(' ')}: exit ${r.status}, expected ${code}\n${r.stderr}`);
+    }
+    assert.match(same(['info', 'm.onnx'], { cwd: tmp }).stdout, /input {2}image +\[1,4,4,3\] NHWC \(ncnn blob/);
+    for (const wh of ['native', 'js']) {
+      const r = cli(wh, ['run', 'm.onnx', '--input', 'image=x.f32', '--output-dir', `${wh}-onnx`], { cwd: tmp });
+      assert.equal(r.status, 0, r.stderr);
+      const c = cli(wh, ['convert', 'm.onnx', `${wh}.param`, `${wh}.bin`], { cwd: tmp });
+      assert.equal(c.status, 0, c.stderr);
+      const p = cli(wh, ['run', `${wh}.param`, `${wh}.bin`, '--input', 'image=x.f32', '--output-dir', `${wh}-param`], { cwd: tmp });
+      assert.equal(p.status, 0, p.stderr);
+    }
+    for (const f of ['native.param', 'native.bin', 'native.io.json'])
+      sameFile(path.join(tmp, f), path.join(tmp, f.replace('native', 'js')));
+    for (const d of ['js-onnx', 'native-param', 'js-param']) sameFile(path.join(tmp, 'native-onnx/features.f32'), path.join(tmp, d, 'features.f32'));
+    const summaries = ['native-onnx', 'js-onnx', 'native-param', 'js-param'].map((d) => {
+      const s = JSON.parse(fs.readFileSync(path.join(tmp, d, 'summary.json'), 'utf8'));
+      delete s.ms;
+      delete s.simd;
+      delete s.peak_bytes;
+      return s;
+    });
+    for (const s of summaries.slice(1)) assert.deepEqual(s, summaries[0]);
+    assert.deepEqual(summaries[0].outputs[0].shape, [1, 2, 4, 4]);
+    // by hand: features[o][y][x] = relu(b[o] + sum_i w[o][i] * image[y][x][i]) (NHWC input)
+    const got = new Float32Array(new Uint8Array(fs.readFileSync(path.join(tmp, 'native-onnx/features.f32'))).buffer);
+    for (let o = 0; o < 2; o++) {
+      for (let p = 0; p < 16; p++) {
+        let v = b[o];
+        for (let i = 0; i < 3; i++) v += w[o * 3 + i] * x[p * 3 + i];
+        assert.ok(Math.abs(got[o * 16 + p] - Math.max(v, 0)) <= 1e-6, `features[${o}][${p}]: ${got[o * 16 + p]} vs ${Math.max(v, 0)}`);
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -1,4 +1,4 @@
-// Leak check: after a warm-up, 1,000 load/run/dispose cycles keep the allocator's live bytes
+// Leak check: after a warm-up, 1,000 load/optimize/run/dispose cycles keep the allocator's live bytes
 // (dlmalloc mallinfo, exposed as heapStats().allocated; memory.buffer only ever grows) within a
 // stated bound: 64 KiB over the warmed-up level, far below one cycle's ~10 KiB of weights times
 // 1,000.
@@ -9,11 +9,15 @@ import { loadApi, noDist, smallNetParam } from './helpers.mjs';
 const kBound = 64 * 1024;
 
 for (const simd of [undefined, false]) {
-  test(`[${simd === false ? 'base' : 'simd'}] 1,000 load/run/dispose cycles do not leak`, { skip: noDist }, async () => {
+  test(`[${simd === false ? 'base' : 'simd'}] 1,000 load/optimize/run/dispose cycles do not leak`, { skip: noDist }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const cycle = (i) => {
       const m = nf.loadNcnn(smallNetParam, null, { seed: i });
+      if (nf.features.optimize) {
+        const report = m.optimize();
+        assert.equal(report.after.layers, report.before.layers - 1); // ReLU fused into conv
+      }
       const out = m.run(nf.randomInputs(m, i));
       assert.equal(out.prob.data.length, 10);
       m.toNcnn();

@@ -79,17 +79,39 @@ export interface LoadOptions {
   /** Names used in error messages (default `model.param` / `model.bin`). */
   paramName?: string;
   binName?: string;
+  /**
+   * The `.io.json` written beside a converted ONNX model (`toNcnn().ioJson`, `nnfold convert`):
+   * the model then takes and gives tensors under the ONNX names, shapes and layouts, as the
+   * imported model did. Text, bytes or the parsed object.
+   */
+  ioJson?: string | Uint8Array | ArrayBuffer | object;
+  /** Name of that file in error messages (default `model.io.json`). */
+  ioJsonName?: string;
 }
 
 export interface OnnxLoadOptions {
-  shapes?: ShapeMap;
+  /**
+   * Full ONNX shapes (batch included, up to 8 dims) by ONNX input name: for inputs with symbolic
+   * dimensions, or to import at another size.
+   */
+  shapes?: { [inputName: string]: number[] };
   simd?: boolean;
 }
 
 export interface IoInfo {
   name: string;
-  /** Outermost first; `null` when unknown (no declared shape, or data-dependent). */
-  shape: Shape | null;
+  /**
+   * Outermost first; `null` when unknown (no declared shape, or data-dependent). For a tensor of
+   * an ONNX import, its ONNX shape (batch included, up to 8 dims).
+   */
+  shape: number[] | null;
+  /** ONNX imports (and models loaded with `ioJson`): the ncnn blob holding the tensor. */
+  blob?: string;
+  /**
+   * ONNX imports: "NHWC" when the tensor is given transposed from the ncnn blob (a tf2onnx input
+   * Transpose absorbed at import), "" when the blob holds it in its declared order.
+   */
+  layout?: string;
 }
 
 /** A tensor: dense float32 values, outermost-first layout (the `.f32` file layout). */
@@ -245,6 +267,11 @@ export interface NcnnFiles {
   /** The .param exactly as written (names are bytes; use this to write the file). */
   paramBytes: Uint8Array;
   bin: Uint8Array;
+  /**
+   * For an ONNX import (or a model loaded with `ioJson`): the `.io.json` text to write beside the
+   * `.param` (CONVENTIONS section 4); `null` for a plain ncnn model.
+   */
+  ioJson: string | null;
   warnings: string[];
 }
 

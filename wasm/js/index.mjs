@@ -67,21 +67,25 @@ function toBytes(x, what) {
   fail('invalid_argument', `${what} must be a Uint8Array or an ArrayBuffer`);
 }
 
-function checkShape(shape, what) {
-  if (!Array.isArray(shape) || shape.length < 1 || shape.length > 4 ||
+// maxDims: 4 for ncnn blobs; 8 for the original (ONNX) shapes of an imported model's tensors
+function checkShape(shape, what, maxDims = 4) {
+  if (!Array.isArray(shape) || shape.length < 1 || shape.length > maxDims ||
       !shape.every((d) => Number.isInteger(d) && d >= 1 && d <= 0x7fffffff)) {
-    fail('invalid_argument', `${what}: a shape is 1 to 4 positive integers, outermost first (e.g. [3, 224, 224])`);
+    fail('invalid_argument', maxDims === 4
+      ? `${what}: a shape is 1 to 4 positive integers, outermost first (e.g. [3, 224, 224])`
+      : `${what}: a shape is 1 to ${maxDims} positive integers, outermost first (e.g. [1, 3, 224, 224])`);
   }
   return shape.slice();
 }
 
-function normShapes(shapes) {
+function normShapes(shapes, maxDims = 4) {
   if (shapes === undefined || shapes === null) return {};
   if (typeof shapes !== 'object' || Array.isArray(shapes)) {
-    fail('invalid_argument', 'shapes must be an object {inputName: [c, h, w]}');
+    fail('invalid_argument', maxDims === 4 ? 'shapes must be an object {inputName: [c, h, w]}'
+      : 'shapes must be an object {inputName: [d0, d1, ...]}');
   }
   const out = {};
-  for (const [k, v] of Object.entries(shapes)) out[k] = checkShape(v, `shape of input '${k}'`);
+  for (const [k, v] of Object.entries(shapes)) out[k] = checkShape(v, `shape of input '${k}'`, maxDims);
   return out;
 }
 
@@ -203,6 +207,15 @@ class Nnfold {
       binName: options.binName ?? 'model.bin',
       structureOnly: !!options.structureOnly,
     };
+    if (options.ioJson !== undefined && options.ioJson !== null) {
+      // the OUT.io.json that convert / toNcnn() wrote: text, bytes or the parsed object
+      let io = options.ioJson;
+      if (io instanceof Uint8Array || io instanceof ArrayBuffer) io = new TextDecoder().decode(toBytes(io, 'ioJson'));
+      else if (typeof io === 'object') io = JSON.stringify(io);
+      if (typeof io !== 'string') fail('invalid_argument', 'ioJson must be the .io.json text, bytes or object');
+      opts.ioJson = io;
+      opts.ioJsonName = options.ioJsonName ?? 'model.io.json';
+    }
     const h = this._newHandle();
     let pp = 0, bp = 0;
     try {
@@ -225,7 +238,8 @@ class Nnfold {
   loadOnnx(bytes, options) {
     options = optionsOf(options, 'loadOnnx');
     const data = toBytes(bytes, 'onnx bytes');
-    const opts = { shapes: normShapes(options.shapes), simd: options.simd !== false };
+    // shapes: full ONNX shapes (batch included) by ONNX input name
+    const opts = { shapes: normShapes(options.shapes, 8), simd: options.simd !== false };
     const h = this._newHandle();
     let p = 0;
     try {
@@ -309,14 +323,18 @@ class Model {
     return this.#io;
   }
 
-  /** Inputs with their shapes, outermost first (null when the model declares none). */
+  /**
+   * Inputs with their shapes, outermost first (null when the model declares none). For an ONNX
+   * import (or a .param loaded with its .io.json) the ONNX names and shapes, with `blob` and
+   * `layout`.
+   */
   get inputs() {
-    return this.#ioInfo().inputs.map((x) => ({ name: x.name, shape: x.shape }));
+    return this.#ioInfo().inputs.map(ioEntry);
   }
 
   /** Outputs with their inferred shapes (null when unknown or data-dependent). */
   get outputs() {
-    return this.#ioInfo().outputs.map((x) => ({ name: x.name, shape: x.shape }));
+    return this.#ioInfo().outputs.map(ioEntry);
   }
 
   /** True when this model runs SIMD layers. */
@@ -377,16 +395,19 @@ class Model {
     return r;
   }
 
-  /** ncnn files: `param` (text), `paramBytes` (the same, as written), `bin`. */
+  /**
+   * ncnn files: `param` (text), `paramBytes` (the same, as written), `bin`, and `ioJson` (the
+   * OUT.io.json text for an ONNX import or a model loaded with one, else null).
+   */
   toNcnn(options) {
     options = optionsOf(options, 'toNcnn');
     const fp16 = options.fp16 === undefined ? -1 : options.fp16 ? 1 : 0;
-    const warnings = JSON.parse(this.#call('toNcnn', fp16));
+    const { warnings, io_json: ioJson } = JSON.parse(this.#call('toNcnn', fp16));
     const h = this._handle();
     try {
       const paramBytes = h.paramView().slice();
       const bin = h.binView().slice();
-      return { param: new TextDecoder().decode(paramBytes), paramBytes, bin, warnings };
+      return { param: new TextDecoder().decode(paramBytes), paramBytes, bin, ioJson, warnings };
     } finally {
       h.clearFiles();
     }
@@ -494,6 +515,7 @@ class Model {
         fail('invalid_argument', `the model has no input named '${name}' (inputs: ${known.map((x) => `'${x.name}'`).join(', ')})`);
       }
       let data, shape;
+      const mapped = decl.blob !== undefined;  // an ONNX tensor: its original shape, any rank
       if (value instanceof Float32Array || Array.isArray(value)) {
         data = value;
         if (!decl.shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
@@ -501,15 +523,20 @@ class Model {
       } else if (value && typeof value === 'object' && 'data' in value) {
         data = value.data;
         if (!(data instanceof Float32Array) && !Array.isArray(data)) fail('invalid_argument', `input '${name}': data must be a Float32Array`);
-        shape = value.shape === undefined ? decl.shape : checkShape(value.shape, `input '${name}'`);
+        shape = value.shape === undefined ? decl.shape : checkShape(value.shape, `input '${name}'`, mapped ? 8 : 4);
         if (!shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
+        if (mapped && shape.join(',') !== decl.shape.join(',')) {
+          fail('shape_mismatch', `input '${name}' of this imported model has the shape [${decl.shape.join(',')}] (layout ` +
+            `${decl.layout || 'as declared'}); got [${shape.join(',')}] (other shapes: give them to loadOnnx)`);
+        }
       } else {
         fail('invalid_argument', `input '${name}' must be a Float32Array or {data, shape}`);
       }
       if (data.length !== product(shape)) {
         fail('shape_mismatch', `input '${name}' has ${data.length} values; shape [${shape.join(',')}] needs ${product(shape)}`);
       }
-      const view = this.#call('prepareInput', name, JSON.stringify(shape));
+      // an original shape of more than 4 dims travels flat (the facade checks the count)
+      const view = this.#call('prepareInput', name, JSON.stringify(shape.length > 4 ? [product(shape)] : shape));
       view.set(data); // at once: a later allocation may grow (and detach) the heap
     }
   }
@@ -530,6 +557,15 @@ if (typeof Symbol.dispose === 'symbol') {
   Model.prototype[Symbol.dispose] = function dispose() {
     this.dispose();
   };
+}
+
+function ioEntry(x) {
+  const e = { name: x.name, shape: x.shape };
+  if (x.blob !== undefined) {
+    e.blob = x.blob;
+    e.layout = x.layout;
+  }
+  return e;
 }
 
 function strList(x, what) {

@@ -268,8 +268,8 @@ TEST(ApiModel, ErrorsAreValues) {
     // missing input
     st = m.run({}, {}, out);
     EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
-    // the optimizer refuses an unknown pass (and leaves the model as it was); ONNX import says it
-    // is not in this build (until it lands)
+    // the optimizer refuses an unknown pass (and leaves the model as it was); ONNX import refuses
+    // bytes that are no ONNX model
     std::string report;
     OptimizeRequest bad;
     bad.passes = {"nope"};
@@ -278,7 +278,9 @@ TEST(ApiModel, ErrorsAreValues) {
     EXPECT_NE(st.message().find("unknown pass 'nope'"), std::string::npos);
     ModelHandle onnx;
     uint8_t bytes[4] = {8, 1, 18, 0};
-    EXPECT_EQ(onnx.load_onnx(bytes, 4, LoadOptions()).code(), ErrorCode::Unsupported);
+    st = onnx.load_onnx(bytes, 4, LoadOptions());
+    EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << st.message();
+    EXPECT_FALSE(onnx.loaded());
     // a loaded handle is not reloaded
     EXPECT_EQ(m.load_ncnn(kConvRelu, nullptr, 0, false, LoadOptions()).code(), ErrorCode::InvalidArgument);
     // the model still runs after all of that

@@ -39,8 +39,13 @@ async function main(): Promise<void> {
     const after: number = report.after.layers;
     void after;
   }
+  const io: string | null = files.ioJson;
   try {
-    nf.loadOnnx(new Uint8Array(0));
+    const onnx = nf.loadOnnx(new Uint8Array(0), { shapes: { input: [1, 3, 224, 224] } });
+    const layout: string | undefined = onnx.inputs[0].layout;
+    const blob: string | undefined = onnx.outputs[0].blob;
+    const again = nf.loadNcnn(param, bin, { ioJson: io ?? undefined, ioJsonName: 'm.io.json' });
+    void layout, blob, again;
   } catch (e) {
     if (e instanceof NnfoldError) {
       const code: ErrorCode = e.code;

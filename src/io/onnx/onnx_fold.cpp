@@ -1,0 +1,886 @@
+// Constant folding at import: nodes whose inputs are all constants are computed here with ONNX
+// semantics (shape subgraphs: Shape -> Gather -> Unsqueeze -> Concat -> Reshape; Cast chains;
+// ConstantOfShape; Split feeding Pad; arithmetic on initializers). Float results are rounded to
+// float32 after each operation, as onnxruntime computes them.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/strings.h"
+#include "io/onnx/onnx_importer.h"
+#include "io/onnx/onnx_shape_ops.h"
+
+namespace nnfold {
+namespace onnx {
+
+// ---------------------------------------------------------------------------------------------
+// shape computations shared with the translators (onnx_shape_ops.h)
+
+Status reshape_target(const Dims& in, const Dims& spec, bool allowzero, Dims& out) {
+    uint64_t total = 1;
+    for (int64_t d : in)
+        total *= (uint64_t)d;
+    out.assign(spec.size(), 0);
+    int infer = -1;
+    uint64_t known = 1;
+    for (size_t k = 0; k < spec.size(); k++) {
+        int64_t v = spec[k];
+        if (v == 0 && !allowzero) {
+            if (k >= in.size())
+                return invalid_model("Reshape: 0 at position " + std::to_string(k) + " has no input dimension to copy");
+            v = in[k];
+        }
+        if (v == -1) {
+            if (infer >= 0)
+                return invalid_model("Reshape: more than one -1 in the target shape " + dims_str(spec));
+            infer = (int)k;
+            continue;
+        }
+        if (v < 0)
+            return invalid_model("Reshape: invalid target dimension " + std::to_string(v));
+        out[k] = v;
+        if (v > 0 && known > (uint64_t(1) << 62) / (uint64_t)v)
+            return invalid_model("Reshape: target shape overflows");
+        known *= (uint64_t)v;
+    }
+    if (infer >= 0) {
+        if (known == 0 || total % known != 0)
+            return invalid_model("Reshape: cannot infer -1 reshaping " + dims_str(in) + " to " + dims_str(spec));
+        out[infer] = (int64_t)(total / known);
+        known *= (uint64_t)out[infer];
+    }
+    if (known != total)
+        return invalid_model("Reshape: " + dims_str(in) + " (" + std::to_string(total) + " elements) cannot become " +
+                             dims_str(spec));
+    return Status::ok();
+}
+
+Status unsqueeze_shape(const Dims& in, const Dims& axes, Dims& out) {
+    size_t r = in.size() + axes.size();
+    std::vector<char> is_new(r, 0);
+    for (int64_t a : axes) {
+        int ax;
+        if (!norm_axis(a, r, ax))
+            return invalid_model("Unsqueeze: axis " + std::to_string(a) + " out of range for output rank " +
+                                 std::to_string(r));
+        if (is_new[ax])
+            return invalid_model("Unsqueeze: axis " + std::to_string(a) + " given twice");
+        is_new[ax] = 1;
+    }
+    out.clear();
+    size_t j = 0;
+    for (size_t k = 0; k < r; k++)
+        out.push_back(is_new[k] ? 1 : in[j++]);
+    return Status::ok();
+}
+
+Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out) {
+    std::vector<char> drop(in.size(), 0);
+    if (!has_axes) {
+        for (size_t k = 0; k < in.size(); k++)
+            drop[k] = in[k] == 1;
+    } else {
+        for (int64_t a : axes) {
+            int ax;
+            if (!norm_axis(a, in.size(), ax))
+                return invalid_model("Squeeze: axis " + std::to_string(a) + " out of range");
+            if (in[ax] != 1)
+                return invalid_model("Squeeze: axis " + std::to_string(a) + " has size " + std::to_string(in[ax]));
+            drop[ax] = 1;
+        }
+    }
+    out.clear();
+    for (size_t k = 0; k < in.size(); k++)
+        if (!drop[k])
+            out.push_back(in[k]);
+    return Status::ok();
+}
+
+Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes_in, const Dims& steps_in,
+                    std::vector<SliceRange>& out) {
+    size_t n = starts.size();
+    if (ends.size() != n)
+        return invalid_model("Slice: starts and ends differ in length");
+    Dims axes = axes_in, steps = steps_in;
+    if (axes.empty())
+        for (size_t k = 0; k < n; k++)
+            axes.push_back((int64_t)k);
+    if (steps.empty())
+        steps.assign(n, 1);
+    if (axes.size() != n || steps.size() != n)
+        return invalid_model("Slice: axes/steps differ in length from starts");
+    out.assign(in.size(), SliceRange());
+    for (size_t k = 0; k < in.size(); k++) {
+        out[k].start = 0;
+        out[k].end = in[k];
+        out[k].step = 1;
+        out[k].count = in[k];
+    }
+    std::vector<char> seen(in.size(), 0);
+    for (size_t k = 0; k < n; k++) {
+        int ax;
+        if (!norm_axis(axes[k], in.size(), ax))
+            return invalid_model("Slice: axis " + std::to_string(axes[k]) + " out of range");
+        if (seen[ax])
+            return invalid_model("Slice: axis " + std::to_string(axes[k]) + " given twice");
+        seen[ax] = 1;
+        int64_t dim = in[ax], step = steps[k];
+        if (step == 0)
+            return invalid_model("Slice: step 0");
+        int64_t s = starts[k], e = ends[k];
+        // ONNX clamping rules
+        if (s < 0)
+            s += dim;
+        if (e < 0)
+            e += dim;
+        if (step > 0) {
+            s = std::max<int64_t>(0, std::min(s, dim));
+            e = std::max<int64_t>(0, std::min(e, dim));
+        } else {
+            s = std::max<int64_t>(-1, std::min(s, dim - 1));
+            e = std::max<int64_t>(-1, std::min(e, dim - 1));
+        }
+        int64_t count = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e + (-step) - 1) / (-step) : 0);
+        out[ax].start = s;
+        out[ax].end = e;
+        out[ax].step = step;
+        out[ax].count = count;
+    }
+    return Status::ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// element helpers
+
+namespace {
+
+uint64_t count_of(const Dims& d) {
+    uint64_t n = 1;
+    for (int64_t v : d)
+        n *= (uint64_t)v;
+    return n;
+}
+
+Tensor make(int dtype, Dims dims) {
+    Tensor t;
+    t.dtype = dtype;
+    t.dims = std::move(dims);
+    uint64_t n = count_of(t.dims);
+    if (t.is_float())
+        t.f.assign(n, 0.f);
+    else
+        t.i.assign(n, 0);
+    return t;
+}
+
+void set(Tensor& t, size_t k, double v) {
+    if (t.is_float())
+        t.f[k] = (float)v;
+    else
+        t.i[k] = (int64_t)v;
+}
+
+// Calls fn(out_index, offset_in_each_input) over the broadcast output shape.
+template <typename Fn>
+void for_broadcast(const Dims& out, const std::vector<const Dims*>& ins, Fn fn) {
+    size_t r = out.size();
+    size_t m = ins.size();
+    std::vector<std::vector<int64_t>> strides(m, std::vector<int64_t>(r, 0));
+    for (size_t j = 0; j < m; j++) {
+        const Dims& d = *ins[j];
+        int64_t s = 1;
+        for (size_t k = d.size(); k-- > 0;) {
+            size_t ok = k + (r - d.size());
+            strides[j][ok] = d[k] == 1 ? 0 : s;
+            s *= d[k];
+        }
+    }
+    uint64_t n = count_of(out);
+    std::vector<int64_t> idx(r, 0), off(m, 0);
+    for (uint64_t i = 0; i < n; i++) {
+        fn((size_t)i, off);
+        for (size_t k = r; k-- > 0;) {
+            idx[k]++;
+            for (size_t j = 0; j < m; j++)
+                off[j] += strides[j][k];
+            if (idx[k] < out[k])
+                break;
+            for (size_t j = 0; j < m; j++)
+                off[j] -= strides[j][k] * out[k];
+            idx[k] = 0;
+        }
+    }
+}
+
+Status need_data(const Tensor* t, const char* what) {
+    if (!t)
+        return invalid_model(std::string("missing input ") + what);
+    if (!t->has_data())
+        return unsupported(std::string(what) + " has element type " + data_type_name(t->dtype) +
+                           ", which nnfold cannot fold");
+    return Status::ok();
+}
+
+Status ints_of(const Tensor* t, const char* what, Dims& out) {
+    NF_RETURN_IF_ERROR(need_data(t, what));
+    out.clear();
+    for (size_t k = 0; k < t->numel(); k++)
+        out.push_back(t->is_float() ? (int64_t)t->f[k] : t->i[k]);
+    return Status::ok();
+}
+
+Status check_size(const Dims& d) {
+    uint64_t n = 1;
+    for (int64_t v : d) {
+        if (v < 0)
+            return invalid_model("negative dimension in " + dims_str(d));
+        if (v > 0 && n > kMaxFoldElements / (uint64_t)v + 1)
+            return resource_limit("a folded constant of shape " + dims_str(d) + " is too large");
+        n *= (uint64_t)v;
+    }
+    if (n > kMaxFoldElements)
+        return resource_limit("a folded constant of shape " + dims_str(d) + " is too large (" + std::to_string(n) +
+                              " elements; limit " + std::to_string(kMaxFoldElements) + ")");
+    return Status::ok();
+}
+
+double apply_binary(const std::string& op, double a, double b, bool is_float, bool& bad) {
+    if (op == "Add" || op == "Sum")
+        return a + b;
+    if (op == "Sub")
+        return a - b;
+    if (op == "Mul")
+        return a * b;
+    if (op == "Div") {
+        if (!is_float) {
+            if (b == 0) {
+                bad = true;
+                return 0;
+            }
+            return (double)((int64_t)a / (int64_t)b);
+        }
+        return (double)((float)a / (float)b);
+    }
+    if (op == "Pow")
+        return is_float ? (double)std::pow((float)a, (float)b) : std::pow(a, b);
+    if (op == "Min")
+        return std::min(a, b);
+    if (op == "Max")
+        return std::max(a, b);
+    if (op == "Mod") {
+        if (!is_float) {
+            if (b == 0) {
+                bad = true;
+                return 0;
+            }
+            int64_t r = (int64_t)a % (int64_t)b;
+            if (r != 0 && ((r < 0) != (b < 0)))
+                r += (int64_t)b;
+            return (double)r;
+        }
+        return std::fmod(a, b);
+    }
+    if (op == "Equal")
+        return a == b;
+    if (op == "Greater")
+        return a > b;
+    if (op == "Less")
+        return a < b;
+    if (op == "GreaterOrEqual")
+        return a >= b;
+    if (op == "LessOrEqual")
+        return a <= b;
+    if (op == "And")
+        return (a != 0) && (b != 0);
+    if (op == "Or")
+        return (a != 0) || (b != 0);
+    bad = true;
+    return 0;
+}
+
+bool is_compare(const std::string& op) {
+    return op == "Equal" || op == "Greater" || op == "Less" || op == "GreaterOrEqual" || op == "LessOrEqual" ||
+           op == "And" || op == "Or";
+}
+
+bool unary_fn(const std::string& op, double x, bool is_float, double& r) {
+    float f = (float)x;
+    if (op == "Neg") r = -x;
+    else if (op == "Abs") r = std::fabs(x);
+    else if (op == "Sqrt") r = is_float ? (double)std::sqrt(f) : std::sqrt(x);
+    else if (op == "Exp") r = std::exp(f);
+    else if (op == "Log") r = std::log(f);
+    else if (op == "Relu") r = x > 0 ? x : 0;
+    else if (op == "Sigmoid") r = 1.f / (1.f + std::exp(-f));
+    else if (op == "Tanh") r = std::tanh(f);
+    else if (op == "Erf") r = std::erf(f);
+    else if (op == "Floor") r = std::floor(x);
+    else if (op == "Ceil") r = std::ceil(x);
+    else if (op == "Reciprocal") r = 1.f / f;
+    else if (op == "Not") r = x == 0;
+    else if (op == "Sign") r = x > 0 ? 1 : x < 0 ? -1 : 0;
+    else if (op == "Identity") r = x;
+    else return false;
+    return true;
+}
+
+Status fold_gather(const Node& n, const Tensor& data, const Tensor& idx, std::vector<Tensor>& out) {
+    int64_t axis_attr = 0;
+    if (const Attribute* a = n.attr("axis"))
+        axis_attr = a->i;
+    int axis;
+    if (!norm_axis(axis_attr, std::max<size_t>(data.dims.size(), 1), axis) || data.dims.empty())
+        return invalid_model("Gather: axis " + std::to_string(axis_attr) + " out of range");
+    Dims od;
+    for (int k = 0; k < axis; k++)
+        od.push_back(data.dims[k]);
+    for (int64_t d : idx.dims)
+        od.push_back(d);
+    for (size_t k = axis + 1; k < data.dims.size(); k++)
+        od.push_back(data.dims[k]);
+    NF_RETURN_IF_ERROR(check_size(od));
+    Tensor t = make(data.dtype, od);
+    int64_t outer = 1, inner = 1, dim = data.dims[axis];
+    for (int k = 0; k < axis; k++)
+        outer *= data.dims[k];
+    for (size_t k = axis + 1; k < data.dims.size(); k++)
+        inner *= data.dims[k];
+    size_t ni = idx.numel(), o = 0;
+    for (int64_t a = 0; a < outer; a++)
+        for (size_t j = 0; j < ni; j++) {
+            int64_t q = idx.is_float() ? (int64_t)idx.f[j] : idx.i[j];
+            if (q < 0)
+                q += dim;
+            if (q < 0 || q >= dim)
+                return invalid_model("Gather: index " + std::to_string(q) + " out of range for dimension " +
+                                     std::to_string(dim));
+            for (int64_t b = 0; b < inner; b++, o++)
+                set(t, o, data.at((size_t)((a * dim + q) * inner + b)));
+        }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+}  // namespace
+
+Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out) {
+    size_t r = in.dims.size();
+    if (perm.size() != r)
+        return invalid_model("Transpose: perm has " + std::to_string(perm.size()) + " entries for rank " +
+                             std::to_string(r));
+    Dims od(r);
+    std::vector<char> seen(r, 0);
+    for (size_t k = 0; k < r; k++) {
+        if (perm[k] < 0 || perm[k] >= (int64_t)r || seen[perm[k]])
+            return invalid_model("Transpose: perm is not a permutation");
+        seen[perm[k]] = 1;
+        od[k] = in.dims[perm[k]];
+    }
+    out = make(in.dtype, od);
+    std::vector<int64_t> in_stride(r, 1);
+    for (size_t k = r; k-- > 1;)
+        in_stride[k - 1] = in_stride[k] * in.dims[k];
+    size_t n = in.numel();
+    std::vector<int64_t> idx(r, 0);
+    for (size_t i = 0; i < n; i++) {
+        int64_t src = 0;
+        for (size_t k = 0; k < r; k++)
+            src += idx[k] * in_stride[perm[k]];
+        set(out, i, in.at((size_t)src));
+        for (size_t k = r; k-- > 0;) {
+            if (++idx[k] < od[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+    return Status::ok();
+}
+
+Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& in, std::vector<Tensor>& out,
+                 bool& done) {
+    done = true;
+    out.clear();
+    const std::string& op = n.op_type;
+    auto attr_i = [&](const char* name, int64_t def) {
+        const Attribute* a = n.attr(name);
+        return a ? a->i : def;
+    };
+    auto input = [&](size_t k) -> const Tensor* { return k < in.size() ? in[k] : nullptr; };
+
+    if (op == "Constant") {
+        Tensor t;
+        if (const Attribute* a = n.attr("value")) {
+            if (a->t.size() != 1)
+                return invalid_model("Constant: 'value' holds no tensor");
+            t = a->t[0];
+        } else if (const Attribute* a = n.attr("value_float")) {
+            t.dtype = kFloat;
+            t.f = {a->f};
+        } else if (const Attribute* a = n.attr("value_floats")) {
+            t.dtype = kFloat;
+            t.f = a->floats;
+            t.dims = {(int64_t)a->floats.size()};
+        } else if (const Attribute* a = n.attr("value_int")) {
+            t.dtype = kInt64;
+            t.i = {a->i};
+        } else if (const Attribute* a = n.attr("value_ints")) {
+            t.dtype = kInt64;
+            t.i = a->ints;
+            t.dims = {(int64_t)a->ints.size()};
+        } else {
+            return unsupported("Constant: only tensor, float(s) and int(s) values are supported");
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "ConstantOfShape") {
+        Dims shape;
+        NF_RETURN_IF_ERROR(ints_of(input(0), "shape", shape));
+        NF_RETURN_IF_ERROR(check_size(shape));
+        int dtype = kFloat;
+        double v = 0;
+        if (const Attribute* a = n.attr("value")) {
+            if (a->t.size() != 1 || a->t[0].numel() != 1 || !a->t[0].has_data())
+                return invalid_model("ConstantOfShape: 'value' must be a one-element tensor");
+            dtype = a->t[0].dtype;
+            v = a->t[0].at(0);
+        }
+        Tensor t = make(dtype, shape);
+        for (size_t k = 0; k < t.numel(); k++)
+            set(t, k, v);
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    // Every other folder needs input 0's data.
+    const Tensor* x = input(0);
+    if (op == "Shape" || op == "Size") {
+        if (!x)
+            return invalid_model("missing input");
+        Tensor t;
+        t.dtype = kInt64;
+        if (op == "Size") {
+            t.i = {(int64_t)x->numel()};
+        } else {
+            int r = (int)x->dims.size();
+            int64_t s = attr_i("start", 0), e = attr_i("end", r);
+            if (s < 0)
+                s += r;
+            if (e < 0)
+                e += r;
+            s = std::max<int64_t>(0, std::min<int64_t>(s, r));
+            e = std::max<int64_t>(s, std::min<int64_t>(e, r));
+            t.i.assign(x->dims.begin() + s, x->dims.begin() + e);
+            t.dims = {e - s};
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (x && !x->has_data()) {
+        done = false;  // strings etc.: the translator reports it
+        return Status::ok();
+    }
+    if (op == "Identity" || op == "Dropout") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        out.push_back(*x);
+        if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
+            Tensor mask = make(kBool, x->dims);
+            for (auto& v : mask.i)
+                v = 1;
+            out.push_back(std::move(mask));
+        }
+        return Status::ok();
+    }
+    if (op == "Cast") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        int to = (int)attr_i("to", kFloat);
+        if (!is_float_type(to) && !is_integer_type(to))
+            return unsupported(std::string("Cast to ") + data_type_name(to));
+        Tensor t = make(to, x->dims);
+        for (size_t k = 0; k < x->numel(); k++) {
+            double v = x->at(k);
+            if (to == kBool)
+                v = v != 0;
+            else if (!is_float_type(to))
+                v = std::trunc(v);
+            set(t, k, v);
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Gather") {
+        NF_RETURN_IF_ERROR(need_data(x, "data"));
+        NF_RETURN_IF_ERROR(need_data(input(1), "indices"));
+        return fold_gather(n, *x, *input(1), out);
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+        NF_RETURN_IF_ERROR(need_data(x, "data"));
+        Dims axes;
+        bool has_axes = false;
+        if (opset >= 13 && input(1)) {
+            NF_RETURN_IF_ERROR(ints_of(input(1), "axes", axes));
+            has_axes = true;
+        } else if (const Attribute* a = n.attr("axes")) {
+            axes = a->ints;
+            has_axes = true;
+        }
+        Tensor t = *x;
+        if (op == "Unsqueeze") {
+            if (!has_axes)
+                return invalid_model("Unsqueeze: no axes");
+            NF_RETURN_IF_ERROR(unsqueeze_shape(x->dims, axes, t.dims));
+        } else {
+            NF_RETURN_IF_ERROR(squeeze_shape(x->dims, axes, has_axes, t.dims));
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Reshape") {
+        NF_RETURN_IF_ERROR(need_data(x, "data"));
+        Dims spec;
+        if (opset >= 5 || input(1))
+            NF_RETURN_IF_ERROR(ints_of(input(1), "shape", spec));
+        else if (const Attribute* a = n.attr("shape"))
+            spec = a->ints;
+        Tensor t = *x;
+        NF_RETURN_IF_ERROR(reshape_target(x->dims, spec, attr_i("allowzero", 0) != 0, t.dims));
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Flatten") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        int axis;
+        if (!norm_axis(attr_i("axis", 1), x->dims.size() + 1, axis))
+            return invalid_model("Flatten: axis out of range");
+        int64_t a = 1, b = 1;
+        for (int k = 0; k < axis; k++)
+            a *= x->dims[k];
+        for (size_t k = axis; k < x->dims.size(); k++)
+            b *= x->dims[k];
+        Tensor t = *x;
+        t.dims = {a, b};
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Concat") {
+        int r = -1;
+        std::vector<const Tensor*> parts;
+        for (size_t k = 0; k < in.size(); k++) {
+            if (!in[k])
+                continue;
+            NF_RETURN_IF_ERROR(need_data(in[k], "input"));
+            if (r < 0)
+                r = (int)in[k]->dims.size();
+            else if (r != (int)in[k]->dims.size())
+                return invalid_model("Concat: inputs of different ranks");
+            parts.push_back(in[k]);
+        }
+        if (parts.empty())
+            return invalid_model("Concat: no inputs");
+        int axis;
+        if (!norm_axis(attr_i("axis", 0), r, axis))
+            return invalid_model("Concat: axis out of range");
+        Dims od = parts[0]->dims;
+        od[axis] = 0;
+        for (auto* p : parts) {
+            for (int k = 0; k < r; k++)
+                if (k != axis && p->dims[k] != parts[0]->dims[k])
+                    return invalid_model("Concat: input shapes " + dims_str(parts[0]->dims) + " and " +
+                                         dims_str(p->dims) + " differ outside the axis");
+            od[axis] += p->dims[axis];
+        }
+        NF_RETURN_IF_ERROR(check_size(od));
+        int dtype = parts[0]->dtype;
+        Tensor t = make(dtype, od);
+        int64_t outer = 1, inner = 1;
+        for (int k = 0; k < axis; k++)
+            outer *= od[k];
+        for (int k = axis + 1; k < r; k++)
+            inner *= od[k];
+        size_t o = 0;
+        for (int64_t a = 0; a < outer; a++)
+            for (auto* p : parts) {
+                int64_t len = p->dims[axis] * inner;
+                for (int64_t j = 0; j < len; j++)
+                    set(t, o++, p->at((size_t)(a * len + j)));
+            }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Split") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        int axis;
+        if (!norm_axis(attr_i("axis", 0), x->dims.size(), axis))
+            return invalid_model("Split: axis out of range");
+        Dims sizes;
+        NF_RETURN_IF_ERROR(split_sizes(n, opset, x->dims[axis], input(1), sizes));
+        int64_t outer = 1, inner = 1;
+        for (int k = 0; k < axis; k++)
+            outer *= x->dims[k];
+        for (size_t k = axis + 1; k < x->dims.size(); k++)
+            inner *= x->dims[k];
+        int64_t off = 0;
+        for (int64_t s : sizes) {
+            Dims od = x->dims;
+            od[axis] = s;
+            Tensor t = make(x->dtype, od);
+            size_t o = 0;
+            for (int64_t a = 0; a < outer; a++)
+                for (int64_t j = 0; j < s * inner; j++)
+                    set(t, o++, x->at((size_t)((a * x->dims[axis] + off) * inner + j)));
+            off += s;
+            out.push_back(std::move(t));
+        }
+        return Status::ok();
+    }
+    if (op == "Slice") {
+        NF_RETURN_IF_ERROR(need_data(x, "data"));
+        Dims starts, ends, axes, steps;
+        if (opset < 10) {
+            if (const Attribute* a = n.attr("starts"))
+                starts = a->ints;
+            if (const Attribute* a = n.attr("ends"))
+                ends = a->ints;
+            if (const Attribute* a = n.attr("axes"))
+                axes = a->ints;
+        } else {
+            NF_RETURN_IF_ERROR(ints_of(input(1), "starts", starts));
+            NF_RETURN_IF_ERROR(ints_of(input(2), "ends", ends));
+            if (input(3))
+                NF_RETURN_IF_ERROR(ints_of(input(3), "axes", axes));
+            if (input(4))
+                NF_RETURN_IF_ERROR(ints_of(input(4), "steps", steps));
+        }
+        std::vector<SliceRange> rg;
+        NF_RETURN_IF_ERROR(slice_ranges(x->dims, starts, ends, axes, steps, rg));
+        Dims od;
+        for (auto& s : rg)
+            od.push_back(s.count);
+        Tensor t = make(x->dtype, od);
+        size_t r = od.size(), total = t.numel();
+        std::vector<int64_t> stride(r, 1), idx(r, 0);
+        for (size_t k = r; k-- > 1;)
+            stride[k - 1] = stride[k] * x->dims[k];
+        for (size_t i = 0; i < total; i++) {
+            int64_t src = 0;
+            for (size_t k = 0; k < r; k++)
+                src += (rg[k].start + idx[k] * rg[k].step) * stride[k];
+            set(t, i, x->at((size_t)src));
+            for (size_t k = r; k-- > 0;) {
+                if (++idx[k] < od[k])
+                    break;
+                idx[k] = 0;
+            }
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Transpose") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        Dims perm;
+        if (const Attribute* a = n.attr("perm"))
+            perm = a->ints;
+        else
+            for (size_t k = x->dims.size(); k-- > 0;)
+                perm.push_back((int64_t)k);
+        Tensor t;
+        NF_RETURN_IF_ERROR(transpose_tensor(*x, perm, t));
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Range") {
+        for (size_t k = 0; k < 3; k++)
+            NF_RETURN_IF_ERROR(need_data(input(k), "start/limit/delta"));
+        double s = in[0]->at(0), l = in[1]->at(0), d = in[2]->at(0);
+        if (d == 0)
+            return invalid_model("Range: delta 0");
+        double cnt = std::ceil((l - s) / d);
+        int64_t count = cnt > 0 ? (int64_t)cnt : 0;
+        NF_RETURN_IF_ERROR(check_size({count}));
+        Tensor t = make(in[0]->dtype, {count});
+        for (int64_t k = 0; k < count; k++)
+            set(t, (size_t)k, s + (double)k * d);
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Expand" || op == "Tile") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        Dims arg;
+        NF_RETURN_IF_ERROR(ints_of(input(1), op == "Expand" ? "shape" : "repeats", arg));
+        if (op == "Expand") {
+            Dims od;
+            if (!broadcast_shapes(x->dims, arg, od))
+                return invalid_model("Expand: " + dims_str(x->dims) + " does not broadcast to " + dims_str(arg));
+            NF_RETURN_IF_ERROR(check_size(od));
+            Tensor t = make(x->dtype, od);
+            for_broadcast(od, {&x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, x->at(off[0])); });
+            out.push_back(std::move(t));
+        } else {
+            if (arg.size() != x->dims.size())
+                return invalid_model("Tile: repeats must have one entry per axis");
+            Dims od = x->dims;
+            for (size_t k = 0; k < od.size(); k++) {
+                if (arg[k] < 0)
+                    return invalid_model("Tile: negative repeat");
+                od[k] *= arg[k];
+            }
+            NF_RETURN_IF_ERROR(check_size(od));
+            Tensor t = make(x->dtype, od);
+            size_t r = od.size();
+            std::vector<int64_t> idx(r, 0), stride(r, 1);
+            for (size_t k = r; k-- > 1;)
+                stride[k - 1] = stride[k] * x->dims[k];
+            for (size_t i = 0; i < t.numel(); i++) {
+                int64_t src = 0;
+                for (size_t k = 0; k < r; k++)
+                    src += (idx[k] % x->dims[k]) * stride[k];
+                set(t, i, x->at((size_t)src));
+                for (size_t k = r; k-- > 0;) {
+                    if (++idx[k] < od[k])
+                        break;
+                    idx[k] = 0;
+                }
+            }
+            out.push_back(std::move(t));
+        }
+        return Status::ok();
+    }
+    if (op == "Where") {
+        for (size_t k = 0; k < 3; k++)
+            NF_RETURN_IF_ERROR(need_data(input(k), "input"));
+        Dims o1, od;
+        if (!broadcast_shapes(in[0]->dims, in[1]->dims, o1) || !broadcast_shapes(o1, in[2]->dims, od))
+            return invalid_model("Where: shapes do not broadcast");
+        NF_RETURN_IF_ERROR(check_size(od));
+        Tensor t = make(in[1]->dtype, od);
+        for_broadcast(od, {&in[0]->dims, &in[1]->dims, &in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
+            set(t, i, in[0]->at(off[0]) != 0 ? in[1]->at(off[1]) : in[2]->at(off[2]));
+        });
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    if (op == "Clip") {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+        if (opset < 11) {
+            if (const Attribute* a = n.attr("min"))
+                lo = a->f;
+            if (const Attribute* a = n.attr("max"))
+                hi = a->f;
+        } else {
+            if (input(1)) {
+                NF_RETURN_IF_ERROR(need_data(input(1), "min"));
+                lo = input(1)->at(0);
+            }
+            if (input(2)) {
+                NF_RETURN_IF_ERROR(need_data(input(2), "max"));
+                hi = input(2)->at(0);
+            }
+        }
+        Tensor t = *x;
+        for (size_t k = 0; k < t.numel(); k++)
+            set(t, k, std::min(std::max(x->at(k), lo), hi));
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mod",
+                                                 "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And",
+                                                 "Or"};
+    if (binary.count(op)) {
+        std::vector<const Tensor*> parts;
+        for (auto* t : in) {
+            if (!t)
+                continue;
+            NF_RETURN_IF_ERROR(need_data(t, "input"));
+            parts.push_back(t);
+        }
+        if (parts.empty())
+            return invalid_model(op + ": no inputs");
+        Tensor acc = *parts[0];
+        if (parts.size() == 1 && (op == "Sum" || op == "Min" || op == "Max")) {
+            out.push_back(std::move(acc));
+            return Status::ok();
+        }
+        if (parts.size() < 2)
+            return invalid_model(op + ": needs two inputs");
+        for (size_t p = 1; p < parts.size(); p++) {
+            const Tensor& b = *parts[p];
+            Dims od;
+            if (!broadcast_shapes(acc.dims, b.dims, od))
+                return invalid_model(op + ": shapes " + dims_str(acc.dims) + " and " + dims_str(b.dims) +
+                                     " do not broadcast");
+            NF_RETURN_IF_ERROR(check_size(od));
+            bool cmp = is_compare(op);
+            bool fl = acc.is_float() || b.is_float();
+            Tensor t = make(cmp ? kBool : acc.dtype, od);
+            bool bad = false;
+            for_broadcast(od, {&acc.dims, &b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
+                double v = apply_binary(op, acc.at(off[0]), b.at(off[1]), fl, bad);
+                if (t.is_float())
+                    v = (double)(float)v;  // float32 arithmetic as onnxruntime
+                set(t, i, v);
+            });
+            if (bad)
+                return invalid_model(op + ": division by zero or unsupported operands while folding");
+            acc = std::move(t);
+        }
+        out.push_back(std::move(acc));
+        return Status::ok();
+    }
+    static const std::set<std::string> unary = {"Neg", "Abs", "Sqrt", "Exp", "Log", "Relu", "Sigmoid", "Tanh",
+                                                "Erf", "Floor", "Ceil", "Reciprocal", "Not", "Sign"};
+    if (unary.count(op)) {
+        NF_RETURN_IF_ERROR(need_data(x, "input"));
+        Tensor t = *x;
+        for (size_t k = 0; k < t.numel(); k++) {
+            double r = 0;
+            unary_fn(op, x->at(k), x->is_float(), r);
+            set(t, k, r);
+        }
+        out.push_back(std::move(t));
+        return Status::ok();
+    }
+    done = false;
+    return Status::ok();
+}
+
+Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes) {
+    sizes.clear();
+    if (opset >= 13 && split_input) {
+        NF_RETURN_IF_ERROR(ints_of(split_input, "split", sizes));
+    } else if (const Attribute* a = n.attr("split")) {
+        sizes = a->ints;
+    }
+    size_t outs = n.outputs.size();
+    if (sizes.empty()) {
+        int64_t parts = (int64_t)outs;
+        if (const Attribute* a = n.attr("num_outputs"))
+            parts = a->i;
+        if (parts <= 0)
+            return invalid_model("Split: no outputs");
+        // opset 18: the last chunk may be smaller
+        int64_t chunk = (dim + parts - 1) / parts;
+        if (opset < 18 && dim % parts != 0)
+            return invalid_model("Split: dimension " + std::to_string(dim) + " does not divide into " +
+                                 std::to_string(parts) + " equal parts");
+        for (int64_t k = 0, left = dim; k < parts; k++) {
+            int64_t s = std::min(chunk, left);
+            sizes.push_back(s);
+            left -= s;
+        }
+    }
+    int64_t sum = 0;
+    for (int64_t s : sizes) {
+        if (s < 0)
+            return invalid_model("Split: negative size");
+        sum += s;
+    }
+    if (sum != dim)
+        return invalid_model("Split: sizes " + dims_str(sizes) + " do not add up to " + std::to_string(dim));
+    if (sizes.size() != outs)
+        return invalid_model("Split: " + std::to_string(sizes.size()) + " parts for " + std::to_string(outs) +
+                             " outputs");
+    return Status::ok();
+}
+
+}  // namespace onnx
+}  // namespace nnfold

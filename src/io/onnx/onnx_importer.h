@@ -1,0 +1,147 @@
+// Internal to the ONNX importer: the state shared by the driver (onnx_import.cpp), constant folding
+// (onnx_fold.cpp) and the operator translators (onnx_ops_*.cpp).
+//
+// Every ONNX value has a static shape at import (inputs' shapes are declared or given in the
+// options; shape subgraphs fold to constants), which lets each translator pick ncnn layers that
+// compute exactly the ONNX result and lets the driver check the emitted graph: after import,
+// nnfold's own shape inference must give every blob the shape the translators expected.
+//
+// Layout rule (ONNX tensor -> ncnn blob): the values stay in the same dense order; a leading axis
+// of size 1 on a tensor of rank >= 2 (the batch) is dropped; what remains is the ncnn shape,
+// outermost first ([c, h, w], [h, w], [w]; rank 0 becomes [1]). At most 4 axes remain.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "io/io_map.h"
+#include "io/onnx/onnx_import.h"
+#include "io/onnx/onnx_model.h"
+#include "model/graph.h"
+
+namespace nnfold {
+namespace onnx {
+
+using Dims = std::vector<int64_t>;
+
+struct Value {
+    bool defined = false;
+    bool is_const = false;
+    Tensor c;         // the value when is_const
+    Dims shape;       // static ONNX shape
+    int dtype = kFloat;
+    int blob = -1;    // ncnn blob of a runtime value
+};
+
+std::string dims_str(const Dims& d);
+// True when the layout rule drops the leading axis.
+inline bool drops_batch(const Dims& s) { return s.size() >= 2 && s[0] == 1; }
+// The ncnn shape of an ONNX shape (layout rule above). Unsupported for >4 remaining axes or 0-size.
+Status ncnn_shape_of(const Dims& s, Shape& out);
+// The ncnn shape an operand of a broadcasting op gets so that its rank equals the output's ncnn
+// rank: pad with leading 1s to the output's rank, drop the batch axis when the output drops it.
+Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
+// Numpy broadcasting of two shapes; false when they do not broadcast.
+bool broadcast_shapes(const Dims& a, const Dims& b, Dims& out);
+// Normalizes an axis into [0, rank); false when out of range.
+bool norm_axis(int64_t axis, size_t rank, int& out);
+
+class Importer;
+using OpFn = Status (*)(Importer&, const Node&);
+// The translator table (onnx_ops_*.cpp register their operators here).
+const std::map<std::string, OpFn>& op_table();
+void register_elementwise_ops(std::map<std::string, OpFn>& t);
+void register_nn_ops(std::map<std::string, OpFn>& t);
+void register_shape_ops(std::map<std::string, OpFn>& t);
+
+// Constant folding (onnx_fold.cpp): computes a node whose inputs are all constants. `done` false
+// means the op has no folder (the node is then translated to layers).
+Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& out,
+                 bool& done);
+// Limit for a tensor folded at import (elements), so a hostile ConstantOfShape cannot exhaust memory.
+constexpr uint64_t kMaxFoldElements = uint64_t(1) << 26;
+
+class Importer {
+public:
+    Importer(const Model& m, Graph& g, IoMap& io, Warnings& w, const OnnxImportOptions& opt)
+        : model(m), g(g), io(io), warn(w), opt(opt) {}
+
+    Status run();
+
+    const Model& model;
+    Graph& g;
+    IoMap& io;
+    Warnings& warn;
+    const OnnxImportOptions& opt;
+    int64_t opset = 13;
+    const Node* cur = nullptr;
+
+    // --- messages ---
+    std::string where() const;  // "node 'conv1' (Conv)"
+    Status unsupported_here(const std::string& msg) const { return unsupported(where() + ": " + msg); }
+    Status invalid_here(const std::string& msg) const { return invalid_model(where() + ": " + msg); }
+
+    // --- attributes of the current node ---
+    int64_t attr_i(const char* name, int64_t def) const;
+    float attr_f(const char* name, float def) const;
+    std::string attr_s(const char* name, const std::string& def) const;
+    bool attr_ints(const char* name, Dims& out) const;  // false when absent
+    bool has_attr(const char* name) const { return cur->attr(name) != nullptr; }
+
+    // --- inputs of the current node ---
+    size_t num_inputs() const { return cur->inputs.size(); }
+    bool has_in(size_t k) const { return k < cur->inputs.size() && !cur->inputs[k].empty(); }
+    const Value& in(size_t k) const;  // requires has_in(k)
+    const Tensor* const_in(size_t k) const;  // nullptr when absent or not constant
+    // A constant input required by the translator (weights, shapes, pads...).
+    Status need_const(size_t k, const char* what, const Tensor*& t) const;
+    Status need_ints(size_t k, const char* what, Dims& out) const;
+
+    // The ncnn blob of an input: its runtime blob, or a MemoryData holding the constant.
+    Status input_blob(size_t k, int& blob);
+    // The blob of input k shaped for a broadcasting op whose output has ONNX shape `out`.
+    Status operand_blob(size_t k, const Dims& out, int& blob);
+    // MemoryData with `t`'s values in ncnn shape `s` (cached per tensor name and shape).
+    Status const_blob(const Tensor& t, const Shape& s, int& blob);
+    // `blob` viewed as ncnn shape `s` (a Reshape layer when the shapes differ).
+    Status reshape_blob(int blob, const Shape& s, int& out);
+
+    // --- emitting ---
+    int temp_blob(const Shape& s);
+    // Appends a layer of `type` named after the current node (suffix for helper layers).
+    int emit(const std::string& type, const std::string& suffix, const std::vector<int>& bottoms,
+             const std::vector<int>& tops, const ParamDict& pd = ParamDict());
+    // Sets a layer's weight arrays in its weight_specs order (tagged or raw as the spec says).
+    Status set_weights(int layer, std::vector<std::vector<float>> arrays);
+    // Marks an extension layer type for the "stock ncnn cannot load this" warning.
+    void note_extension(const std::string& type) { extension_types_.insert(type); }
+
+    // --- defining the current node's outputs ---
+    // Output k is the runtime value in `blob` with ONNX shape `shape` (the blob is renamed to the
+    // output's name, or reshaped when its ncnn shape differs from the layout rule's).
+    Status define_runtime(size_t k, int blob, const Dims& shape, int dtype = kFloat);
+    Status define_const(size_t k, Tensor t);
+    Status define_alias(size_t k, const Value& v);
+
+private:
+    std::map<std::string, Value> values_;
+    std::set<std::string> layer_names_, blob_names_;
+    std::vector<char> blob_is_temp_;
+    std::map<std::string, int> const_cache_;
+    std::set<std::string> extension_types_;
+    int temp_seq_ = 0;
+
+    std::string ncnn_name(const std::string& original, bool blob);
+    void rename_layer(int layer, const std::string& name);
+    std::string unique_blob_name(const std::string& base);
+    int add_blob(const std::string& name, const Shape& s, bool temp);
+
+    void remove_dead_layers();
+    void insert_splits();
+    Status verify_shapes();
+};
+
+}  // namespace onnx
+}  // namespace nnfold

@@ -1,0 +1,27 @@
+// ONNX shape arithmetic shared by constant folding and the translators (onnx_fold.cpp).
+#pragma once
+
+#include "io/onnx/onnx_importer.h"
+
+namespace nnfold {
+namespace onnx {
+
+// Reshape's target (0 copies the input dimension unless allowzero, one -1 is inferred).
+Status reshape_target(const Dims& in, const Dims& spec, bool allowzero, Dims& out);
+Status unsqueeze_shape(const Dims& in, const Dims& axes, Dims& out);
+// Without axes every dimension of size 1 goes.
+Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out);
+
+// One axis of a Slice after ONNX's clamping: elements start, start + step, ... (count of them).
+struct SliceRange {
+    int64_t start = 0, end = 0, step = 1, count = 0;
+};
+Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes, const Dims& steps,
+                    std::vector<SliceRange>& out);
+// Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
+// (num_outputs in opset 18).
+Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
+Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out);
+
+}  // namespace onnx
+}  // namespace nnfold

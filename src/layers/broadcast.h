@@ -1,0 +1,51 @@
+// Numpy-style broadcasting over ncnn shapes (outermost-first lists aligned on the innermost axis),
+// for nnfold's extension layers (nnfold.Compare, nnfold.Where). ncnn's own BinaryOp follows its
+// own rules (docs/developer-guide/binaryop-broadcasting.md); these layers, which ncnn does not
+// have, use numpy's, which is what ONNX specifies.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/shape.h"
+#include "core/status.h"
+
+namespace nnfold {
+
+// The broadcast shape of `ins`, or a ShapeMismatch naming the shapes.
+Status broadcast_shape(const std::vector<Shape>& ins, Shape& out);
+
+// Calls fn(out_index, offsets) for every element of `out`, with each input's element offset.
+// Inputs are dense Mats of the given shapes (elempack 1).
+template <typename Fn>
+void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, Fn fn) {
+    const std::vector<int> ol = out.to_list();
+    const size_t r = ol.size(), m = ins.size();
+    std::vector<std::vector<int64_t>> strides(m, std::vector<int64_t>(r, 0));
+    for (size_t j = 0; j < m; j++) {
+        std::vector<int> l = ins[j].to_list();
+        int64_t s = 1;
+        for (size_t k = l.size(); k-- > 0;) {
+            size_t ok = k + (r - l.size());
+            strides[j][ok] = l[k] == 1 ? 0 : s;
+            s *= l[k];
+        }
+    }
+    const uint64_t n = out.total();
+    std::vector<int64_t> idx(r, 0), off(m, 0);
+    for (uint64_t i = 0; i < n; i++) {
+        fn((size_t)i, off);
+        for (size_t k = r; k-- > 0;) {
+            idx[k]++;
+            for (size_t j = 0; j < m; j++)
+                off[j] += strides[j][k];
+            if (idx[k] < ol[k])
+                break;
+            for (size_t j = 0; j < m; j++)
+                off[j] -= strides[j][k] * ol[k];
+            idx[k] = 0;
+        }
+    }
+}
+
+}  // namespace nnfold

@@ -1,0 +1,86 @@
+// nnfold.Compare (extension layer, CONVENTIONS section 6): elementwise comparison giving 1.0 where
+// it holds and 0.0 elsewhere (ONNX Equal, Greater, Less, GreaterOrEqual, LessOrEqual; a cast of a
+// float to bool is "not equal to 0"). ncnn has no such layer.
+// Params: 0 op_type (0 ==, 1 >, 2 <, 3 >=, 4 <=, 5 !=), 1 with_scalar (0), 2 b (float, 0.f).
+// Bottoms: a and b (numpy broadcasting, either side), or a alone when with_scalar compares with b.
+#include "layers/broadcast.h"
+#include "layers/layer.h"
+
+namespace nnfold {
+
+class Compare : public Layer {
+public:
+    int op_type = 0;
+    int with_scalar = 0;
+    float b = 0.f;
+
+    int expected_bottoms() const override { return with_scalar ? 1 : 2; }
+    int expected_tops() const override { return 1; }
+
+    Status load_param(const ParamDict& pd) override {
+        op_type = pd.get_int(0, 0);
+        with_scalar = pd.get_int(1, 0);
+        b = pd.get_float(2, 0.f);
+        if (op_type < 0 || op_type > 5)
+            return invalid_model("op_type (param 0) must be 0..5 (==, >, <, >=, <=, !=), got " + std::to_string(op_type));
+        if (with_scalar != 0 && with_scalar != 1)
+            return invalid_model("with_scalar (param 1) must be 0 or 1");
+        return Status::ok();
+    }
+
+    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
+        if ((int)bottoms.size() != expected_bottoms())
+            return shape_mismatch("nnfold.Compare takes " + std::to_string(expected_bottoms()) + " input(s), got " +
+                                  std::to_string(bottoms.size()));
+        tops.resize(1);
+        if (with_scalar) {
+            tops[0] = bottoms[0];
+            return Status::ok();
+        }
+        return broadcast_shape(bottoms, tops[0]);
+    }
+
+    static bool compare(int op, float x, float y) {
+        switch (op) {
+        case 0: return x == y;
+        case 1: return x > y;
+        case 2: return x < y;
+        case 3: return x >= y;
+        case 4: return x <= y;
+        default: return x != y;
+        }
+    }
+
+    Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
+        std::vector<Shape> in;
+        for (auto& m : bottoms) {
+            if (m.elempack != 1)
+                return internal_error("nnfold.Compare expects unpacked inputs");
+            in.push_back(m.shape());
+        }
+        std::vector<Shape> out;
+        NF_RETURN_IF_ERROR(infer_shape(in, out));
+        tops.resize(1);
+        NF_RETURN_IF_ERROR(tops[0].create(out[0], opt.blob_allocator));
+        float* o = tops[0].data;
+        const float* a = bottoms[0].data;
+        if (with_scalar) {
+            size_t n = out[0].total();
+            for (size_t i = 0; i < n; i++)
+                o[i] = compare(op_type, a[i], b) ? 1.f : 0.f;
+            return Status::ok();
+        }
+        const float* bb = bottoms[1].data;
+        for_each_broadcast(out[0], in, [&](size_t i, const std::vector<int64_t>& off) {
+            o[i] = compare(op_type, a[off[0]], bb[off[1]]) ? 1.f : 0.f;
+        });
+        return Status::ok();
+    }
+};
+
+NF_DEFINE_LAYER(Compare,
+                {0, "op_type", ParamType::Int, pint(0)},
+                {1, "with_scalar", ParamType::Int, pint(0)},
+                {2, "b", ParamType::Float, pfloat(0.f)})
+
+}  // namespace nnfold
