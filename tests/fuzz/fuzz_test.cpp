@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "api/plugins.h"
 #include "optfuzz.h"
 #include "targets.h"
 #include "test_util.h"
@@ -47,7 +48,23 @@ int replay(const std::string& target) {
 TEST(FuzzReplay, Param) { EXPECT_GE(replay("param"), 20); }
 TEST(FuzzReplay, Bin) { EXPECT_GE(replay("bin"), 10); }
 TEST(FuzzReplay, Optimize) { EXPECT_GE(replay("optimize"), 10); }
-TEST(FuzzReplay, Onnx) { replay("onnx"); }
+TEST(FuzzReplay, Onnx) {
+    EXPECT_GE(replay("onnx"), 15);
+    // the seeds are models the importer takes (else the fuzzer starts from nothing)
+    int imported = 0, total = 0;
+    for (auto& e : fs::directory_iterator(fs::path(test::source_dir()) / "tests/fuzz/corpus/onnx")) {
+        auto bytes = test::read_bytes(e.path().string());
+        Graph g;
+        IoMap io;
+        Warnings w;
+        total++;
+        if (import_onnx_model(bytes.data(), bytes.size(), g, io, w))
+            imported++;
+        else
+            ADD_FAILURE() << e.path() << " does not import";
+    }
+    EXPECT_GE(imported, 15) << "of " << total;
+}
 
 TEST(OptimizerDifferential, RandomGraphs) {
     // Seeds 1..N of build/optfuzz; the long runs use other seeds (see README "Fuzzing").

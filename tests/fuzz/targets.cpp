@@ -169,8 +169,9 @@ int fuzz_onnx(const uint8_t* data, size_t size) {
     if (size > kMaxInput)
         return 0;
     Graph g;
+    IoMap io;
     Warnings w;
-    if (!import_onnx_model(data, size, g, w))
+    if (!import_onnx_model(data, size, g, io, w))
         return 0;
     g.compact();
     Status st = g.validate();
