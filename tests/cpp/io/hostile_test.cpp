@@ -12,6 +12,7 @@
 
 #include "api/model.h"
 #include "api/plugins.h"
+#include "io/ncnn_io.h"
 #include "core/strings.h"
 #include "test_util.h"
 
@@ -140,4 +141,59 @@ TEST(Hostile, ModuleStillRunsAModelAfterwards) {
     std::map<std::string, Mat> in{{"data", test::make_mat({4}, {1, -2, 3, -4})}}, out;
     ASSERT_TRUE(h.run(in, {}, out).is_ok());
     EXPECT_EQ(test::to_vector(out["out"]), (std::vector<float>{1, 0, 3, 0}));
+}
+
+TEST(Hostile, WarningsAreCapped) {
+    // a file repeating one warning millions of times must not hold millions of strings
+    Warnings w;
+    for (int i = 0; i < 5000; i++)
+        w.add("warning " + std::to_string(i));
+    ASSERT_EQ(w.items.size(), Warnings::kMaxItems);
+    EXPECT_EQ(w.items[998], "warning 998");
+    EXPECT_EQ(w.items.back(), "... and 4001 more warnings");  // 5000 - 999 kept
+}
+
+TEST(Hostile, LongChainWithSharedBlobsReads) {
+    // 20,000 layers, every other blob read twice: the reader inserts 10,000 Splits. It used to
+    // scan every layer for every blob (minutes for 50,000 layers); now one pass. Also checks that
+    // each Split lands right after its producer, in ncnn's naming.
+    int n = test::sanitizer_build() ? 2000 : 20000;
+    std::string body = "Input data 0 1 b0 0=4\n";
+    int layers = 1, blobs = 1;
+    for (int i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            body += "ReLU r" + std::to_string(i) + " 1 1 b" + std::to_string(i) + " b" + std::to_string(i + 1) + "\n";
+        } else {
+            // reads the previous blob and the one before it: b(i-1) gets a second reader
+            body += "BinaryOp r" + std::to_string(i) + " 2 1 b" + std::to_string(i) + " b" + std::to_string(i - 1) + " b" +
+                    std::to_string(i + 1) + "\n";
+        }
+        layers++;
+        blobs++;
+    }
+    std::string text = "7767517\n" + std::to_string(layers) + " " + std::to_string(blobs) + "\n" + body;
+    Graph g;
+    Warnings w;
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(read_param(text, g, w).is_ok());
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(secs, 30.0) << secs;  // a hang check, not a benchmark
+    EXPECT_EQ((int)g.layers.size(), layers + n / 2);
+    // layer 0 Input, then splitncnn_0 (b0 is read by r0 and r1), r0, r1, splitncnn_1 (b2), ...
+    EXPECT_EQ(g.layers[0].name, "data");
+    ASSERT_EQ(g.layers[1].type, "Split");
+    EXPECT_EQ(g.layers[1].name, "splitncnn_0");
+    EXPECT_EQ(g.layers[2].name, "r0");
+    EXPECT_TRUE(g.validate().is_ok());
+    std::vector<int> producer(g.blobs.size(), -1);
+    for (size_t i = 0; i < g.layers.size(); i++)
+        for (int t : g.layers[i].tops)
+            producer[t] = (int)i;
+    int splits = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+        if (g.layers[i].type == "Split") {
+            splits++;
+            EXPECT_EQ(producer[g.layers[i].bottoms[0]], (int)i - 1) << g.layers[i].name;
+        }
+    EXPECT_EQ(splits, n / 2);
 }
