@@ -19,6 +19,14 @@ cmake --build build -j"$JOBS"
 ctest --test-dir build --output-on-failure -j"$JOBS"
 phase_end
 
+# Replays every fuzz corpus file and past finding (tests/fuzz/corpus, tests/fuzz/findings) and runs a
+# few hundred graphs of the optimizer's differential fuzzer (test_fuzz, also part of ctest above and
+# of the ASan phase below); the long libFuzzer runs are tests/fuzz/run.sh, not CI.
+phase "fuzz corpora replay + optimizer differential fuzzer (native)"
+./build/tests/test_fuzz --gtest_brief=1
+./build/optfuzz --graphs 2000 --seed 900000
+phase_end
+
 # NNFOLD_SIMD=ON here: the SIMD-128 kernels run natively through SIMDe, so they are checked under
 # the sanitizers too (the release build above runs their scalar twins).
 phase "native ASan+UBSan build (SIMD kernels via SIMDe) + unit tests"

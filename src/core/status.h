@@ -51,9 +51,20 @@ inline Status resource_limit(std::string msg) { return Status(ErrorCode::Resourc
 inline Status internal_error(std::string msg) { return Status(ErrorCode::Internal, std::move(msg)); }
 
 // Non-fatal findings (a blob with two consumers, NaN weights, an int token for a float param...).
+// At most kMaxItems are kept (a hostile file could otherwise repeat one warning millions of times);
+// the last item then says how many more there were.
 struct Warnings {
+    static constexpr size_t kMaxItems = 1000;
     std::vector<std::string> items;
-    void add(std::string w) { items.push_back(std::move(w)); }
+    size_t dropped = 0;
+    void add(std::string w) {
+        if (items.size() < kMaxItems) {
+            items.push_back(std::move(w));
+            return;
+        }
+        dropped++;
+        items.back() = "... and " + std::to_string(dropped + 1) + " more warnings";
+    }
 };
 
 }  // namespace nnfold

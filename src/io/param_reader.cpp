@@ -53,6 +53,8 @@ Status tokenize(const std::string& text, std::vector<Line>& lines, const std::st
             bool in_quote = false;
             while (i < line.size()) {
                 char c = line[i];
+                if (c == 0)  // inside a token too: a name with a NUL would be cut short in C strings
+                    return invalid_model(file + ":" + std::to_string(number) + ": contains a NUL byte (not a text .param file)");
                 if (c == '"')
                     in_quote = !in_quote;
                 else if (!in_quote && (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'))
@@ -395,16 +397,25 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
     std::set<std::string> bnames;
     for (auto& b : g.blobs)
         bnames.insert(b.name);
+    // One pass over the layers collects every blob's uses and producer (a scan per blob would
+    // make a long chain of layers quadratic: 50,000 layers took minutes). Splits are inserted
+    // after all bottoms are redirected, each right after its producer; several Splits after one
+    // producer come in reverse blob order (as inserting them one by one at producer + 1 gives).
+    std::vector<std::vector<std::pair<int, int>>> uses(g.blobs.size());  // (layer, bottom slot)
+    std::vector<int> producer(g.blobs.size(), -1);
+    for (int i = 0; i < (int)g.layers.size(); i++) {
+        for (int s = 0; s < (int)g.layers[i].bottoms.size(); s++)
+            uses[g.layers[i].bottoms[s]].push_back({i, s});
+        for (int t : g.layers[i].tops)
+            producer[t] = i;
+    }
+    std::vector<std::vector<LayerNode>> splits_after(g.layers.size());
     int split_seq = 0;
-    for (int b = 0; b < (int)g.blobs.size(); b++) {
-        std::vector<std::pair<int, int>> uses;  // (layer, bottom slot)
-        for (int i = 0; i < (int)g.layers.size(); i++)
-            for (int s = 0; s < (int)g.layers[i].bottoms.size(); s++)
-                if (g.layers[i].bottoms[s] == b)
-                    uses.push_back({i, s});
-        if (uses.size() < 2)
+    size_t original_blobs = g.blobs.size();
+    for (int b = 0; b < (int)original_blobs; b++) {
+        if (uses[b].size() < 2)
             continue;
-        int prod = g.producer(b);
+        int prod = producer[b];
         std::string sname;
         do {
             sname = "splitncnn_" + std::to_string(split_seq++);
@@ -415,20 +426,34 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
         split.name = sname;
         split.bottoms.push_back(b);
         std::string consumers;
-        for (size_t k = 0; k < uses.size(); k++) {
+        for (size_t k = 0; k < uses[b].size(); k++) {
             std::string tn = g.blobs[b].name + "_splitncnn_" + std::to_string(k);
             while (bnames.count(tn))
                 tn += "_";
             bnames.insert(tn);
             int nbi = g.add_blob(tn, g.blobs[b].shape);
             split.tops.push_back(nbi);
-            g.layers[uses[k].first].bottoms[uses[k].second] = nbi;
-            consumers += (k ? ", " : "") + quote(g.layers[uses[k].first].name);
+            g.layers[uses[b][k].first].bottoms[uses[b][k].second] = nbi;
+            if (k < 8)
+                consumers += (k ? ", " : "") + quote(g.layers[uses[b][k].first].name);
+            else if (k == 8)
+                consumers += ", ...";
         }
-        warnings.add(file + ": blob " + quote(g.blobs[b].name) + " is consumed by " + std::to_string(uses.size()) +
+        warnings.add(file + ": blob " + quote(g.blobs[b].name) + " is consumed by " + std::to_string(uses[b].size()) +
                      " layers (" + consumers + "); inserted Split " + quote(sname) +
                      " (ncnn's light mode would fail on this file)");
-        g.layers.insert(g.layers.begin() + (prod + 1), std::move(split));
+        if (prod >= 0)
+            splits_after[prod].insert(splits_after[prod].begin(), std::move(split));
+    }
+    if (split_seq > 0) {
+        std::vector<LayerNode> layers;
+        layers.reserve(g.layers.size() + (size_t)split_seq);
+        for (size_t i = 0; i < g.layers.size(); i++) {
+            layers.push_back(std::move(g.layers[i]));
+            for (auto& sp : splits_after[i])
+                layers.push_back(std::move(sp));
+        }
+        g.layers = std::move(layers);
     }
     return g.validate();
 }

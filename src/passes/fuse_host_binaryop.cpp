@@ -14,7 +14,8 @@
 //   - host's output has one consumer (op) and is neither a model output nor kept;
 //   - host has no fused activation, no int8 weights, no dynamic weights;
 //   - K is constant: op has with_scalar, or its other input is a MemoryData's output (possibly
-//     through a Split) with fp32 data, not kept;
+//     through a Split) with fp32 data, not kept; when the MemoryData's output is kept, op is not
+//     its last reader (the MemoryData would stay with an unread output: a new model output);
 //   - K is one value for every element of an output channel and leaves the output shape alone,
 //     by ncnn's broadcasting (docs/developer-guide/binaryop-broadcasting.md: a lower-rank operand
 //     aligns with the OUTER axes): for a 3D output [c,h,w] K may be [1], [c], [c,1] or [c,1,1];
@@ -69,6 +70,9 @@ MatchResult find_constant(const PassContext& ctx, int blob, ConstSource& src) {
                                     (p >= 0 ? " (it comes from " + g.layers[p].type + " " + lq(g, p) + ")" : ""));
     if (ctx.is_protected(blob))
         return MatchResult::blocked("the constant " + bq(g, blob) + " is " + ctx.protected_why[blob]);
+    MatchResult kept = check_kept_constant_keeps_a_reader(ctx, src.memorydata, src.split);
+    if (kept.kind != MatchResult::Ok)
+        return kept;
     const LayerNode& md = g.layers[src.memorydata];
     Shape s = memorydata_shape(md);
     if (md.weights.size() != 1 || md.weights[0].storage == WeightStorage::Int8 ||

@@ -10,7 +10,8 @@
 //   Conditions: m holds one value and broadcasts as a scalar without changing the output shape:
 //     [1] always; [1,1] / [1,1,1] / [1,1,1,1] only when the other input's rank is known and at
 //     least as high (a higher-rank constant would raise the output's rank); m has fp32 data; the
-//     blob op reads is not kept (m's output also not, when m goes); op's inputs are distinct.
+//     blob op reads is not kept; when m's output is kept, op is not its last reader (m would
+//     stay with an unread output: a new model output); op's inputs are distinct.
 //   ncnnoptimize erases m even when other layers still read it.
 #include "passes/pass_util.h"
 #include "passes/registry.h"
@@ -74,6 +75,9 @@ public:
         int kblob = bin.bottoms[side];
         if (ctx.is_protected(kblob))
             return MatchResult::blocked("the constant " + bq(g, kblob) + " is " + ctx.protected_why[kblob]);
+        MatchResult kept = check_kept_constant_keeps_a_reader(ctx, md, split);
+        if (kept.kind != MatchResult::Ok)
+            return kept;
         const LayerNode& m = g.layers[md];
         if (m.weights.size() != 1 || m.weights[0].storage == WeightStorage::Int8 || m.weights[0].data.size() != 1)
             return MatchResult::blocked("MemoryData " + lq(g, md) + " has no fp32 data loaded");

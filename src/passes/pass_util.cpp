@@ -43,6 +43,21 @@ MatchResult check_intermediate(const PassContext& ctx, int owner, int blob) {
     return MatchResult::ok();
 }
 
+MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memorydata, int split) {
+    const Graph& g = ctx.g;
+    int mblob = g.layers[memorydata].tops[0];
+    if (!ctx.is_protected(mblob))
+        return MatchResult::ok();
+    // the rewrite drops one reader of mblob: the reading layer itself, or one output of the Split
+    // (the Split goes with its last output)
+    bool last_reader = g.consumer_count(mblob) == 1 && (split < 0 || g.layers[split].tops.size() == 1);
+    if (last_reader)
+        return MatchResult::blocked("the constant " + bq(g, mblob) + " of MemoryData " + lq(g, memorydata) + " is " +
+                                    ctx.protected_why[mblob] +
+                                    " and this is its last reader: it would become a new model output");
+    return MatchResult::ok();
+}
+
 void absorb_consumer(PassContext& ctx, int p, int c) {
     Graph& g = ctx.g;
     g.layers[p].tops[0] = g.layers[c].tops[0];

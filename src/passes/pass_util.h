@@ -26,6 +26,12 @@ int sole_consumer(const Graph& g, int blob);
 // output, not kept. `ok()` otherwise.
 MatchResult check_intermediate(const PassContext& ctx, int owner, int blob);
 
+// Blocked when a rewrite that stops reading a MemoryData's constant (directly, or through output
+// `split_top` of Split `split`; -1 when none) would leave that MemoryData's output kept (--keep)
+// but read by nothing: the MemoryData must then stay and its output would become a new model
+// output, changing the model's outputs (found by the differential fuzzer, tests/fuzz/).
+MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memorydata, int split);
+
 // Producer layer `p` absorbs its only consumer `c`: p's output becomes c's output (its name is
 // kept), c is erased. The blob between them disappears.
 void absorb_consumer(PassContext& ctx, int p, int c);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/allocator.h"
 #include "io/ncnn_io.h"
 #include "layers/layer.h"
 
@@ -19,8 +20,8 @@ Status randomize_weights(Graph& g, uint32_t seed) {
             total += s.count;
     }
     if (total > ((uint64_t)512 << 20))
-        return resource_limit("random weights for " + std::to_string(total) +
-                              " values (over 2 GB) were requested; the model is too large");
+        return resource_limit("random weights for " + std::to_string(total) + " values would need " +
+                              format_bytes(total * 4) + ", over the 2 GB limit for weights; the model is too large");
     for (auto& layer : g.layers) {
         if (layer.erased)
             continue;

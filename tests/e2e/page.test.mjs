@@ -309,6 +309,64 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       assert.equal(await page.locator('#bin-pending').isHidden(), true);
     });
 
+    await t.test('hostile files (tests/data/hostile): the table\'s message as text, markup never markup, then a good model', async () => {
+      const hostile = path.join(root, 'tests/data/hostile');
+      const table = fs.readFileSync(path.join(hostile, 'cases.tsv'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))
+        .map((l) => { const [file, companion, stage, expect, fragment] = l.split('\t'); return { file, companion, stage, expect, fragment }; });
+      const dialogs = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const pick = ['html_as_param.param', 'markup_type.param', 'markup_layer_name.param', 'control_chars_type.param',
+        'png_as_param.param', ...(nf.features.onnx ? ['truncated.onnx', 'markup_names.onnx', 'png_as_onnx.onnx'] : [])];
+      for (const file of pick) {
+        const c = table.find((r) => r.file === file && r.stage === 'load');
+        assert.ok(c, file);
+        // a copy under the same name (the page names the file in its message)
+        const copy = path.join(tmp, file);
+        fs.copyFileSync(path.join(hostile, file), copy);
+        await page.evaluate(() => { document.getElementById('load-error').textContent = ''; });
+        await page.setInputFiles('#file-input', [copy]);
+        await page.waitForFunction(() => document.getElementById('load-error').textContent.length > 0, null, { timeout: 60000 });
+        const msg = await visibleText(page, '#load-error');
+        assert.ok(msg.includes(c.fragment), `${file}: ${msg}`);
+        if (file.endsWith('.param')) assert.ok(msg.includes(file), `${file}: the message names the file: ${msg}`);
+        // markup in a message is shown as text
+        if (c.fragment.includes('<')) assert.ok((await page.locator('#load-error').innerHTML()).includes('&lt;'), file);
+      }
+      // a .bin that is a PNG, with its .param
+      const param = path.join(tmp, 'conv.param');
+      fs.copyFileSync(path.join(hostile, 'conv.param'), param);
+      const png = path.join(tmp, 'png_as_bin.bin');
+      fs.copyFileSync(path.join(hostile, 'png_as_bin.bin'), png);
+      await page.setInputFiles('#file-input', [param, png]);
+      await page.waitForFunction(() => /png_as_bin\.bin is truncated/.test(document.getElementById('load-error').textContent), null, { timeout: 60000 });
+      // markup in names and messages stayed text: no element was made from it, no script ran
+      const injected = await page.evaluate(() => document.querySelectorAll('[onerror], [onload], img[src="x"]').length);
+      assert.equal(injected, 0);
+      assert.deepEqual(dialogs, []);
+      await shot(page, '07-hostile');
+      // a model whose names are markup loads, and shows them as text
+      const named = path.join(tmp, 'markup_valid_names.param');
+      fs.copyFileSync(path.join(hostile, 'markup_valid_names.param'), named);
+      await page.setInputFiles('#file-input', [named]);
+      await page.waitForFunction(() => document.getElementById('model-name').textContent === 'markup_valid_names.param', null, { timeout: 60000 });
+      await waitIdle(page);
+      assert.equal(await page.locator('#load-error').isHidden(), true);
+      assert.ok((await page.locator('body').textContent()).includes('<img/src=x/onerror=alert(1)>'));
+      // and a good model with NaN weights: loads with the warning and runs
+      const nanBin = path.join(tmp, 'nan_weights.bin');
+      fs.copyFileSync(path.join(hostile, 'nan_weights.bin'), nanBin);
+      await page.setInputFiles('#file-input', [param, nanBin]);
+      await page.waitForFunction(() => document.getElementById('model-name').textContent === 'conv.param', null, { timeout: 60000 });
+      await waitIdle(page);
+      assert.match(await visibleText(page, '#load-warnings'), /NaN\/Inf/);
+      await page.check('input[name="run-source"][value="random"]');
+      await page.click('#run-go');
+      await page.waitForSelector('#out-table tbody tr[data-output]');
+      await waitIdle(page);
+      assert.equal(await page.evaluate(() => document.querySelectorAll('[onerror], [onload], img[src="x"]').length), 0);
+      assert.deepEqual(dialogs, []);
+    });
+
     await t.test('offline: with the server stopped the page reloads and optimizes (service worker)', async () => {
       await closeServer(server);
       server = null;

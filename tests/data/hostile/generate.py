@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Writes the hostile-input corpus of tests/data/hostile/ (issue 8): files a user or an attacker
+may hand nnfold as a model. The files are committed; this script documents how each was made and
+rewrites them (python3 tests/data/hostile/generate.py). Expected results are in cases.tsv."""
+import os
+import struct
+import zlib
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def w(name, data):
+    if isinstance(data, str):
+        data = data.encode('utf-8')
+    with open(os.path.join(here, name), 'wb') as f:
+        f.write(data)
+
+
+def param(lines, blobs=None):
+    if blobs is None:
+        names = set()
+        for l in lines:
+            t = l.split()
+            nb, nt = int(t[2]), int(t[3])
+            names.update(t[4:4 + nb + nt])
+        blobs = len(names)
+    return '7767517\n%d %d\n%s\n' % (len(lines), blobs, '\n'.join(lines))
+
+
+def f32(vals):
+    return struct.pack('<%df' % len(vals), *vals)
+
+
+HTML = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1>' \
+       '<script>alert(1)</script></body></html>\n'
+
+
+def png():
+    raw = b'\x00\xff\x00\x00' * 4
+    ihdr = struct.pack('>IIBBBBB', 2, 2, 8, 2, 0, 0, 0)
+    def chunk(t, d):
+        return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+    return b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', ihdr) + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b'')
+
+
+CONV = param(['Input data 0 1 data 0=4 1=4 2=2', 'Convolution conv 1 1 data out 0=3 1=3 4=1 5=1 6=54'])
+w('conv.param', CONV)
+
+
+def conv_bin(weights=None, bias=None, tag=0):
+    weights = weights if weights is not None else [0.01 * i for i in range(54)]
+    bias = bias if bias is not None else [0.1, 0.2, 0.3]
+    return struct.pack('<I', tag) + f32(weights) + f32(bias)
+
+
+# --- renamed files: HTML and PNG handed over as .param, .bin, .onnx
+w('html_as_param.param', HTML)
+w('png_as_param.param', png())
+w('html_as_bin.bin', HTML)
+w('png_as_bin.bin', png())
+w('html_as_onnx.onnx', HTML)
+w('png_as_onnx.onnx', png())
+w('param_as_onnx.onnx', CONV)
+w('bin_as_param.param', conv_bin())
+w('utf8_bom.param', '\ufeff' + CONV)
+w('utf16.param', CONV.encode('utf-16'))
+w('wrong_magic.param', CONV.replace('7767517', '7767518', 1))
+w('gzip_param.param', zlib.compress(CONV.encode()))
+
+# --- truncated files
+w('truncated_header.param', '7767517\n2')
+w('truncated_mid_layer.param', CONV[:len(CONV) - 12])
+w('truncated_mid_token.param', '7767517\n2 2\nInput data 0 1 data 0=4 1=4 2=2\nConvolution conv 1 1 data out 0=3 1=3 4=1 5=1 6=')
+w('truncated_weights.bin', conv_bin()[:150])
+w('truncated_in_tag.bin', b'\x00\x00')
+w('truncated_fp16.bin', struct.pack('<I', 0x01306B47) + b'\x00' * 40)
+
+# --- NaN / Inf weights: load and run with a warning
+w('nan_weights.bin', conv_bin(weights=[float('nan')] + [0.01] * 53))
+w('inf_bias.bin', conv_bin(bias=[float('inf'), 0.0, float('-inf')]))
+w('nan_fp16.bin', struct.pack('<I', 0x01306B47) + struct.pack('<54H', *([0x7e00] * 54)) + f32([0, 0, 0]))
+w('nan_codebook.bin', struct.pack('<I', 0x00C0DEB0) + f32([float('nan')] * 256) + bytes(range(54)) + b'\x00\x00'
+  + f32([0, 0, 0]))
+
+# --- graph structure
+w('self_cycle.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 x x']))
+w('two_layer_cycle.param', param(['Input data 0 1 data 0=4', 'BinaryOp add 2 1 data y x', 'ReLU relu 1 1 x y']))
+w('dangling_bottom.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 nowhere out']))
+w('duplicate_layer_names.param', param(['Input data 0 1 data 0=4', 'ReLU data 1 1 data out']))
+w('duplicate_blob_names.param', param(['Input data 0 1 data 0=4', 'ReLU r1 1 1 data out', 'ReLU r2 1 1 data out']))
+w('input_consumes_itself.param', param(['Input data 1 1 data data 0=4']))
+
+# --- names with markup, path separators, control characters
+XSS = '<img/src=x/onerror=alert(1)>'
+w('markup_type.param', param(['Input data 0 1 data 0=4', '%s relu 1 1 data out' % XSS]))
+w('markup_layer_name.param', param(['Input data 0 1 data 0=4', 'ReLU %s 1 1 nowhere out' % XSS]))
+w('markup_blob_name.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 %s out' % XSS]))
+w('markup_valid_names.param', param(['Input %s 0 1 %s 0=4' % (XSS, XSS), 'ReLU <b>relu</b> 1 1 %s <svg/onload=alert(2)>' % XSS]))
+w('path_separator_names.param', param(['Input ../../etc/passwd 0 1 ../../etc/passwd 0=4',
+                                       'ReLU relu 1 1 ../../etc/passwd C:\\Windows\\out.f32']))
+w('control_chars_type.param', param(['Input data 0 1 data 0=4', 'Re\x1b[31mLU\x07 relu 1 1 data out']))
+w('control_chars_names.param', param(['Input data 0 1 data 0=4', 'ReLU re\x01lu 1 1 da\x1bta out']))
+w('nul_in_name.param', param(['Input data 0 1 data 0=4', 'ReLU re\x00lu 1 1 data out']))
+
+# --- enormous counts and sizes
+w('huge_layer_count.param', '7767517\n999999999 1\nInput data 0 1 data 0=4\n')
+w('huge_declared_layers.param', '7767517\n1000000 1000000\nInput data 0 1 data 0=4\n')
+w('huge_bottom_count.param', param(['Input data 0 1 data 0=4', 'Concat cat 2147483647 1 data out']))
+w('huge_top_count.param', param(['Input data 0 1 data 0=4', 'Split sp 1 99999 data a b']))
+w('huge_array_len.param', param(['Input data 0 1 data 0=4', 'Reshape rs 1 1 data out -23300=2147483647,1']))
+w('huge_input.param', param(['Input data 0 1 data 0=100000 1=100000 2=1000', 'ReLU relu 1 1 data out']))
+w('int_max_input.param', param(['Input data 0 1 data 0=2147483647 1=2147483647 2=2147483647', 'ReLU relu 1 1 data out']))
+w('huge_conv_random.param', param(['Input data 0 1 data 0=8 1=8 2=3',
+                                   'Convolution conv 1 1 data out 0=1000 1=845 5=1 6=2142075000']))
+w('huge_conv.param', param(['Input data 0 1 data 0=8 1=8 2=3',
+                            'Convolution conv 1 1 data out 0=100000 1=84 5=1 6=2116800000']))
+w('huge_memorydata.param', param(['MemoryData md 0 1 out 0=100000 1=100000 2=100000']))
+w('huge_interp.param', param(['Input data 0 1 data 0=8 1=8 2=3', 'Interp up 1 1 data out 0=1 1=1.0e+04 2=1.0e+04']))
+w('huge_innerproduct.param', param(['Input data 0 1 data 0=16', 'InnerProduct ip 1 1 data out 0=2000000000 2=2000000000']))
+w('long_name.param', param(['Input data 0 1 data 0=4', 'ReLU %s 1 1 data out' % ('n' * 70000)]))
+w('many_params.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 data out ' + ' '.join('%d=1' % (i % 32) for i in range(20000))]))
+w('tiny.bin', b'\x00' * 16)

@@ -1,0 +1,76 @@
+// Writes small per-operator ONNX models: the seed corpus of the ONNX fuzz target
+// (tests/fuzz/corpus/onnx/) and the ONNX files of the hostile-input corpus (tests/data/hostile/).
+//   node tests/fuzz/make_onnx_seeds.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeModel, tensor, root } from '../js/onnx/harness.mjs';
+
+const seeds = path.join(root, 'tests/fuzz/corpus/onnx');
+const hostile = path.join(root, 'tests/data/hostile');
+fs.mkdirSync(seeds, { recursive: true });
+
+const f = (n, k = 1) => Array.from({ length: n }, (_, i) => ((i * 7919) % 13) / 13 - 0.5 * k);
+const vi = (name, shape) => ({ name, shape });
+const x4 = vi('x', [1, 2, 4, 4]);
+
+const models = {
+  conv: { inputs: [x4], outputs: [vi('y', [1, 3, 4, 4])], nodes: [{ op: 'Conv', inputs: ['x', 'w', 'b'], outputs: ['y'], attrs: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } }], inits: [tensor('w', [3, 2, 3, 3], f(54)), tensor('b', [3], f(3))] },
+  conv_group: { inputs: [x4], outputs: [vi('y', [1, 2, 2, 2])], nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attrs: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 2 } }], inits: [tensor('w', [2, 1, 3, 3], f(18))] },
+  convtranspose: { inputs: [x4], outputs: [vi('y', [1, 1, 8, 8])], nodes: [{ op: 'ConvTranspose', inputs: ['x', 'w'], outputs: ['y'], attrs: { kernel_shape: [2, 2], strides: [2, 2] } }], inits: [tensor('w', [2, 1, 2, 2], f(8))] },
+  relu: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] },
+  sigmoid_mul: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Sigmoid', inputs: ['x'], outputs: ['s'] }, { op: 'Mul', inputs: ['x', 's'], outputs: ['y'] }] },
+  add_broadcast: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Add', inputs: ['x', 'c'], outputs: ['y'] }], inits: [tensor('c', [2, 1, 1], f(2))] },
+  clip: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Clip', inputs: ['x', 'lo', 'hi'], outputs: ['y'] }], inits: [tensor('lo', [], [0]), tensor('hi', [], [6])] },
+  batchnorm: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'BatchNormalization', inputs: ['x', 's', 'b', 'm', 'v'], outputs: ['y'] }], inits: [tensor('s', [2], [1, 2]), tensor('b', [2], [0, 1]), tensor('m', [2], [0.1, 0.2]), tensor('v', [2], [1, 0.5])] },
+  maxpool: { inputs: [x4], outputs: [vi('y', [1, 2, 2, 2])], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['y'], attrs: { kernel_shape: [2, 2], strides: [2, 2] } }] },
+  avgpool_global: { inputs: [x4], outputs: [vi('y', [1, 2, 1, 1])], nodes: [{ op: 'GlobalAveragePool', inputs: ['x'], outputs: ['y'] }] },
+  flatten_gemm: { inputs: [x4], outputs: [vi('y', [1, 3])], nodes: [{ op: 'Flatten', inputs: ['x'], outputs: ['fl'] }, { op: 'Gemm', inputs: ['fl', 'w', 'b'], outputs: ['y'], attrs: { transB: 1 } }], inits: [tensor('w', [3, 32], f(96)), tensor('b', [3], f(3))] },
+  matmul: { inputs: [vi('x', [1, 3, 4])], outputs: [vi('y', [1, 3, 2])], nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }], inits: [tensor('w', [4, 2], f(8))] },
+  reshape_transpose: { inputs: [x4], outputs: [vi('y', [1, 16, 2])], nodes: [{ op: 'Reshape', inputs: ['x', 's'], outputs: ['r'] }, { op: 'Transpose', inputs: ['r'], outputs: ['y'], attrs: { perm: [0, 2, 1] } }], inits: [tensor('s', [3], [1, 2, 16], 7)] },
+  concat_split: { inputs: [x4], outputs: [vi('a', [1, 2, 4, 4]), vi('b', [1, 2, 4, 4])], nodes: [{ op: 'Concat', inputs: ['x', 'x'], outputs: ['c'], attrs: { axis: 1 } }, { op: 'Split', inputs: ['c'], outputs: ['a', 'b'], attrs: { axis: 1 } }] },
+  softmax: { inputs: [vi('x', [1, 10])], outputs: [vi('y', [1, 10])], nodes: [{ op: 'Softmax', inputs: ['x'], outputs: ['y'], attrs: { axis: 1 } }] },
+  slice: { inputs: [x4], outputs: [vi('y', [1, 1, 4, 4])], nodes: [{ op: 'Slice', inputs: ['x', 's', 'e', 'a'], outputs: ['y'] }], inits: [tensor('s', [1], [1], 7), tensor('e', [1], [2], 7), tensor('a', [1], [1], 7)] },
+  resize: { inputs: [x4], outputs: [vi('y', [1, 2, 8, 8])], nodes: [{ op: 'Resize', inputs: ['x', '', 'sc'], outputs: ['y'], attrs: { mode: 'nearest' } }], inits: [tensor('sc', [4], [1, 1, 2, 2])] },
+  reducemean: { inputs: [x4], outputs: [vi('y', [1, 2])], nodes: [{ op: 'ReduceMean', inputs: ['x'], outputs: ['y'], attrs: { axes: [2, 3], keepdims: 0 } }] },
+  pad_conv: { inputs: [x4], outputs: [vi('y', [1, 1, 4, 4])], nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['pd'] }, { op: 'Conv', inputs: ['pd', 'w'], outputs: ['y'], attrs: { kernel_shape: [3, 3] } }], inits: [tensor('p', [8], [0, 0, 1, 1, 0, 0, 1, 1], 7), tensor('w', [1, 2, 3, 3], f(18))] },
+  shape_gather: { inputs: [x4], outputs: [vi('y', [1, 32])], nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['sh'] }, { op: 'Gather', inputs: ['sh', 'i'], outputs: ['n'], attrs: { axis: 0 } }, { op: 'Unsqueeze', inputs: ['n', 'ax'], outputs: ['n1'] }, { op: 'Concat', inputs: ['n1', 'm1'], outputs: ['ns'], attrs: { axis: 0 } }, { op: 'Reshape', inputs: ['x', 'ns'], outputs: ['y'] }], inits: [tensor('i', [], [0], 7), tensor('ax', [1], [0], 7), tensor('m1', [1], [-1], 7)] },
+  hardswish_prelu: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'HardSwish', inputs: ['x'], outputs: ['h'] }, { op: 'PRelu', inputs: ['h', 's'], outputs: ['y'] }], opset: 14, inits: [tensor('s', [2, 1, 1], [0.1, 0.2])] },
+};
+let n = 0;
+for (const [name, m] of Object.entries(models)) {
+  try {
+    const bytes = makeModel(m);
+    fs.writeFileSync(path.join(seeds, `${name}.onnx`), bytes);
+    n++;
+  } catch (e) {
+    console.error(`${name}: ${e.message}`);
+  }
+}
+
+// ---- hostile ONNX files
+const good = makeModel(models.conv);
+fs.writeFileSync(path.join(hostile, 'truncated.onnx'), good.subarray(0, Math.floor(good.length / 2)));
+fs.writeFileSync(path.join(hostile, 'truncated_one_byte.onnx'), good.subarray(0, good.length - 1));
+// protobuf by hand: varints and length-delimited fields
+const varint = (v) => { const out = []; let x = BigInt(v); do { let b = Number(x & 0x7fn); x >>= 7n; if (x) b |= 0x80; out.push(b); } while (x); return Buffer.from(out); };
+const field = (num, payload) => Buffer.concat([varint((num << 3) | 2), varint(payload.length), payload]);
+const intField = (num, v) => Buffer.concat([varint(num << 3), varint(v)]);
+// If -> then_branch -> If -> ... 2,500 sub-graphs deep (GraphProto.node = 1, NodeProto.attribute = 5,
+// AttributeProto.g = 6, NodeProto.op_type = 4)
+let g = field(1, Buffer.concat([field(4, Buffer.from('Relu')), field(1, Buffer.from('x')), field(2, Buffer.from('y'))]));
+for (let i = 0; i < 2500; i++) {
+  const attr = Buffer.concat([field(1, Buffer.from('then_branch')), intField(20, 5), field(6, g)]);
+  g = field(1, Buffer.concat([field(4, Buffer.from('If')), field(1, Buffer.from('c')), field(2, Buffer.from('y')), field(5, attr)]));
+}
+fs.writeFileSync(path.join(hostile, 'deeply_nested.onnx'), Buffer.concat([intField(1, 7), field(8, Buffer.concat([field(1, Buffer.alloc(0)), intField(2, 13)])), field(7, g)]));
+// a length prefix claiming 2 GB
+fs.writeFileSync(path.join(hostile, 'huge_length.onnx'), Buffer.concat([intField(1, 7), varint((7 << 3) | 2), varint(2 ** 31), Buffer.from('xx')]));
+// an initializer declaring 10^15 elements with no data
+fs.writeFileSync(path.join(hostile, 'huge_initializer.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Add', inputs: ['x', 'c'], outputs: ['y'] }], inits: [{ name: 'c', dims: [100000, 100000, 100000], data_type: 1 }] }));
+// an input with a 10^12-element shape
+fs.writeFileSync(path.join(hostile, 'huge_input.onnx'), makeModel({ inputs: [vi('x', [1, 1000, 1000, 1000000])], outputs: [vi('y', [1, 1000, 1000, 1000000])], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] }));
+// two nodes feeding each other
+fs.writeFileSync(path.join(hostile, 'cycle.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Add', inputs: ['x', 'b'], outputs: ['a'] }, { op: 'Relu', inputs: ['a'], outputs: ['b'] }, { op: 'Relu', inputs: ['a'], outputs: ['y'] }] }));
+// names with markup
+fs.writeFileSync(path.join(hostile, 'markup_names.onnx'), makeModel({ inputs: [vi('<img src=x onerror=alert(1)>', [1, 2, 4, 4])], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: '<script>alert(1)</script>', inputs: ['<img src=x onerror=alert(1)>'], outputs: ['y'] }] }));
+console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

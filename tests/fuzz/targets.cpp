@@ -1,0 +1,204 @@
+#include "targets.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "api/plugins.h"
+#include "io/ncnn_io.h"
+#include "layers/layer.h"
+#include "passes/optimizer.h"
+#include "runtime/random.h"
+
+namespace nnfold {
+namespace fuzz {
+
+namespace {
+
+[[noreturn]] void broken(const char* target, const std::string& what) {
+    fprintf(stderr, "fuzz_%s: invariant broken: %s\n", target, what.c_str());
+    fflush(stderr);
+    abort();
+}
+
+}  // namespace
+
+// A .bin for this .param is what fuzz_bin reads when its input has no NUL byte: one layer of
+// each storage rule (tagged conv weights + untagged bias, BatchNorm's four untagged arrays,
+// tagged InnerProduct weights, a MemoryData without a tag).
+const char* const kDefaultBinParam =
+    "7767517\n5 5\n"
+    "Input in 0 1 x 0=4 1=4 2=2\n"
+    "Convolution conv 1 1 x c 0=2 1=3 5=1 6=36\n"
+    "BatchNorm bn 1 1 c b 0=2\n"
+    "InnerProduct ip 1 1 b y 0=3 1=1 2=24\n"
+    "MemoryData md 0 1 m 0=3\n";
+
+namespace {
+
+uint64_t weight_values(const Graph& g) {
+    uint64_t total = 0;
+    for (auto& l : g.layers) {
+        std::vector<WeightSpec> specs;
+        if (!weight_specs_for(l, specs))
+            return UINT64_MAX;
+        for (auto& s : specs)
+            total += s.count;
+    }
+    return total;
+}
+
+}  // namespace
+
+int fuzz_param(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    std::string text((const char*)data, size);
+    Graph g;
+    Warnings w;
+    if (!read_param(text, g, w, "fuzz.param"))
+        return 0;
+    std::string p1, p2;
+    Status st = write_param(g, p1, w);
+    if (!st)
+        return 0;  // a graph the writer refuses (with a reason) is not a crash
+    Graph g2;
+    st = read_param(p1, g2, w, "written.param");
+    if (!st)
+        broken("param", "the writer's own output does not read back: " + st.message() + "\n" + p1);
+    st = write_param(g2, p2, w);
+    if (!st || p1 != p2)
+        broken("param", "write -> read -> write is not a fixed point:\n" + p1 + "---\n" + p2);
+    return 0;
+}
+
+int fuzz_bin(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    const uint8_t* nul = (const uint8_t*)memchr(data, 0, size);
+    std::string param;
+    const uint8_t* bin;
+    size_t nbin;
+    if (nul) {
+        param.assign((const char*)data, nul - data);
+        bin = nul + 1;
+        nbin = size - (nul - data) - 1;
+    } else {
+        param = kDefaultBinParam;
+        bin = data;
+        nbin = size;
+    }
+    Graph g;
+    Warnings w;
+    if (!read_param(param, g, w, "fuzz.param"))
+        return 0;
+    if (!read_bin(bin, nbin, g, w, "fuzz.bin"))
+        return 0;
+    std::vector<uint8_t> b1, b2;
+    if (bin_size(g) > kMaxInput * 4)
+        broken("bin", "a " + std::to_string(nbin) + "-byte .bin read as " + std::to_string(bin_size(g)) + " bytes");
+    Status st = write_bin(g, b1, BinWriteOptions(), w);
+    if (!st)
+        broken("bin", "the .bin that was read does not write: " + st.message());
+    if (b1.size() != nbin)
+        broken("bin", "a " + std::to_string(nbin) + "-byte .bin writes back as " + std::to_string(b1.size()) + " bytes");
+    Graph g2;
+    if (!read_param(param, g2, w, "fuzz.param"))
+        broken("bin", "the .param does not read twice");
+    st = read_bin(b1.data(), b1.size(), g2, w, "written.bin");
+    if (!st)
+        broken("bin", "the written .bin does not read back: " + st.message());
+    st = write_bin(g2, b2, BinWriteOptions(), w);
+    if (!st || b1 != b2)
+        broken("bin", "write -> read -> write of the .bin is not a fixed point");
+    return 0;
+}
+
+int fuzz_optimize(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    std::string text((const char*)data, size);
+    Graph g;
+    Warnings w;
+    if (!read_param(text, g, w, "fuzz.param"))
+        return 0;
+    // small models only: the optimizer's folding is linear in the weights, but a fuzzer's input
+    // may declare a billion of them
+    if (g.live_layer_count() > 64 || weight_values(g) > ((uint64_t)1 << 20))
+        return 0;
+    if (!randomize_weights(g, 1))
+        return 0;
+    OptimizeOptions opt;
+    OptimizeReport report;
+    Status st = optimize(g, opt, report, w);
+    if (!st)
+        return 0;  // e.g. an input whose shape makes a pass's arithmetic refuse
+    st = g.validate();
+    if (!st)
+        broken("optimize", "the optimized graph is invalid: " + st.message());
+    std::string p1, p2;
+    std::vector<uint8_t> b1, b2;
+    st = write_param(g, p1, w);
+    if (!st)
+        broken("optimize", "the optimized graph does not write: " + st.message());
+    st = write_bin(g, b1, BinWriteOptions(), w);
+    if (!st)
+        broken("optimize", "the optimized weights do not write: " + st.message());
+    Graph g2;
+    st = read_param(p1, g2, w, "optimized.param");
+    if (st)
+        st = read_bin(b1.data(), b1.size(), g2, w, "optimized.bin");
+    if (!st)
+        broken("optimize", "the optimized model does not read back: " + st.message() + "\n" + p1);
+    OptimizeReport report2;
+    st = optimize(g2, opt, report2, w);
+    if (!st)
+        broken("optimize", "optimizing the optimized model failed: " + st.message());
+    if (report2.rewrite_count() != 0) {
+        std::string lines;
+        for (auto& l : report_lines(report2))
+            lines += "  " + l + "\n";
+        broken("optimize", "optimizing twice rewrote again:\n" + lines + "the optimized model:\n" + p1);
+    }
+    return 0;
+}
+
+int fuzz_onnx(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    Graph g;
+    IoMap io;
+    Warnings w;
+    if (!import_onnx_model(data, size, g, io, w))
+        return 0;
+    g.compact();
+    Status st = g.validate();
+    if (!st)
+        broken("onnx", "the imported graph is invalid: " + st.message());
+    std::string p1;
+    st = write_param(g, p1, w);
+    if (!st)
+        broken("onnx", "the imported graph does not write: " + st.message());
+    Graph g2;
+    st = read_param(p1, g2, w, "imported.param");
+    if (!st)
+        broken("onnx", "the imported graph's .param does not read back: " + st.message() + "\n" + p1);
+    return 0;
+}
+
+TargetFn find_target(const char* name) {
+    if (!strcmp(name, "param"))
+        return fuzz_param;
+    if (!strcmp(name, "bin"))
+        return fuzz_bin;
+    if (!strcmp(name, "optimize"))
+        return fuzz_optimize;
+    if (!strcmp(name, "onnx"))
+        return fuzz_onnx;
+    return nullptr;
+}
+
+}  // namespace fuzz
+}  // namespace nnfold
