@@ -51,11 +51,18 @@ Status tokenize(const std::string& text, std::vector<Line>& lines, const std::st
                 return invalid_model(file + ":" + std::to_string(number) + ": contains a NUL byte (not a text .param file)");
             size_t start = i;
             bool in_quote = false;
+            // A quote opens a string only in a param value (`id="..."`, after an '='): in a layer
+            // type, layer name or blob name it is an ordinary character, as for ncnn's %255s
+            // (an ONNX node named `Split"1` became an ncnn name the reader then refused; found by
+            // the ONNX fuzz target).
+            bool seen_eq = false;
             while (i < line.size()) {
                 char c = line[i];
+                if (c == '=')
+                    seen_eq = true;
                 if (c == 0)  // inside a token too: a name with a NUL would be cut short in C strings
                     return invalid_model(file + ":" + std::to_string(number) + ": contains a NUL byte (not a text .param file)");
-                if (c == '"')
+                if (c == '"' && (in_quote || seen_eq))
                     in_quote = !in_quote;
                 else if (!in_quote && (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'))
                     break;

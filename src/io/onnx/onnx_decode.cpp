@@ -68,6 +68,35 @@ namespace {
 using protozero::pbf_reader;
 using protozero::pbf_wire_type;
 
+// Reads the next field like pbf_reader::next(), and for a length-delimited field first checks its
+// length against the bytes left. protozero checks `m_end - m_data < ptrdiff_t(len)`, which on
+// wasm32 (32-bit ptrdiff_t) lets a length of 2^31 or more wrap negative and pass: the reader then
+// walked far outside the buffer (found by the hostile corpus: huge_length.onnx decoded garbage in
+// the wasm build). Throws protozero's own end_of_buffer_exception, handled like any truncation.
+bool next_field(pbf_reader& r) {
+    if (!r.next())
+        return false;
+    if (r.wire_type() == pbf_wire_type::length_delimited) {
+        protozero::data_view rest = r.data();  // starts at the length varint
+        const uint8_t* p = (const uint8_t*)rest.data();
+        const uint8_t* end = p + rest.size();
+        uint64_t len = 0;
+        int shift = 0;
+        while (true) {
+            if (p == end || shift > 63)
+                throw protozero::end_of_buffer_exception{};
+            uint8_t b = *p++;
+            len |= (uint64_t)(b & 0x7f) << shift;
+            shift += 7;
+            if (!(b & 0x80))
+                break;
+        }
+        if (len > (uint64_t)(end - p))
+            throw protozero::end_of_buffer_exception{};
+    }
+    return true;
+}
+
 // Thrown inside the decoder only; caught in decode_model.
 struct DecodeError {
     Status status;
@@ -208,7 +237,7 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
     bool external = false;
     std::string location;
     bool has_type = false;
-    while (r.next()) {
+    while (next_field(r)) {
         switch (r.tag()) {
         case 1: read_varints(r, t.dims, ctx, "dims"); break;
         case 2:
@@ -233,7 +262,7 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             external = true;
             pbf_reader e = sub_message(r, ctx, "external_data");
             std::string key, value;
-            while (e.next()) {
+            while (next_field(e)) {
                 if (e.tag() == 1)
                     key = read_string(e, ctx, "external_data.key");
                 else if (e.tag() == 2)
@@ -393,7 +422,7 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
 void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
     bool has_type = false;
     int seen = kAttrUndefined;
-    while (r.next()) {
+    while (next_field(r)) {
         switch (r.tag()) {
         case 1:
             a.name = read_string(r, ctx, "name");
@@ -454,7 +483,7 @@ void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
 }
 
 void decode_node(pbf_reader r, Node& n, Context& ctx, Scope& scope) {
-    while (r.next()) {
+    while (next_field(r)) {
         switch (r.tag()) {
         case 1: n.inputs.push_back(read_string(r, ctx, "input")); break;
         case 2: n.outputs.push_back(read_string(r, ctx, "output")); break;
@@ -477,25 +506,25 @@ void decode_node(pbf_reader r, Node& n, Context& ctx, Scope& scope) {
 }
 
 void decode_value_info(pbf_reader r, ValueInfo& v, Context& ctx, Scope& scope) {
-    while (r.next()) {
+    while (next_field(r)) {
         if (r.tag() == 1) {
             v.name = read_string(r, ctx, "name");
             scope.rename("value " + quote(v.name));
         } else if (r.tag() == 2) {
             pbf_reader type = sub_message(r, ctx, "type");
-            while (type.next()) {
+            while (next_field(type)) {
                 if (type.tag() != 1) {  // sequence/map/optional types: left as undefined
                     type.skip();
                     continue;
                 }
                 pbf_reader tt = sub_message(type, ctx, "tensor_type");
-                while (tt.next()) {
+                while (next_field(tt)) {
                     if (tt.tag() == 1) {
                         v.elem_type = (int)read_int64(tt, ctx, "elem_type");
                     } else if (tt.tag() == 2) {
                         v.has_shape = true;
                         pbf_reader shape = sub_message(tt, ctx, "shape");
-                        while (shape.next()) {
+                        while (next_field(shape)) {
                             if (shape.tag() != 1) {
                                 shape.skip();
                                 continue;
@@ -503,7 +532,7 @@ void decode_value_info(pbf_reader r, ValueInfo& v, Context& ctx, Scope& scope) {
                             pbf_reader dim = sub_message(shape, ctx, "dim");
                             int64_t value = -1;
                             std::string param;
-                            while (dim.next()) {
+                            while (next_field(dim)) {
                                 if (dim.tag() == 1)
                                     value = read_int64(dim, ctx, "dim_value");
                                 else if (dim.tag() == 2)
@@ -526,7 +555,7 @@ void decode_value_info(pbf_reader r, ValueInfo& v, Context& ctx, Scope& scope) {
 }
 
 void decode_graph(pbf_reader r, Model& m, Context& ctx) {
-    while (r.next()) {
+    while (next_field(r)) {
         switch (r.tag()) {
         case 1: {
             pbf_reader nr = sub_message(r, ctx, "node");
@@ -578,7 +607,7 @@ Status decode_model(const uint8_t* data, size_t size, Model& m) {
     bool have_graph = false, have_ir = false;
     try {
         pbf_reader r((const char*)data, size);
-        while (r.next()) {
+        while (next_field(r)) {
             switch (r.tag()) {
             case 1:
                 m.ir_version = read_int64(r, ctx, "ir_version");
@@ -597,7 +626,7 @@ Status decode_model(const uint8_t* data, size_t size, Model& m) {
                 pbf_reader o = sub_message(r, ctx, "opset_import");
                 std::string domain;
                 int64_t version = 0;
-                while (o.next()) {
+                while (next_field(o)) {
                     if (o.tag() == 1)
                         domain = read_string(o, ctx, "opset_import.domain");
                     else if (o.tag() == 2)

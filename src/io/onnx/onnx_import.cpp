@@ -146,7 +146,15 @@ bool Importer::attr_ints(const char* name, Dims& out) const {
     return true;
 }
 
-const Value& Importer::in(size_t k) const { return values_.at(cur->inputs[k]); }
+const Value& Importer::in(size_t k) const {
+    if (!has_in(k))
+        throw MissingInput(where() + ": input " + std::to_string(k) + " is missing (the node has " +
+                           std::to_string(cur->inputs.size()) + " inputs)");
+    auto it = values_.find(cur->inputs[k]);
+    if (it == values_.end())
+        throw MissingInput(where() + ": input " + quote(cur->inputs[k]) + " is not produced by any node, initializer or graph input");
+    return it->second;
+}
 
 const Tensor* Importer::const_in(size_t k) const {
     if (!has_in(k))
@@ -1216,6 +1224,10 @@ Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnin
             io = IoMap();
         }
         return st;
+    } catch (const onnx::MissingInput& e) {
+        g = Graph();
+        io = IoMap();
+        return invalid_model(std::string("malformed ONNX model: ") + e.what());
     } catch (const std::bad_alloc&) {
         g = Graph();
         io = IoMap();

@@ -11,6 +11,8 @@
 // outermost first ([c, h, w], [h, w], [w]; rank 0 becomes [1]). At most 4 axes remain.
 #pragma once
 
+#include <exception>
+
 #include <map>
 #include <set>
 #include <string>
@@ -47,6 +49,13 @@ Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
 bool broadcast_shapes(const Dims& a, const Dims& b, Dims& out);
 // Normalizes an axis into [0, rank); false when out of range.
 bool norm_axis(int64_t axis, size_t rank, int& out);
+
+// Thrown by Importer::in for a required input the node does not have.
+struct MissingInput : std::exception {
+    std::string message;
+    explicit MissingInput(std::string m) : message(std::move(m)) {}
+    const char* what() const noexcept override { return message.c_str(); }
+};
 
 class Importer;
 using OpFn = Status (*)(Importer&, const Node&);
@@ -93,7 +102,10 @@ public:
     // --- inputs of the current node ---
     size_t num_inputs() const { return cur->inputs.size(); }
     bool has_in(size_t k) const { return k < cur->inputs.size() && !cur->inputs[k].empty(); }
-    const Value& in(size_t k) const;  // requires has_in(k)
+    // Input k; when the node lacks it (a malformed file: operators read their required inputs
+    // without checking the count), throws MissingInput, which import_onnx turns into an
+    // invalid_model error naming the node (found by the ONNX fuzz target, tests/fuzz/).
+    const Value& in(size_t k) const;
     const Tensor* const_in(size_t k) const;  // nullptr when absent or not constant
     // A constant input required by the translator (weights, shapes, pads...).
     Status need_const(size_t k, const char* what, const Tensor*& t) const;

@@ -154,7 +154,9 @@ Status op_conv(Importer& im, const Node& n) {
     if (im.has_in(2))
         NF_RETURN_IF_ERROR(im.need_const(2, "bias", B));
     const Dims& xs = x.shape;
-    if (W->dims.size() != xs.size())
+    // rank >= 3 ([N, C, spatial...]) before W->dims[0] and [1] are read (libFuzzer finding: a
+    // scalar input with a scalar weight indexed an empty shape), as op_conv_transpose checks
+    if (W->dims.size() != xs.size() || xs.size() < 3)
         return im.invalid_here("weight " + dims_str(W->dims) + " does not match input " + dims_str(xs));
     int64_t group = im.attr_i("group", 1);
     int64_t O = W->dims[0], C = xs.size() >= 2 ? xs[1] : 0;

@@ -100,6 +100,7 @@ w('path_separator_names.param', param(['Input ../../etc/passwd 0 1 ../../etc/pas
                                        'ReLU relu 1 1 ../../etc/passwd C:\\Windows\\out.f32']))
 w('control_chars_type.param', param(['Input data 0 1 data 0=4', 'Re\x1b[31mLU\x07 relu 1 1 data out']))
 w('control_chars_names.param', param(['Input data 0 1 data 0=4', 'ReLU re\x01lu 1 1 da\x1bta out']))
+w('quote_in_names.param', param(['Input da"ta 0 1 da"ta 0=4', 'ReLU re"lu 1 1 da"ta o"ut']))
 w('nul_in_name.param', param(['Input data 0 1 data 0=4', 'ReLU re\x00lu 1 1 data out']))
 
 # --- enormous counts and sizes
