@@ -577,9 +577,12 @@ void decode_graph(pbf_reader r, Model& m, Context& ctx) {
         case 11:
         case 12:
         case 13: {
-            const char* field = r.tag() == 11 ? "input" : r.tag() == 12 ? "output" : "value_info";
+            // the tag is read before the message: protozero resets it after a read in builds
+            // without NDEBUG (its "detect wrong code" mode)
+            const uint32_t tag = r.tag();
+            const char* field = tag == 11 ? "input" : tag == 12 ? "output" : "value_info";
             pbf_reader vr = sub_message(r, ctx, field);
-            auto& list = r.tag() == 11 ? m.inputs : r.tag() == 12 ? m.outputs : m.value_infos;
+            auto& list = tag == 11 ? m.inputs : tag == 12 ? m.outputs : m.value_infos;
             list.emplace_back();
             Scope s0(ctx, std::string("graph ") + field);
             Scope s(ctx, "value #" + std::to_string(list.size() - 1));
