@@ -142,6 +142,10 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: ski
           sameFile(p(`run-native-base/${o.file}`), p(`run-js-simd/${o.file}`));
         }
         assert.deepEqual(summaries[1], summaries[0]);
+        // the SIMD module's optimized layers size their workspaces differently: outputs are the
+        // same bytes (above), the measured peak is its own
+        delete summaries[2].peak_bytes;
+        delete summaries[0].peak_bytes;
         assert.deepEqual(summaries[2], summaries[0]);
         compared++;
       } finally {

@@ -241,8 +241,11 @@ test('npm CLI optimize and verify match the native CLI', { skip: !distReady && '
       const args = ['verify', model, 'null', 'n.param', 'n.bin', ...(model === 'nos.param' ? ['--shape', 'data=3,5,4'] : []), ...v];
       const vn = nat(args, dir), vj = npm(args, dir);
       assert.equal(vj.code, vn.code, args.join(' '));
-      assert.equal(vj.out, vn.out, args.join(' '));
-      assert.equal(vj.err, vn.err, args.join(' '));
+      // errors agree to 5 significant digits (native libm vs the wasm one may differ in the last
+      // bits: CONVENTIONS section 3); everything else in the text is identical
+      const digits = (s) => s.replace(/-?\d+\.\d+(e[-+]?\d+)?/gi, (x) => Number(x).toPrecision(5));
+      assert.equal(digits(vj.out), digits(vn.out), args.join(' '));
+      assert.equal(digits(vj.err), digits(vn.err), args.join(' '));
     }
   }
 });
