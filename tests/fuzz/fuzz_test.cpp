@@ -145,3 +145,33 @@ TEST(FuzzFindings, OnnxNodeWithoutItsInput) {
     EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << st.message();
     EXPECT_NE(st.message().find("node 'MaxPool_0' (MaxPool): input 0 is missing"), std::string::npos) << st.message();
 }
+
+TEST(FuzzFindings, OnnxConstantWithoutUsableElementType) {
+    // fuzz_onnx, 768,379 executions into a 1,000,000-run: a bit flip set a MatMul weight
+    // initializer's data_type to 0 (UNDEFINED), so its raw_data was never decoded and the MatMul
+    // translator read values from an empty list (UBSan "reference binding to null pointer"). Fix:
+    // constant inputs without decoded values are refused before any operator translator runs.
+    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/matmul_untyped_initializer.onnx");
+    Graph g;
+    IoMap io;
+    Warnings w;
+    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
+    ASSERT_FALSE(st.is_ok());
+    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.message();
+    EXPECT_NE(st.message().find("constant input 'w' has element type"), std::string::npos) << st.message();
+}
+
+TEST(FuzzFindings, OnnxFloatShapeValueOutOfInt64Range) {
+    // fuzz_onnx, 322,203 executions into a 1,000,000-run: Pad's pads given as a float tensor holding
+    // 4.8e30; the float -> int64 conversion was undefined behaviour (UBSan "outside the range of
+    // representable values"). Fix: float shape values must be finite and within int64, and every
+    // other float -> int64 conversion of model data saturates (folding, Gather indices, Range).
+    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/pad_huge_float_pads.onnx");
+    Graph g;
+    IoMap io;
+    Warnings w;
+    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
+    ASSERT_FALSE(st.is_ok());
+    EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << st.message();
+    EXPECT_NE(st.message().find("node 'Pad_0' (Pad): pads must hold integers"), std::string::npos) << st.message();
+}

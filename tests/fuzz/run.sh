@@ -36,6 +36,8 @@ for t in "${targets[@]}"; do
   work=build-fuzz/corpus/$t
   art=build-fuzz/artifacts/$t
   mkdir -p "$work" "$art" "tests/fuzz/findings/$t"
+  # findings of earlier runs were copied to tests/fuzz/findings/ when they were found
+  rm -f "$art"/crash-* "$art"/leak-* "$art"/timeout-* "$art"/oom-*
   seeds=("tests/fuzz/corpus/$t")
   if [ "$t" = param ] || [ "$t" = bin ]; then
     for d in tests/data/malformed tests/data/hostile; do [ -d "$d" ] && seeds+=("$d"); done

@@ -177,7 +177,7 @@ void set(Tensor& t, size_t k, double v) {
     if (t.is_float())
         t.f[k] = (float)v;
     else
-        t.i[k] = (int64_t)v;
+        t.i[k] = saturate_int64(v);
 }
 
 // Calls fn(out_index, offset_in_each_input) over the broadcast output shape.
@@ -224,8 +224,13 @@ Status need_data(const Tensor* t, const char* what) {
 Status ints_of(const Tensor* t, const char* what, Dims& out) {
     NF_RETURN_IF_ERROR(need_data(t, what));
     out.clear();
-    for (size_t k = 0; k < t->numel(); k++)
-        out.push_back(t->is_float() ? (int64_t)t->f[k] : t->i[k]);
+    for (size_t k = 0; k < t->numel(); k++) {
+        int64_t v = 0;
+        if (t->is_float() && !float_to_int64(t->f[k], v))
+            return invalid_model(std::string(what) + " holds " + std::to_string(t->f[k]) +
+                                 ", which is not an integer in range");
+        out.push_back(t->is_float() ? v : t->i[k]);
+    }
     return Status::ok();
 }
 
@@ -257,7 +262,7 @@ double apply_binary(const std::string& op, double a, double b, bool is_float, bo
                 bad = true;
                 return 0;
             }
-            return (double)((int64_t)a / (int64_t)b);
+            return std::trunc(a / b);  // integer division (values pass through double)
         }
         return (double)((float)a / (float)b);
     }
@@ -273,10 +278,10 @@ double apply_binary(const std::string& op, double a, double b, bool is_float, bo
                 bad = true;
                 return 0;
             }
-            int64_t r = (int64_t)a % (int64_t)b;
+            double r = std::fmod(a, b);  // exact for integers; the sign follows the divisor
             if (r != 0 && ((r < 0) != (b < 0)))
-                r += (int64_t)b;
-            return (double)r;
+                r += b;
+            return r;
         }
         return std::fmod(a, b);
     }
@@ -348,7 +353,7 @@ Status fold_gather(const Node& n, const Tensor& data, const Tensor& idx, std::ve
     size_t ni = idx.numel(), o = 0;
     for (int64_t a = 0; a < outer; a++)
         for (size_t j = 0; j < ni; j++) {
-            int64_t q = idx.is_float() ? (int64_t)idx.f[j] : idx.i[j];
+            int64_t q = idx.is_float() ? saturate_int64(idx.f[j]) : idx.i[j];
             if (q < 0)
                 q += dim;
             if (q < 0 || q >= dim)
@@ -694,7 +699,7 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
         if (d == 0)
             return invalid_model("Range: delta 0");
         double cnt = std::ceil((l - s) / d);
-        int64_t count = cnt > 0 ? (int64_t)cnt : 0;
+        int64_t count = cnt > 0 ? saturate_int64(cnt) : 0;  // NaN -> 0; check_size bounds it
         NF_RETURN_IF_ERROR(check_size({count}));
         Tensor t = make(in[0]->dtype, {count});
         for (int64_t k = 0; k < count; k++)

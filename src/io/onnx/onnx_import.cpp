@@ -182,9 +182,10 @@ Status Importer::need_ints(size_t k, const char* what, Dims& out) const {
     out.clear();
     for (size_t i = 0; i < t->numel(); i++) {
         double v = t->at(i);
-        if (t->is_float() && v != std::floor(v))
+        int64_t iv = 0;
+        if (t->is_float() && (v != std::floor(v) || !float_to_int64(v, iv)))
             return invalid_here(std::string(what) + " must hold integers");
-        out.push_back(t->is_float() ? (int64_t)v : t->i[i]);
+        out.push_back(t->is_float() ? iv : t->i[i]);
     }
     return Status::ok();
 }
@@ -1083,6 +1084,13 @@ Status Importer::run() {
             }
             return unsupported_here("needs constant inputs (it cannot run on tensors computed at run time)");
         }
+        // Operator translators read constant inputs' values directly: a constant whose element type
+        // nnfold does not decode (string, complex, undefined) has none (libFuzzer finding: MatMul
+        // with an initializer of data_type 0 read past its empty value list).
+        for (size_t k = 0; k < cin.size(); k++)
+            if (cin[k] && !cin[k]->has_data())
+                return unsupported_here("constant input " + quote(n.inputs[k]) + " has element type " +
+                                        data_type_name(cin[k]->dtype) + ", which nnfold cannot use");
         NF_RETURN_IF_ERROR(op->second(*this, n));
         for (auto& o : n.outputs)
             if (!o.empty() && !values_.count(o))

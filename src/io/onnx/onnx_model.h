@@ -55,6 +55,27 @@ struct Tensor {
     bool has_data() const { return (is_float() ? f.size() : i.size()) == numel(); }
 };
 
+// A float holding an integer-valued shape, axis or count, as int64 (truncated toward zero): false
+// when it is not finite or outside int64's range (the cast would be undefined behaviour).
+inline bool float_to_int64(double v, int64_t& out) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return false;
+    out = (int64_t)v;
+    return true;
+}
+
+// A computed value stored in an integer tensor or used as an index: NaN -> 0, out of range ->
+// int64's nearest end (the plain cast would be undefined behaviour).
+inline int64_t saturate_int64(double v) {
+    if (!(v == v))
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (v < -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
 enum AttrType : int {
     kAttrUndefined = 0,
     kAttrFloat = 1,

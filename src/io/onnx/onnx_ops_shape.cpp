@@ -374,11 +374,11 @@ Status op_gather(Importer& im, const Node&) {
     int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
     for (size_t k = 0; k < idx->numel(); k++) {
-        int64_t q = (int64_t)idx->at(k);
+        int64_t q = saturate_int64(idx->at(k));
         if (q < 0)
             q += dim;
         if (q < 0 || q >= dim)
-            return im.invalid_here("index " + std::to_string((int64_t)idx->at(k)) + " out of range for dimension " +
+            return im.invalid_here("index " + std::to_string(saturate_int64(idx->at(k))) + " out of range for dimension " +
                                    std::to_string(dim));
         ids.push_back(q);
     }
