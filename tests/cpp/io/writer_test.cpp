@@ -83,17 +83,6 @@ TEST(ParamWriter, ReadWriteReadWriteIsAFixedPoint) {
     EXPECT_EQ(t1, t2);
 }
 
-static WeightArray f16_array(const std::vector<float>& v) {
-    WeightArray w;
-    w.storage = WeightStorage::F16;
-    w.tag = kTagF16;
-    for (float x : v) {
-        w.f16.push_back(float_to_half(x));
-        w.data.push_back(half_to_float(w.f16.back()));
-    }
-    return w;
-}
-
 TEST(BinIO, StorageBytesSurviveRoundTrip) {
     const char* param = "7767517\n2 2\nInput data 0 1 data 0=4 1=4 2=2\nConvolution conv 1 1 data out 0=3 1=3 5=1 6=54\n";
     std::vector<float> vals(54);
