@@ -53,7 +53,8 @@ phase_end
 
 if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase "JavaScript tests (node --test)"
-  node --test tests/js/
+  # two files at a time (Node's default on 2 cores is one): every file uses its own temp dirs
+  node --test --test-concurrency=2 tests/js/
   phase_end
 fi
 

@@ -117,7 +117,11 @@ TEST_P(ZooOptimize, SameOutputsFixedPointAndFormat) {
     VerifyOptions vo;
     vo.seed = 1;
     vo.input_shapes = opt.input_shapes;
-    vo.use_simd = false;
+    // a model the optimizer rewrote runs on the scalar reference layers (the oracle); one it left
+    // as it was (the zoo files are mostly ncnnoptimize output already) on the optimized layers,
+    // which are much faster (vision_transformer 27 s -> 6 s natively) and are checked against the
+    // reference layers in test_zoo
+    vo.use_simd = rep.rewrite_count() == 0;
     vo.find_divergence = false;
     VerifyResult vr;
     st = verify_models(g, o, vo, vr);
