@@ -130,20 +130,26 @@ TEST(OptimizerDifferential, PastFailures) {
 }
 
 // Past libFuzzer findings with a specific expected answer (all of tests/fuzz/findings/ is also
-// replayed above).
+// replayed above): importing tests/fuzz/findings/onnx/<file> fails with `code` and a message
+// containing `fragment`.
+static void expect_onnx_finding(const std::string& file, ErrorCode code, const std::string& fragment) {
+    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/" + file);
+    ASSERT_FALSE(bytes.empty()) << file;
+    Graph g;
+    IoMap io;
+    Warnings w;
+    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
+    ASSERT_FALSE(st.is_ok()) << file;
+    EXPECT_EQ(st.code(), code) << st.message();
+    EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
+}
+
 TEST(FuzzFindings, OnnxNodeWithoutItsInput) {
     // fuzz_onnx, 87,400 executions in: a MaxPool node whose input list a bit flip emptied. The
     // operators read their required inputs without checking the count (Importer::in indexed past
     // the end: UBSan "reference binding to null pointer"). Fix: Importer::in throws MissingInput
     // for an absent input, which import_onnx turns into invalid_model naming the node.
-    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/maxpool_without_input.onnx");
-    Graph g;
-    IoMap io;
-    Warnings w;
-    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
-    ASSERT_FALSE(st.is_ok());
-    EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << st.message();
-    EXPECT_NE(st.message().find("node 'MaxPool_0' (MaxPool): input 0 is missing"), std::string::npos) << st.message();
+    expect_onnx_finding("maxpool_without_input.onnx", ErrorCode::InvalidModel, "node 'MaxPool_0' (MaxPool): input 0 is missing");
 }
 
 TEST(FuzzFindings, OnnxConstantWithoutUsableElementType) {
@@ -151,14 +157,7 @@ TEST(FuzzFindings, OnnxConstantWithoutUsableElementType) {
     // initializer's data_type to 0 (UNDEFINED), so its raw_data was never decoded and the MatMul
     // translator read values from an empty list (UBSan "reference binding to null pointer"). Fix:
     // constant inputs without decoded values are refused before any operator translator runs.
-    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/matmul_untyped_initializer.onnx");
-    Graph g;
-    IoMap io;
-    Warnings w;
-    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
-    ASSERT_FALSE(st.is_ok());
-    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.message();
-    EXPECT_NE(st.message().find("constant input 'w' has element type"), std::string::npos) << st.message();
+    expect_onnx_finding("matmul_untyped_initializer.onnx", ErrorCode::Unsupported, "constant input 'w' has element type");
 }
 
 TEST(FuzzFindings, OnnxFloatShapeValueOutOfInt64Range) {
@@ -166,12 +165,5 @@ TEST(FuzzFindings, OnnxFloatShapeValueOutOfInt64Range) {
     // 4.8e30; the float -> int64 conversion was undefined behaviour (UBSan "outside the range of
     // representable values"). Fix: float shape values must be finite and within int64, and every
     // other float -> int64 conversion of model data saturates (folding, Gather indices, Range).
-    auto bytes = test::read_bytes(test::source_dir() + "/tests/fuzz/findings/onnx/pad_huge_float_pads.onnx");
-    Graph g;
-    IoMap io;
-    Warnings w;
-    Status st = import_onnx_model(bytes.data(), bytes.size(), g, io, w);
-    ASSERT_FALSE(st.is_ok());
-    EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << st.message();
-    EXPECT_NE(st.message().find("node 'Pad_0' (Pad): pads must hold integers"), std::string::npos) << st.message();
+    expect_onnx_finding("pad_huge_float_pads.onnx", ErrorCode::InvalidModel, "node 'Pad_0' (Pad): pads must hold integers");
 }
