@@ -67,13 +67,10 @@ inline bool float_to_int64(double v, int64_t& out) {
 // A computed value stored in an integer tensor or used as an index: NaN -> 0, out of range ->
 // int64's nearest end (the plain cast would be undefined behaviour).
 inline int64_t saturate_int64(double v) {
-    if (!(v == v))
-        return 0;
-    if (v >= 9223372036854775808.0)
-        return INT64_MAX;
-    if (v < -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)v;
+    int64_t r = 0;
+    if (float_to_int64(v, r) || v != v)
+        return r;
+    return v > 0 ? INT64_MAX : INT64_MIN;
 }
 
 enum AttrType : int {

@@ -193,6 +193,20 @@ const cases = {
   // --- folded at import / removed
   'Identity Dropout': { opset: 12, inputs: [{ name: 'x', shape: X4 }], outputs: [{ name: 'y' }],
     nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['i'] }, { op: 'Dropout', inputs: ['i'], outputs: ['d'] }, { op: 'Relu', inputs: ['d'], outputs: ['y'] }] },
+  // integer Div truncates, Mod (fmod 0) takes the divisor's sign: folded at import on negative operands
+  'Integer Div and Mod folded': {
+    opset: 13, inputs: [{ name: 'x', shape: [1, 4, 2, 3] }], outputs: [{ name: 'y' }],
+    inits: [i64('a', [-7, 7, -8, 9]), i64('b', [2, -2, 3, -4]), i64('s', [4, 1, 1])],
+    nodes: [
+      { op: 'Div', inputs: ['a', 'b'], outputs: ['q'] },
+      { op: 'Mod', inputs: ['a', 'b'], outputs: ['m'] },
+      { op: 'Cast', inputs: ['q'], outputs: ['qf'], attrs: { to: 1 } },
+      { op: 'Cast', inputs: ['m'], outputs: ['mf'], attrs: { to: 1 } },
+      { op: 'Reshape', inputs: ['qf', 's'], outputs: ['qr'] },
+      { op: 'Reshape', inputs: ['mf', 's'], outputs: ['mr'] },
+      { op: 'Mul', inputs: ['x', 'qr'], outputs: ['xq'] },
+      { op: 'Add', inputs: ['xq', 'mr'], outputs: ['y'] },
+    ] },
   'Constant ConstantOfShape Shape Gather Cast chain': {
     opset: 13, inputs: [{ name: 'x', shape: [1, 3, 4, 5] }], outputs: [{ name: 'y' }, { name: 'z' }],
     inits: [i64('i0', [0], []), i64('i1', [1], []), i64('ax0', [0]), i64('m1', [-1])],
