@@ -45,7 +45,7 @@ for t in "${targets[@]}"; do
   limit=(-max_total_time="$secs")
   [ -n "${RUNS:-}" ] && limit=(-runs="$RUNS")
   log=build-fuzz/$t.log
-  echo "=== fuzz_$t: ${RUNS:+$RUNS runs}${RUNS:-$secs s}"
+  if [ -n "${RUNS:-}" ]; then echo "=== fuzz_$t: $RUNS runs"; else echo "=== fuzz_$t: $secs s"; fi
   set +e
   "./build-fuzz/fuzz_$t" "${limit[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="$art/" "$work" "${seeds[@]}" >"$log" 2>&1
