@@ -87,7 +87,7 @@ function baseUrl() {
 
 // Node: the .wasm read from disk (a file: URL).
 async function readWasmFile(url, file) {
-  // process.getBuiltinModule (Node 20.16+) instead of `import('node:fs')`: browser bundlers
+  // process.getBuiltinModule (Node 20.16+) rather than importing node:fs: browser bundlers
   // would try to resolve (and fail on, or polyfill) an import of a Node built-in.
   if (typeof process.getBuiltinModule !== 'function') {
     fail('unsupported', `reading ${file} from disk needs Node 20.16 or later (process.getBuiltinModule); or pass init({ wasmBinary: bytes })`);
