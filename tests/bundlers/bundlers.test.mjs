@@ -10,7 +10,8 @@
 //                   plugin that emits files named by `new URL('...', import.meta.url)`); the page
 //   esbuild         ESM bundle + the README's recipe: copy the package's .wasm files beside it
 //   esbuild (IIFE)  no import.meta.url: init() fails with wasm_not_found naming `wasmPaths` (and
-//                   so does a wrong folder, 404), and works given `wasmPaths`
+//                   so do a wrong folder, 404, and an HTML page served instead of the .wasm);
+//                   it works given `wasmPaths`
 //
 // Each page's downloads (JS + .wasm, gzipped) are measured against CONVENTIONS section 9's budget.
 import { after, before, test } from 'node:test';
@@ -226,6 +227,8 @@ test('bundled apps run the package in Chromium with the bundlers\' defaults', { 
     assert.match(result.error.message, /locateFile/);
     assert.equal(result.missing?.code, 'wasm_not_found', JSON.stringify(result.missing));
     assert.match(result.missing.message, /\/missing\/nnfold-simd\.wasm: HTTP 404.*wasmPaths/);
+    assert.equal(result.html?.code, 'wasm_not_found', JSON.stringify(result.html));
+    assert.match(result.html.message, /index\.html is not nnfold-simd\.wasm: .* bytes of text\/html, not a WebAssembly module.*wasmPaths/);
     checkRun(result.page, 'esbuild IIFE page with wasmPaths');
   });
 });
