@@ -933,7 +933,7 @@ function renderSpeed() {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col', class: 'num' }, 'median'), h('th', { scope: 'col', class: 'num' }, 'middle half (IQR)'), h('th', { scope: 'col', class: 'num' }, 'IQR'))),
       h('tbody', {}, row('Original', sp.orig), row('Optimized', sp.opt))),
     h('details', { class: 'speed-types' }, h('summary', {}, 'Time per layer type (ms per run, mean of 3 profiled runs of each)'),
-      h('div', { class: 'table-scroll' }, h('table', { class: 'data', id: 'speed-types-table' },
+      h('div', { class: 'table-scroll' }, h('table', { class: 'data nostack', id: 'speed-types-table' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Layer type'), h('th', { scope: 'col', class: 'num' }, 'Original'), h('th', { scope: 'col', class: 'num' }, 'Optimized'))),
         h('tbody', {}, ...types.map((t) => h('tr', {}, h('td', { class: 'mono' }, t),
           h('td', { class: 'num' }, t in sp.orig.types ? fmtMs(sp.orig.types[t]) : '–'),
