@@ -10,6 +10,7 @@
 // - one zip with every file, safe names, a README line per file, equal to the package's output;
 // - graph search in a 450-layer model centres the match; a 1,000-layer graph renders; keyboard
 //   stepping through the layers;
+// - keyboard only: open -> optimize -> verify -> run -> download, focus on each result;
 // - phone (390 px): no horizontal scroll, stacked tables; offline badge counts cached samples and
 //   a sample opened once opens with the server stopped;
 // - the page's JavaScript stays within 200 KiB gzipped (CONVENTIONS section 9);
@@ -372,6 +373,43 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       assert.ok(frame < 100, `${frame} ms per frame`);
     });
 
+    await t.test('keyboard only: open -> optimize -> verify -> run -> download, focus on each result', async (st) => {
+      if (!nf.features.optimize) return st.skip('no optimizer in this build');
+      await page.goto(`${origin}/?sample=none`);
+      await waitIdle(page);
+      // the sample list and its Open button, by keyboard
+      await page.focus('#sample-select');
+      await page.selectOption('#sample-select', 'zoo-blazeface'); // a <select> changes with arrow keys; the value is what matters
+      await page.keyboard.press('Tab');
+      assert.equal(await activeId(page), 'sample-open');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.getElementById('model-name').textContent === 'blazeface', null, { timeout: 60000 });
+      await waitIdle(page);
+      assert.equal(await activeId(page), 'model-id');
+      await page.focus('#opt-run');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#speed-verdict[data-measurable]', { timeout: 300000 });
+      await waitIdle(page);
+      assert.equal(await activeId(page), 'verify-verdict');
+      assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true');
+      await page.focus('#verify-run');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.getElementById('verify-verdict').dataset.pass === 'true' && !document.body.dataset.busy, null, { timeout: 120000 });
+      assert.equal(await activeId(page), 'verify-verdict');
+      await page.focus('input[name="run-source"][value="random"]');
+      await page.keyboard.press('Space');
+      await page.focus('#run-go');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#out-table tbody tr[data-output]', { timeout: 60000 });
+      await waitIdle(page);
+      assert.equal(await activeId(page), 'run-time');
+      await page.focus('#dl-zip');
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+      assert.equal(dl.suggestedFilename(), 'blazeface.opt.zip');
+      const zip = unzipSync(fs.readFileSync(await dl.path()));
+      assert.deepEqual(Object.keys(zip).sort(), ['README.txt', 'blazeface.opt.bin', 'blazeface.opt.param', 'blazeface.report.json', 'blazeface.verify.json']);
+    });
+
     await t.test('phone at 390 px: no horizontal scroll, stacked tables', async () => {
       const phone = await browser.context.newPage();
       await phone.setViewportSize({ width: 390, height: 844 });
@@ -393,7 +431,10 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
         await waitIdle(phone);
         await noSideScroll(phone, 'optimized');
         const cell = phone.locator('#verify-table tbody td').first();
-        assert.equal(await cell.evaluate((e) => getComputedStyle(e).display), 'block');
+        // a stacked table: rows are blocks, each cell a labelled line (label, value)
+        assert.equal(await cell.evaluate((e) => getComputedStyle(e.parentElement).display), 'block');
+        assert.equal(await cell.evaluate((e) => getComputedStyle(e).display), 'grid');
+        assert.equal(await cell.evaluate((e) => getComputedStyle(e, '::before').content), `"${await cell.getAttribute('data-label')}"`);
         assert.ok(await cell.getAttribute('data-label'));
         await snap(phone, 'optimized');
       }
