@@ -217,6 +217,9 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       assert.ok(Buffer.from(files.paramBytes).equals(Buffer.from(zip['tiny_classifier_symbolic.opt.param'])));
       assert.ok(Buffer.from(files.bin).equals(Buffer.from(zip['tiny_classifier_symbolic.opt.bin'])));
       const readme = new TextDecoder().decode(zip['README.txt']);
+      // the page lists the same files as the zip holds
+      const listed = await page.locator('#dl-files li .mono').allTextContents();
+      assert.deepEqual(listed.sort(), names);
       for (const n of names) assert.ok(readme.includes(n), `README names ${n}`);
       assert.match(readme, /stock ncnn loads it/);
       m.dispose();

@@ -880,10 +880,12 @@ async function verify({ focus = true } = {}) {
     if (e.code === 'cancelled') setCancelled('verify-error', 'Verify cancelled: no result.');
     else setError('verify-error', explain(e, 'Verifying failed'));
     renderVerify();
+    renderDownloads(); // the zip's file list names the check only when there is one
     if (focus) focusResult($('verify-error'));
     return e.code === 'cancelled' ? 'cancelled' : 'failed';
   }
   renderVerify();
+  renderDownloads();
   if (focus) focusResult($('verify-verdict'));
   return 'ok';
 }
