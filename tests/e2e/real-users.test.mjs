@@ -180,6 +180,8 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       const shown = await page.locator('#topk-list li').evaluateAll((li) => li.map((x) => Number(x.dataset.index)));
       assert.deepEqual(shown, best);
       assert.match(await text(page, '#topk'), /ImageNet classifier, but the page bundles no label list/);
+      assert.equal(await text(page, '#out-table thead th:nth-child(2)'), 'ONNX shape');
+      assert.match(await text(page, '#out-table tbody'), /\[1, 1000\]/);
 
       // optimize with the keyboard: focus lands on the verdict; verify and speed filled in
       await page.focus('#opt-run');

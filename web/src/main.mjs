@@ -734,8 +734,8 @@ function selectNode(node, side, { center = true } = {}) {
   box.replaceChildren(
     h('h4', {}, `${node.type} `, h('span', { class: 'mono' }, node.name), h('span', { class: 'muted small' }, side === 'a' ? '  (original)' : '  (optimized)')),
     h('dl', {},
-      h('dt', {}, 'inputs'), h('dd', {}, io(node.bottoms)),
-      h('dt', {}, 'outputs'), h('dd', {}, io(node.tops)),
+      h('dt', {}, 'input blobs'), h('dd', {}, io(node.bottoms)),
+      h('dt', {}, 'output blobs'), h('dd', {}, io(node.tops)),
       h('dt', {}, 'params'), h('dd', {}, params || '–'),
       h('dt', {}, 'weights'), h('dd', {}, fmtBytes(node.weights_bytes))),
   );
@@ -1264,6 +1264,8 @@ async function run({ focus = false } = {}) {
     setBusy(null);
   }
   S.lastRun = { which, outputs: r.outputs };
+  // shapes written one way: an ONNX model's outputs as the ONNX file declares them
+  $('out-table').tHead.rows[0].cells[1].textContent = S.source.kind === 'onnx' ? 'ONNX shape' : 'ncnn blob [c, h, w]';
   $('run-time').textContent = `${fmtMs(r.ms)} on ${which === 'opt' ? 'the optimized' : 'the original'} model`;
   $('out-table').tBodies[0].replaceChildren(...Object.entries(r.outputs).map(([name, o]) => {
     const s = stats(o.data);
