@@ -3,16 +3,12 @@
 // NaN passes through unchanged (both comparisons are false).
 #include <cfloat>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Clip : public Layer {
+class Clip : public UnaryLayer<Clip> {
 public:
-    Clip() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
     float min = -FLT_MAX;
     float max = FLT_MAX;
 
@@ -21,18 +17,12 @@ public:
         max = pd.get_float(1, FLT_MAX);
         return Status::ok();
     }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++) {
-            float v = p[i];
-            if (v < min)
-                v = min;
-            if (v > max)
-                v = max;
-            p[i] = v;
-        }
-        return Status::ok();
+    float apply(float x) const {
+        if (x < min)
+            x = min;
+        if (x > max)
+            x = max;
+        return x;
     }
 };
 

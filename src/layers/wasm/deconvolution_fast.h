@@ -53,8 +53,7 @@ public:
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         if (!ready_)
             return Base::forward(bottom, top, opt);
-        if (bottom.elempack != 1)
-            return internal_error(this->type + " needs a planar (elempack 1) input");
+        NF_RETURN_IF_ERROR(fast_planar(bottom, this->type));
         Shape os;
         DeconvGeometry g;
         NF_RETURN_IF_ERROR(this->output_shape(bottom.shape(), os, &g));
