@@ -51,8 +51,7 @@ Status InnerProduct::output_shape(const Shape& in, Shape& out) const {
 Status InnerProduct::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("InnerProduct: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
     const int n = num_input();
     const int rows = os.dims == 2 ? os.h : 1;
