@@ -94,7 +94,6 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
     });
 
     await t.test('a zoo model with its .bin: optimize, log, counts, verify, byte-identical downloads', async (st) => {
-      if (!nf.features.optimize) return st.skip('this build has no optimizer (features.optimize is false)');
       const name = pickZooModel();
       if (!name) return st.skip('no zoo model (../shared/zoo/ncnn) that this build loads and optimizes');
       const param = path.join(tmp, `${name}.param`);
@@ -210,20 +209,17 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
         await page.waitForFunction(() => /on the (original|optimized) model/.test(document.getElementById('run-time').textContent), null, { timeout: 60000 });
       }
       // fp16 storage: checked on the written files against 1e-2, smaller .bin
-      if (nf.features.optimize) {
-        await page.check('#opt-fp16');
-        await page.click('#opt-run');
-        await page.waitForSelector('#verify-verdict[data-pass]', { timeout: 180000 });
-        await waitIdle(page);
-        assert.match(await visibleText(page, '#verify-budget'), /1e-2/);
-        assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await visibleText(page, '#verify-verdict'));
-        assert.match(await visibleText(page, '[data-stat="weights"] .sub'), /% smaller/);
-        await page.uncheck('#opt-fp16');
-      }
+      await page.check('#opt-fp16');
+      await page.click('#opt-run');
+      await page.waitForSelector('#verify-verdict[data-pass]', { timeout: 180000 });
+      await waitIdle(page);
+      assert.match(await visibleText(page, '#verify-budget'), /1e-2/);
+      assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await visibleText(page, '#verify-verdict'));
+      assert.match(await visibleText(page, '[data-stat="weights"] .sub'), /% smaller/);
+      await page.uncheck('#opt-fp16');
     });
 
     await t.test('bundled ONNX samples: outputs equal the Node package on the same input; faces and lines drawn', async (st) => {
-      if (!nf.features.onnx) return st.skip('this build has no ONNX import (features.onnx is false)');
       const sample = JSON.parse(fs.readFileSync(path.join(root, 'web/dist/samples.json'), 'utf8')).samples.find((s) => s.id === 'blazeface-front');
       await page.selectOption('#sample-select', 'blazeface-front');
       await page.click('#sample-open');
@@ -316,7 +312,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       const dialogs = [];
       page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
       const pick = ['html_as_param.param', 'markup_type.param', 'markup_layer_name.param', 'control_chars_type.param',
-        'png_as_param.param', ...(nf.features.onnx ? ['truncated.onnx', 'markup_names.onnx', 'png_as_onnx.onnx'] : [])];
+        'png_as_param.param', 'truncated.onnx', 'markup_names.onnx', 'png_as_onnx.onnx'];
       for (const file of pick) {
         const c = table.find((r) => r.file === file && r.stage === 'load');
         assert.ok(c, file);
@@ -370,19 +366,13 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
     await t.test('offline: with the server stopped the page reloads and optimizes (service worker)', async () => {
       await closeServer(server);
       server = null;
-      await page.goto(`${origin}/?sample=${nf.features.onnx ? 'blazeface-front' : 'zoo-mobilenet'}`);
+      await page.goto(`${origin}/?sample=blazeface-front`);
       await waitIdle(page);
       assert.ok(await page.locator('#model-name').textContent(), 'the default sample opens from the cache');
-      if (nf.features.optimize) {
-        await page.click('#opt-run');
-        await page.waitForSelector('#opt-result:not([hidden])', { timeout: 120000 });
-        await waitIdle(page);
-        assert.ok((await page.locator('#log-table tbody tr').count()) >= 1);
-      } else {
-        await page.check('input[name="run-source"][value="random"]');
-        await page.click('#run-go');
-        await page.waitForSelector('#out-table tbody tr[data-output]');
-      }
+      await page.click('#opt-run');
+      await page.waitForSelector('#opt-result:not([hidden])', { timeout: 120000 });
+      await waitIdle(page);
+      assert.ok((await page.locator('#log-table tbody tr').count()) >= 1);
       await shot(page, '07-offline');
     });
 

@@ -39,7 +39,6 @@ for (const simd of [undefined, false]) {
     const nf = await init({ simd });
     assert.ok(cases.length >= 40);
     for (const c of cases) {
-      if (c.file.endsWith('.onnx') && !nf.features.onnx) continue;
       const r = attempt(nf, c);
       const label = `${c.file} + ${c.companion} (${c.stage})`;
       if (c.expect === 'ok' || c.expect === 'warning') {

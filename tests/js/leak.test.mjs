@@ -14,10 +14,8 @@ for (const simd of [undefined, false]) {
     const nf = await init({ simd });
     const cycle = (i) => {
       const m = nf.loadNcnn(smallNetParam, null, { seed: i });
-      if (nf.features.optimize) {
-        const report = m.optimize();
-        assert.equal(report.after.layers, report.before.layers - 1); // ReLU fused into conv
-      }
+      const report = m.optimize();
+      assert.equal(report.after.layers, report.before.layers - 1); // ReLU fused into conv
       const out = m.run(nf.randomInputs(m, i));
       assert.equal(out.prob.data.length, 10);
       m.toNcnn();

@@ -441,8 +441,6 @@ function optimizeOptions() {
 }
 
 function renderOptimize() {
-  const f = S.info?.features;
-  show($('opt-unavailable'), !!f && !f.optimize);
   show($('opt-empty'), !S.opt);
   show($('opt-result'), !!S.opt);
   show($('log-box'), !!S.opt);
@@ -629,7 +627,7 @@ function renderVerify() {
   const verdict = $('verify-verdict');
   const tbody = $('verify-table').tBodies[0];
   if (!v) {
-    verdict.textContent = S.info?.features.verify ? '' : 'verify is not available in this build';
+    verdict.textContent = '';
     verdict.className = 'verdict';
     tbody.replaceChildren();
     show($('verify-divergence'), false);
@@ -1018,7 +1016,7 @@ async function download(which, part) {
   else if (part === 'bin') saveFile(`${stem}.bin`, f.bin);
   else if (part === 'io') {
     if (!f.ioJson) {
-      setError('download-error', 'This build of nnfold does not write .io.json files for imported models yet.');
+      setError('download-error', 'Only a model imported from ONNX has an .io.json: a plain ncnn model needs none.');
       return;
     }
     saveFile(`${stem}.io.json`, typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1), 'application/json');

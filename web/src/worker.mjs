@@ -57,12 +57,7 @@ function describe(model, extra = {}) {
 // Loads a model from the page's source description.
 function load(src, structureOnly = false) {
   const shapes = src.shapes && Object.keys(src.shapes).length ? src.shapes : undefined;
-  if (src.kind === 'onnx') {
-    if (!nf.features.onnx) {
-      fail('unsupported', 'this build of nnfold cannot import ONNX models yet (ONNX import is not available in this build)');
-    }
-    return nf.loadOnnx(src.onnx, { shapes });
-  }
+  if (src.kind === 'onnx') return nf.loadOnnx(src.onnx, { shapes });
   return nf.loadNcnn(src.param, src.bin ?? null, {
     seed: src.seed ?? 0,
     shapes,
@@ -75,7 +70,6 @@ function load(src, structureOnly = false) {
 // Names of the optimizer's passes, in pipeline order: the report of a full run lists every pass
 // that ran, so optimizing a two-layer model gives the list without a second source of truth.
 function passNames() {
-  if (!nf.features.optimize) return [];
   const m = nf.loadNcnn(PROBE_PARAM, null);
   try {
     return m.optimize({}).passes.map((p) => p.name);
