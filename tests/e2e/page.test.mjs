@@ -17,8 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, skipReason, startProxy, startPage, launch, closeServer, shot } from './harness.mjs';
+import { skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
 
-const zooDir = path.resolve(root, '../shared/zoo/ncnn');
 const distIndex = path.join(root, 'dist/index.mjs');
 
 // The package in Node: the reference for the page's numbers.
@@ -26,23 +26,20 @@ const nf = skipReason ? null : await (await import(distIndex)).init();
 
 // The zoo model for the optimize test: the first one this build loads whose optimization
 // rewrites something (benchncnn's structures are mostly optimized already; blazeface's explicit
-// Padding layers fold into its convolutions), else the first one that loads at all.
+// Padding layers fold into its convolutions), else the first one present.
 function pickZooModel() {
   if (!fs.existsSync(zooDir)) return null;
   let loadable = null;
   for (const name of ['blazeface', 'mobilenet_v2', 'resnet18', 'squeezenet', 'googlenet', 'mobilenet']) {
     const file = path.join(zooDir, `${name}.param`);
     if (!fs.existsSync(file)) continue;
-    let m;
+    const m = nf.loadNcnn(fs.readFileSync(file, 'utf8'), null);
     try {
-      m = nf.loadNcnn(fs.readFileSync(file, 'utf8'), null);
       const rep = m.optimize({});
       if (rep.passes.some((p) => p.rewrites.length)) return name;
       loadable ??= name;
-    } catch {
-      // a layer type this build lacks
     } finally {
-      m?.dispose();
+      m.dispose();
     }
   }
   return loadable;
@@ -95,7 +92,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
 
     await t.test('a zoo model with its .bin: optimize, log, counts, verify, byte-identical downloads', async (st) => {
       const name = pickZooModel();
-      if (!name) return st.skip('no zoo model (../shared/zoo/ncnn) that this build loads and optimizes');
+      if (!name) return skipOrFail(st, zooFixture);
       const param = path.join(tmp, `${name}.param`);
       const bin = path.join(tmp, `${name}.bin`);
       fs.copyFileSync(path.join(zooDir, `${name}.param`), param);
@@ -166,7 +163,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
     });
 
     await t.test('profile, benchmark, cancel (stepwise and hard), fp16 storage', async (st) => {
-      if (!(await page.locator('#run-body').isVisible())) return st.skip('no runnable model loaded');
+      assert.ok(await page.locator('#run-body').isVisible(), 'the model from the steps before is runnable');
       // per-layer times
       await page.click('#profile-go');
       await page.waitForSelector('#profile-chart .bar-row', { timeout: 120000 });

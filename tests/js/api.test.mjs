@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  convReluBin, convReluExpected, convReluParam, dist, loadApi, noDist, randomUniform, smallNetParam,
+  convReluBin, convReluExpected, convReluParam, dist, distFixture, loadApi, needs, randomUniform, smallNetParam,
 } from './helpers.mjs';
 
 function assertCode(fn, code, re) {
@@ -19,7 +19,7 @@ function assertCode(fn, code, re) {
   });
 }
 
-test('init picks SIMD when the engine validates the probe, baseline on request', { skip: noDist }, async () => {
+test('init picks SIMD when the engine validates the probe, baseline on request', { skip: needs(distFixture) }, async () => {
   const { init, simdSupported } = await loadApi();
   assert.equal(simdSupported(), true, 'Node 20 supports wasm SIMD');
   const nf = await init();
@@ -46,7 +46,7 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
 for (const simd of [undefined, false]) {
   const flavour = simd === false ? 'base' : 'simd';
 
-  test(`[${flavour}] run: hand-computed conv+relu, every input form`, { skip: noDist }, async () => {
+  test(`[${flavour}] run: hand-computed conv+relu, every input form`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     assert.equal(nf.build, flavour);
@@ -75,7 +75,7 @@ for (const simd of [undefined, false]) {
     m2.dispose();
   });
 
-  test(`[${flavour}] randomInputs follow the documented PRNG; random weights are seeded`, { skip: noDist }, async () => {
+  test(`[${flavour}] randomInputs follow the documented PRNG; random weights are seeded`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null, { seed: 3 });
@@ -104,7 +104,7 @@ for (const simd of [undefined, false]) {
     for (const x of [m, same, other]) x.dispose();
   });
 
-  test(`[${flavour}] info, graph, toNcnn round trip, fp16`, { skip: noDist }, async () => {
+  test(`[${flavour}] info, graph, toNcnn round trip, fp16`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null, { seed: 9 });
@@ -145,7 +145,7 @@ for (const simd of [undefined, false]) {
     for (const x of [m, back, back16]) x.dispose();
   });
 
-  test(`[${flavour}] profile with progress and cancellation`, { skip: noDist }, async () => {
+  test(`[${flavour}] profile with progress and cancellation`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null);
@@ -167,7 +167,7 @@ for (const simd of [undefined, false]) {
     m.dispose();
   });
 
-  test(`[${flavour}] optimize and verify refuse bad arguments and leave the model usable`, { skip: noDist }, async () => {
+  test(`[${flavour}] optimize and verify refuse bad arguments and leave the model usable`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null);
@@ -178,7 +178,7 @@ for (const simd of [undefined, false]) {
     m.dispose();
   });
 
-  test(`[${flavour}] input shapes: undeclared inputs, setInputShapes, explicit shapes`, { skip: noDist }, async () => {
+  test(`[${flavour}] input shapes: undeclared inputs, setInputShapes, explicit shapes`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const undeclared = '7767517\n2 2\nInput data 0 1 data\nReLU relu 1 1 data out\n';
@@ -200,7 +200,7 @@ for (const simd of [undefined, false]) {
     withShape.dispose();
   });
 
-  test(`[${flavour}] errors: bad bytes, wrong inputs, use after dispose`, { skip: noDist }, async () => {
+  test(`[${flavour}] errors: bad bytes, wrong inputs, use after dispose`, { skip: needs(distFixture) }, async () => {
     const { init, NnfoldError } = await loadApi();
     const nf = await init({ simd });
     assertCode(() => nf.loadNcnn('garbage', null), 'invalid_model', /7767517/);
@@ -245,7 +245,7 @@ for (const simd of [undefined, false]) {
     assert.ok(new NnfoldError('internal', 'x') instanceof Error);
   });
 
-  test(`[${flavour}] Symbol.dispose and heap stats`, { skip: noDist }, async () => {
+  test(`[${flavour}] Symbol.dispose and heap stats`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     nf.loadNcnn(smallNetParam, null).dispose(); // first use sets up the layer registry (kept)
@@ -264,7 +264,7 @@ for (const simd of [undefined, false]) {
 
   // ONNX through the package: a tf2onnx-style NHWC input (Transpose absorbed) into Conv 1x1 +
   // Relu, plus the conv output as a second output. Values by hand from the weights.
-  test(`[${flavour}] ONNX: the ONNX interface, run, randomInputs, optimize, toNcnn ioJson round trip`, { skip: noDist }, async () => {
+  test(`[${flavour}] ONNX: the ONNX interface, run, randomInputs, optimize, toNcnn ioJson round trip`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const { makeModel, tensor } = await import('./onnx/harness.mjs');

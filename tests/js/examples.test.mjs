@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadApi, noDist, root, smallNetParam } from './helpers.mjs';
+import { loadApi, distFixture, needs, root, smallNetParam } from './helpers.mjs';
 
-test('examples/node-optimize.mjs writes a model equivalent to its input', { skip: noDist }, async () => {
+test('examples/node-optimize.mjs writes a model equivalent to its input', { skip: needs(distFixture) }, async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-example-'));
   try {
     const { init } = await loadApi();

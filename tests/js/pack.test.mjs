@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import { convReluBin, convReluExpected, convReluParam, dist, noDist, root } from './helpers.mjs';
+import { convReluBin, convReluExpected, convReluParam, dist, distFixture, needs, root } from './helpers.mjs';
 
 // The README's size budget: one flavour's .wasm, gzipped (a page downloads one).
 const kWasmGzipBudget = 512 * 1024;
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
 
-test('npm pack -> offline install in an empty folder -> import and run', { skip: noDist, timeout: 120000 }, () => {
+test('npm pack -> offline install in an empty folder -> import and run', { skip: needs(distFixture), timeout: 120000 }, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-pack-'));
   try {
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], root));
@@ -53,7 +53,7 @@ import zlib from 'node:zlib';
   }
 });
 
-test('each .wasm flavour stays within the gzipped size budget', { skip: noDist }, () => {
+test('each .wasm flavour stays within the gzipped size budget', { skip: needs(distFixture) }, () => {
   for (const f of ['nnfold-simd.wasm', 'nnfold-base.wasm']) {
     const gz = zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
     assert.ok(gz <= kWasmGzipBudget, `${f}: ${gz} bytes gzipped, budget ${kWasmGzipBudget}`);

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { decodeModel, encodeModel } from './onnx_proto.mjs';
 import ort from 'onnxruntime-node';
 import { Rng, numel, runOrt, runNnfold, nnfold, relErr, root, selectedRunners, tmpdir } from './harness.mjs';
+import { devDependencyFixture, needs } from '../helpers.mjs';
 
 // How much of the matrix each model runs by default (the reference layers are slow on the big
 // M-LSD variants; NNFOLD_FULL_MODELS=1 runs everything on every model):
@@ -46,7 +47,7 @@ function withExtraOutputs(bytes, extra) {
 for (const [pkg, file, tier0] of models) {
   const tier = fullEverywhere ? 'full' : tier0;
   const src = path.join(root, 'node_modules', pkg, 'ONNX', file);
-  test(`real model ${file}`, { skip: !fs.existsSync(src) && `${src} not installed` }, async (t) => {
+  test(`real model ${file}`, { skip: needs(devDependencyFixture(`${pkg}'s ${file}`, src)) }, async (t) => {
     const isMlsd = pkg === 'jp.keijiro.mlsd';
     let bytes = fs.readFileSync(src);
     if (isMlsd) bytes = withExtraOutputs(bytes, [MLSD_PRE_MASK]);
