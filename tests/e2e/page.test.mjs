@@ -12,12 +12,12 @@
 // Screenshots of each state go to tests/artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, skipReason, startProxy, startPage, launch, closeServer, shot } from './harness.mjs';
-import { skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
+import { missingFixtureMessage, nativeCliFixture, onCI, skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
 
 const distIndex = path.join(root, 'dist/index.mjs');
 
@@ -43,15 +43,6 @@ function pickZooModel() {
     }
   }
   return loadable;
-}
-
-// The native CLI when built (tests/run_all.sh builds it before the JavaScript tests) and it has
-// `optimize`; else null.
-function nativeCli() {
-  const exe = path.join(root, 'build/nnfold');
-  if (!fs.existsSync(exe)) return null;
-  const r = spawnSync(exe, ['optimize', '--help'], { encoding: 'utf8' });
-  return r.status === 0 ? exe : null;
 }
 
 async function waitIdle(page, timeout = 120000) {
@@ -151,12 +142,13 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       }
       assert.ok(Buffer.from(expected.paramBytes).equals(files.param), 'optimized .param equals the package optimizer output');
       assert.ok(Buffer.from(expected.bin).equals(files.bin), 'optimized .bin equals the package optimizer output');
-      const cli = nativeCli();
-      if (!cli) {
-        st.diagnostic('native CLI with optimize not built: compared with the package optimizer only');
+      // and with the native CLI (tests/run_all.sh builds it before the JavaScript tests)
+      if (!nativeCliFixture.present) {
+        if (onCI) throw new Error(`${missingFixtureMessage(nativeCliFixture)} (CI)`);
+        st.diagnostic(`compared with the package optimizer only: ${missingFixtureMessage(nativeCliFixture)}`);
       } else {
         const op = path.join(tmp, 'cli.param'), ob = path.join(tmp, 'cli.bin');
-        execFileSync(cli, ['optimize', param, bin, op, ob]);
+        execFileSync(path.join(root, 'build/nnfold'), ['optimize', param, bin, op, ob]);
         assert.ok(fs.readFileSync(op).equals(files.param), 'downloaded .param is byte-identical to nnfold optimize');
         assert.ok(fs.readFileSync(ob).equals(files.bin), 'downloaded .bin is byte-identical to nnfold optimize');
       }
