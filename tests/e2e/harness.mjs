@@ -69,7 +69,7 @@ export async function startPage() {
   return { server, port: server.address().port };
 }
 
-// Headless Chromium (TOOLCHAIN's flags; playwright's launch gives it a fresh temporary
+// Headless Chromium (the flags in `launch` below; playwright's launch gives it a fresh temporary
 // --user-data-dir) and one browser context, the page's, whose every request goes through the
 // logging proxy: playwright sets that proxy on the context (CDP createBrowserContext), so it
 // carries the page's, its workers' and its service worker's requests, and '<-loopback>' sends

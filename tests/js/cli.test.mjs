@@ -2,7 +2,7 @@
 // stdout, stderr and exit codes for help, usage errors and bad input, and byte-identical files
 // (randomize, convert, run .f32 outputs) on every zoo model this build loads. The runs use the
 // baseline flavour and the SIMD flavour with --no-simd: the same scalar arithmetic as native
-// (CONVENTIONS section 3's 1e-5 budget covers what may differ; here nothing does).
+// (docs/numbers.md's 1e-5 budget covers what may differ; here nothing does).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Errors at the JavaScript boundary (CONVENTIONS section 2): thousands of failures of every kind
+// Errors at the JavaScript boundary (docs/errors.md): thousands of failures of every kind
 // leave the module healthy (exceptions are caught in C++ and returned as values; a 3.1.6 build
 // without exception catching would corrupt its stack after a few thousand), and memory exhaustion
 // is a resource_limit error, not an abort.

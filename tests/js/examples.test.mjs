@@ -1,5 +1,5 @@
 // examples/node-optimize.mjs end to end: writes a model that loads back and gives the same outputs
-// (the optimizer is used when the build has it; the error budget is CONVENTIONS section 3's 1e-4,
+// (the optimizer is used when the build has it; the error budget is docs/numbers.md's 1e-4,
 // fp16 storage adds 1e-2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// The native `nnfold optimize` and `nnfold verify` commands: help, exit codes (CONVENTIONS section 2:
-// 0 ok, 1 bad input or failed check, 2 usage), the report JSON schema (CONVENTIONS section 5),
+// The native `nnfold optimize` and `nnfold verify` commands: help, exit codes (docs/errors.md:
+// 0 ok, 1 bad input or failed check, 2 usage), the report JSON schema (docs/optimizer.md),
 // one stderr line per rewrite, byte-identical outputs for the same seed, fp16 storage, cut
 // ranges, and optimize -> verify on a zoo model. Needs build/nnfold (tests/run_all.sh builds it).
 import { test } from 'node:test';
@@ -241,7 +241,7 @@ test('npm CLI optimize and verify match the native CLI', { skip: needs(distFixtu
       const vn = nat(args, dir), vj = npm(args, dir);
       assert.equal(vj.code, vn.code, args.join(' '));
       // errors agree to 5 significant digits (native libm vs the wasm one may differ in the last
-      // bits: CONVENTIONS section 3); everything else in the text is identical
+      // bits: docs/numbers.md); everything else in the text is identical
       const digits = (s) => s.replace(/-?\d+\.\d+(e[-+]?\d+)?/gi, (x) => Number(x).toPrecision(5));
       assert.equal(digits(vj.out), digits(vn.out), args.join(' '));
       assert.equal(digits(vj.err), digits(vn.err), args.join(' '));

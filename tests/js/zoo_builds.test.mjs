@@ -1,5 +1,5 @@
 // Every fp32 zoo model (random weights, seed 1) runs in the native CLI and in the wasm builds of
-// the same CLI under Node; outputs agree within CONVENTIONS section 3's budgets:
+// the same CLI under Node; outputs agree within docs/numbers.md's budgets:
 //   native vs wasm baseline (same arithmetic)        1e-5
 //   wasm baseline vs wasm SIMD (reordered sums, fast exp, Winograd)  1e-4 + 1e-3
 // Detection heads are compared on the tensors they consume (near-ties flip the final selection).

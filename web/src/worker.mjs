@@ -185,8 +185,9 @@ const handlers = {
     return { report: m.profile(inputs, { runs: msg.runs ?? 5, onProgress: progressFor(id, 'profiling') }) };
   },
 
-  // Median wall time of `runs` runs of each model (after a time-based warm-up, so V8 has
-  // optimized the hot wasm functions: TOOLCHAIN "Measuring wasm speed").
+  // Median wall time of `runs` runs of each model, after a time-based warm-up: V8 first runs wasm
+  // with its baseline compiler and recompiles hot functions with TurboFan later, so early runs
+  // are slower than the steady state.
   bench(msg, id) {
     const runs = msg.runs;
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('invalid_argument', 'runs must be an integer from 1 to 1000');
@@ -221,7 +222,7 @@ const handlers = {
   files(msg) {
     const m = model(msg.which);
     const f = m.toNcnn(msg.fp16 === undefined ? undefined : { fp16: !!msg.fp16 });
-    // ONNX-imported models also describe their original inputs/outputs (CONVENTIONS section 4)
+    // ONNX-imported models also describe their original inputs/outputs (docs/shapes-and-files.md)
     const io = f.ioJson ?? f.io_json ?? f.io ?? null;
     return {
       param: f.paramBytes,

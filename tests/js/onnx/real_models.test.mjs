@@ -1,5 +1,5 @@
 // The real trained ONNX models shipped in npm packages import, run and match onnxruntime-node on
-// the same seeded input (CONVENTIONS section 3: err <= 1e-4 for the scalar builds; the SIMD build
+// the same seeded input (docs/numbers.md: err <= 1e-4 for the scalar builds; the SIMD build
 // adds its kernel budgets), directly from the .onnx and after convert -> .param/.bin + .io.json.
 //   BlazeFace (tf2onnx, NHWC input absorbed, channel padding by Concat with constants)
 //   M-LSD (tf2onnx, NHWC, Split->Concat pads, Shape->Slice->Concat Resize sizes, Equal mask)
@@ -68,7 +68,7 @@ for (const [pkg, file, tier0] of models) {
     const noise = {};
     for (const name of Object.keys(ref)) noise[name] = relErr(ref[name].data, Float32Array.from(plain[name].data, Number));
 
-    // convert (native) to .param/.bin/.io.json, plain and optimized (CONVENTIONS section 5:
+    // convert (native) to .param/.bin/.io.json, plain and optimized (docs/optimizer.md:
     // optimizer before vs after adds 1e-4)
     const param = path.join(dir, 'model.param'), bin = path.join(dir, 'model.bin');
     nnfold('native', ['convert', onnxPath, param, bin]);
