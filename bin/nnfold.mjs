@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The npm package's `nnfold` command: the same subcommands, flags, outputs and exit codes as the
-// native CLI (src/cli/, CONVENTIONS sections 2 and 7), on the package's WebAssembly module.
+// native CLI (src/cli/, docs/errors.md and docs/cli.md), on the package's WebAssembly module.
 // Files are read and written here; everything else goes through the same C++ facade
 // (src/api/ModelHandle) the native CLI uses, so outputs are the same bytes.
 //
@@ -116,7 +116,7 @@ function makeDirs(p) {
   }
 }
 
-// CONVENTIONS section 4: every byte outside [A-Za-z0-9._-] as %XX.
+// docs/shapes-and-files.md: every byte outside [A-Za-z0-9._-] as %XX.
 function escapeFileName(name) {
   let s = '';
   for (const b of new TextEncoder().encode(name)) {
@@ -398,7 +398,7 @@ async function cmdInfo(argv) {
 const kRandomizeHelp =
   'usage: nnfold randomize MODEL.param OUT.bin [--seed N]\n' +
   '\n' +
-  'Writes nnfold\'s seeded random weights (CONVENTIONS section 3) for a structure-only .param:\n' +
+  'Writes nnfold\'s seeded random weights (docs/numbers.md) for a structure-only .param:\n' +
   'weights uniform in +-sqrt(3/fan_in), small biases, BatchNorm variance in [0.5, 1.5].\n' +
   'The same seed gives the same bytes in the native CLI, the npm package and the page.\n';
 

@@ -41,7 +41,7 @@ if (nf.features.optimize) {
     if (pass.rewrites.length) console.log(`  ${pass.name}: ${pass.rewrites.length} rewrite(s)`);
   }
   console.log(`layers ${report.before.layers} -> ${report.after.layers}`);
-  // CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6) per output
+  // docs/numbers.md: max|a-b| / max(max|ref|, 1e-6) per output
   const after = model.run(inputs);
   for (const [name, ref] of Object.entries(reference)) {
     const got = after[name].data;

@@ -2,7 +2,7 @@
 // small conversions: the API lives in src/api (ModelHandle), the idiomatic JavaScript in
 // wasm/js/index.mjs.
 //
-// Boundary rules (CONVENTIONS section 2):
+// Boundary rules (docs/errors.md):
 // - No C++ exception and no JS exception crosses a call: every method runs under guard() and
 //   returns a result object, {value} or {error: true, code, message}, which the JS layer turns into
 //   an Error with `code` (error_code_name) and the core's message. std::bad_alloc (a heap that

@@ -30,7 +30,7 @@ struct LoadOptions {
     bool use_simd = true;                    // SIMD layers where the build has them
     // load_ncnn/load_structure: the OUT.io.json that `convert` wrote beside the .param (empty:
     // none); the model then presents its inputs and outputs under the original (ONNX) names,
-    // shapes and layouts (CONVENTIONS section 4). Its blobs must exist in the .param.
+    // shapes and layouts (docs/shapes-and-files.md). Its blobs must exist in the .param.
     std::string io_json;
     std::string io_json_name = "model.io.json";
     // load_onnx: full ONNX shapes (batch included, any rank) for inputs with symbolic dims or to
@@ -66,7 +66,7 @@ struct ProfileResult {
     uint64_t peak_bytes = 0;
 };
 
-// Options of the optimizer as the front ends pass them (CONVENTIONS section 5). fp16 is a storage
+// Options of the optimizer as the front ends pass them (docs/optimizer.md). fp16 is a storage
 // decision of the writer: optimize() records it as the default for to_ncnn().
 struct OptimizeRequest {
     bool fp16 = false;
@@ -90,7 +90,7 @@ public:
     ModelHandle& operator=(const ModelHandle&) = delete;
 
     // Reads .param text and .bin bytes; bin == nullptr (with has_bin false) gives nnfold's seeded
-    // random weights (CONVENTIONS section 3). Input shapes from `opt.shapes` are checked against
+    // random weights (docs/numbers.md). Input shapes from `opt.shapes` are checked against
     // the graph (unknown names are an error).
     Status load_ncnn(const std::string& param_text, const uint8_t* bin, size_t bin_size, bool has_bin,
                      const LoadOptions& opt);
@@ -137,7 +137,7 @@ public:
     // fp16 < 0 uses the default recorded by optimize() (fp32 otherwise).
     Status to_ncnn(int fp16, std::string& param, std::vector<uint8_t>& bin, Warnings& warnings);
 
-    // Seeded random inputs (CONVENTIONS section 3): one stream, in the model's input order,
+    // Seeded random inputs (docs/numbers.md): one stream, in the model's input order,
     // U(-1, 1). Errors when an input has no known shape.
     Status random_inputs(uint32_t seed, std::vector<std::pair<std::string, Mat>>& out) const;
     // Random values for the inputs not present in `inputs` (the CLI's rule: one stream consumed
@@ -157,7 +157,7 @@ public:
                    const ProgressFn& progress = nullptr);
 
     // The optimizer (Unsupported until src/passes lands; see plugins.h). On success the graph is
-    // replaced, the Net rebuilt on the next run, and `report_json` holds the CONVENTIONS section 5
+    // replaced, the Net rebuilt on the next run, and `report_json` holds the docs/optimizer.md
     // report.
     Status optimize(const OptimizeRequest& req, std::string& report_json, const ProgressFn& progress = nullptr);
 

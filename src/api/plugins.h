@@ -19,12 +19,12 @@
 
 namespace nnfold {
 
-// Optimizes `g` in place; `report_json` gets the CONVENTIONS section 5 report.
+// Optimizes `g` in place; `report_json` gets the docs/optimizer.md report.
 Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report_json, Warnings& warnings,
                       const ProgressFn& progress);
 
-// Runs `a` and `b` on the same seeded random inputs and compares outputs (CONVENTIONS sections 3
-// and 7); `report_json` gets per-output errors and the first layer where they diverge
+// Runs `a` and `b` on the same seeded random inputs and compares outputs (docs/numbers.md and
+// docs/cli.md); `report_json` gets per-output errors and the first layer where they diverge
 // (runtime/verify.h verify_json). Input shapes: those given to `a` (else declared).
 struct VerifyRequest {
     uint32_t seed = 0;

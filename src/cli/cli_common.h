@@ -1,5 +1,5 @@
 // Shared pieces of the native `nnfold` command: argument parsing, file I/O, model loading and the
-// exit codes of CONVENTIONS section 2 (0 ok, 1 bad input / failed check, 2 usage, 3 internal).
+// exit codes of docs/errors.md (0 ok, 1 bad input / failed check, 2 usage, 3 internal).
 #pragma once
 
 #include <cstdint>

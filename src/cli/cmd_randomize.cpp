@@ -11,7 +11,7 @@ namespace cli {
 static const char* kRandomizeHelp =
     "usage: nnfold randomize MODEL.param OUT.bin [--seed N]\n"
     "\n"
-    "Writes nnfold's seeded random weights (CONVENTIONS section 3) for a structure-only .param:\n"
+    "Writes nnfold's seeded random weights (docs/numbers.md) for a structure-only .param:\n"
     "weights uniform in +-sqrt(3/fan_in), small biases, BatchNorm variance in [0.5, 1.5].\n"
     "The same seed gives the same bytes in the native CLI, the npm package and the page.\n";
 

@@ -1,4 +1,4 @@
-// The native `nnfold` command: a thin dispatcher over the library (CONVENTIONS section 7).
+// The native `nnfold` command: a thin dispatcher over the library (docs/cli.md).
 #include <cstdio>
 #include <cstring>
 #include <exception>

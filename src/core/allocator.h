@@ -1,6 +1,6 @@
 // Tensor memory with accounting. Every Mat buffer comes from an Allocator, which counts live and
 // peak bytes (the runtime reports peak memory per run) and enforces size limits before anything is
-// allocated (CONVENTIONS section 2): a tensor over the limit is an error value, not a crash.
+// allocated (docs/errors.md): a tensor over the limit is an error value, not a crash.
 #pragma once
 
 #include <cstddef>

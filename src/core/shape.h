@@ -1,5 +1,5 @@
 // Tensor shapes as ncnn sees them: dims 1..4 with w (innermost), h, d, c (outermost).
-// API and JSON list shapes outermost first (CONVENTIONS section 4): [c, d, h, w] / [c, h, w] / [h, w] / [w].
+// API and JSON list shapes outermost first (docs/shapes-and-files.md): [c, d, h, w] / [c, h, w] / [h, w] / [w].
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Error values for the whole core (CONVENTIONS section 2): nothing in src/ aborts or lets an
+// Error values for the whole core (docs/errors.md): nothing in src/ aborts or lets an
 // exception escape a public entry point. A Status carries a code (mapped to JS `Error.code` and to
 // CLI exit codes) and a message that names file, line, layer and blob where known.
 #pragma once

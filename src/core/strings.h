@@ -11,7 +11,7 @@ std::string sanitize(const std::string& s);
 std::string quote(const std::string& s);
 // "layer 'conv1' (Convolution)"
 std::string layer_desc(const std::string& name, const std::string& type);
-// Escapes every byte outside [A-Za-z0-9._-] as %XX (CONVENTIONS section 4), for file names.
+// Escapes every byte outside [A-Za-z0-9._-] as %XX (docs/shapes-and-files.md), for file names.
 std::string escape_file_name(const std::string& name);
 
 }  // namespace nnfold

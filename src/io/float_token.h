@@ -1,4 +1,4 @@
-// ncnn's .param value tokens (CONVENTIONS section 1; ncnn src/paramdict.cpp):
+// ncnn's .param value tokens (docs/format.md; ncnn src/paramdict.cpp):
 // a token is read as at most 15 characters; it is a float when it contains '.', 'e' or 'E',
 // otherwise an int (sscanf %d). ncnn converts float tokens with its own parser (vstr_to_float),
 // which accumulates the fraction digits in a 32-bit unsigned int and so mis-reads long decimals

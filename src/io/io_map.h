@@ -1,5 +1,5 @@
 // How a model's original inputs and outputs (an ONNX file's, with their names, batch axis and
-// layout) map onto ncnn blobs (CONVENTIONS section 4). The ONNX importer fills it; `convert`
+// layout) map onto ncnn blobs (docs/shapes-and-files.md). The ONNX importer fills it; `convert`
 // writes it as OUT.io.json beside OUT.param; the CLI, the npm package and the page read it to
 // present inputs and outputs under the original names and shapes.
 //

@@ -1,4 +1,4 @@
-// ncnn .param / .bin reading and writing (CONVENTIONS section 1).
+// ncnn .param / .bin reading and writing (docs/format.md).
 #pragma once
 
 #include <cstdint>

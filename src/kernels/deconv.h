@@ -7,7 +7,7 @@
 //     each input pixel, out[...] += x * w (stride-1 rows vectorized).
 // Both add onto an output the caller initialized with the bias; the activation comes after
 // (f32_act_inplace). Each output sums its terms tap by tap, not in the reference's input-pixel
-// order: a reordering (CONVENTIONS budget 1e-4).
+// order: a reordering (docs/numbers.md budget 1e-4).
 #pragma once
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 // interleaved lanes (element i in lane i % 4 of the whole vectors), combined as (l0 + l2) +
 // (l1 + l3), then the tail in order; the scalar twin sums in exactly that order, so both agree bit
 // for bit. Against a reference that sums left to right the result differs by reordering only
-// (CONVENTIONS section 3: 1e-4). Then every value is divided by the sum, as ncnn does.
+// (docs/numbers.md: 1e-4). Then every value is divided by the sum, as ncnn does.
 #pragma once
 
 #include <cstddef>

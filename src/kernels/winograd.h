@@ -13,7 +13,7 @@
 // 36 multiplies per 16 outputs instead of 144: the 36 elementwise products summed over input
 // channels are 36 independent GEMMs (outch x inch) x (inch x tiles), run by the GEMM driver with
 // the transformed kernels U packed as A panels (once) and the transformed input V written
-// directly in packed B panels. Rounding differs from the direct sum (CONVENTIONS budget 1e-3).
+// directly in packed B panels. Rounding differs from the direct sum (docs/numbers.md budget 1e-3).
 //
 // Layout of one tile block of nt tiles (tile t of the block covers output rows 4*ty.., columns
 // 4*tx.., numbered row-major over the tile grid from t0):

@@ -1,4 +1,4 @@
-// nnfold.Compare (extension layer, CONVENTIONS section 6): elementwise comparison giving 1.0 where
+// nnfold.Compare (extension layer, docs/extension-layers.md): elementwise comparison giving 1.0 where
 // it holds and 0.0 elsewhere (ONNX Equal, Greater, Less, GreaterOrEqual, LessOrEqual; a cast of a
 // float to bool is "not equal to 0"). ncnn has no such layer.
 // Params: 0 op_type (0 ==, 1 >, 2 <, 3 >=, 4 <=, 5 !=), 1 with_scalar (0), 2 b (float, 0.f).

@@ -32,7 +32,7 @@ struct Option {
     const volatile bool* cancel = nullptr;
 };
 
-// How random weights are drawn for an array (CONVENTIONS section 3).
+// How random weights are drawn for an array (docs/numbers.md).
 enum class WeightRole : uint8_t {
     Weight,    // uniform in +-sqrt(3 / fan_in)
     Bias,      // small uniform around 0
@@ -104,7 +104,7 @@ struct LayerTypeInfo {
     Layer* (*create)();            // generic (reference) implementation
     Layer* (*create_optimized)();  // optimized implementation (src/layers/wasm/) or nullptr
     const std::vector<ParamSpec>& (*params)();
-    bool extension;            // an nnfold extension layer stock ncnn cannot load (CONVENTIONS section 6)
+    bool extension;            // an nnfold extension layer stock ncnn cannot load (docs/extension-layers.md)
     // Older name of create_optimized (the same factory), kept so existing callers compile. Whether
     // the optimized layers run SIMD kernels is build_has_simd().
     Layer* (*create_simd)() = nullptr;

@@ -18,7 +18,7 @@ namespace nnfold {
 class WeightedLayer : public OneInputLayer {
 public:
     // Takes weight_data (and bias_data with bias_term); refuses dynamic weights and int8 storage,
-    // which nnfold does not compute (CONVENTIONS section 8).
+    // which nnfold does not compute (docs/README.md#scope).
     Status load_model(const std::vector<WeightArray>& weights) override;
 
     int num_output = 0;

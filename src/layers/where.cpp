@@ -1,4 +1,4 @@
-// nnfold.Where (extension layer, CONVENTIONS section 6): ONNX Where, out = cond != 0 ? x : y with
+// nnfold.Where (extension layer, docs/extension-layers.md): ONNX Where, out = cond != 0 ? x : y with
 // numpy broadcasting of the three operands. ncnn has no such layer.
 // Params: 0 with_x_scalar (0), 1 x (float), 2 with_y_scalar (0), 3 y (float).
 // Bottoms: cond, then x unless with_x_scalar, then y unless with_y_scalar.

@@ -1,4 +1,4 @@
-// One array of a layer's `.bin` data, with the storage it was read in (CONVENTIONS section 1):
+// One array of a layer's `.bin` data, with the storage it was read in (docs/format.md):
 // arrays a layer loads with ncnn type 0 carry a 4-byte tag (raw fp32, fp32 "with extra scaling",
 // fp16, int8, or a 256-entry codebook); type 1 arrays are raw fp32 without a tag. The original
 // encoded bytes are kept so that writing back gives the same bytes; `data` holds the decoded fp32

@@ -276,7 +276,7 @@ Status optimize(Graph& g, const OptimizeOptions& opt, OptimizeReport& report, Wa
 }
 
 std::string report_json(const OptimizeReport& r) {
-    // ordered: keys in the order CONVENTIONS section 5 lists them
+    // ordered: keys in the order docs/optimizer.md lists them
     using json = nlohmann::ordered_json;
     json j = json::object();
     j["version"] = NNFOLD_VERSION;

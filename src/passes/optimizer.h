@@ -1,5 +1,5 @@
 // The optimizer: ncnnoptimize's passes (and a few it lacks), exact, logged, repeated to a fixed
-// point (CONVENTIONS section 5). This is the entry point the CLI, the bindings and the page use.
+// point (docs/optimizer.md). This is the entry point the CLI, the bindings and the page use.
 //
 //   Graph g = ...;                       // read_param + read_bin (or random weights)
 //   OptimizeOptions opt;                 // all passes
@@ -87,7 +87,7 @@ struct OptimizeReport {
 
 Status optimize(Graph& g, const OptimizeOptions& opt, OptimizeReport& report, Warnings& warnings);
 
-// CONVENTIONS section 5's report JSON:
+// docs/optimizer.md's report JSON:
 //   {"version": "<nnfold version>",
 //    "passes": [{"name": "...", "rewrites": [{"layers": ["conv1", "bn1"], "detail": "..."}]}],
 //    "skipped": [{"pass": "...", "layers": [...], "reason": "..."}],

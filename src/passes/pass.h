@@ -1,4 +1,4 @@
-// The unit of the optimizer: a named pass with a pure `match` and a `rewrite` (STYLE section 5).
+// The unit of the optimizer: a named pass with a pure `match` and a `rewrite` (one small named unit per pattern, as in onnx/optimizer).
 //
 // The driver (optimizer.cpp) walks the layers in execution order and asks the pass whether the
 // layer anchors its pattern. `match` only reads the graph; it answers
@@ -9,7 +9,7 @@
 // erased. It never compacts: the driver removes erased layers after the pass, so indices in a
 // Candidate stay valid while a pass runs, and no placeholder layer survives.
 //
-// Every condition a pass's algebra needs is checked in `match` (CONVENTIONS section 5): the
+// Every condition a pass's algebra needs is checked in `match` (docs/optimizer.md): the
 // producer's fused activation, int8 weights, dynamic weights, the consumer count of every blob that
 // disappears, model outputs and kept blobs, broadcasting shapes.
 #pragma once

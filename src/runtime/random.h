@@ -1,4 +1,4 @@
-// nnfold's random weights and inputs (CONVENTIONS section 3). One PRNG, documented so that native,
+// nnfold's random weights and inputs (docs/numbers.md). One PRNG, documented so that native,
 // wasm and JavaScript produce the same bytes:
 //
 //   mulberry32: state is a uint32 (the seed). Each draw:

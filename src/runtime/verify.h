@@ -1,12 +1,12 @@
 // Comparing two models that should compute the same thing (an original and its optimized or
-// converted form): both run on the same seeded random inputs (CONVENTIONS section 3's PRNG, inputs
-// in model A's input order), every output is compared by name with CONVENTIONS section 3's
+// converted form): both run on the same seeded random inputs (docs/numbers.md's PRNG, inputs
+// in model A's input order), every output is compared by name with docs/numbers.md's
 // measure err = max|a-b| / max(max|a|, 1e-6) (shapes must be equal), and every blob name both
 // models share is compared in A's execution order to find the first layer where they diverge.
 //
 // Detection heads (DetectionOutput, YoloDetectionOutput, Yolov3DetectionOutput) select boxes by
 // thresholds, so near-ties flip between two correct runs: their outputs are reported but the
-// verdict uses the tensors feeding them (CONVENTIONS section 3).
+// verdict uses the tensors feeding them (docs/numbers.md).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ namespace nnfold {
 struct VerifyOptions {
     uint32_t seed = 0;                           // random inputs
     std::map<std::string, Shape> input_shapes;   // for inputs without a declared shape (or overrides)
-    double tolerance = 1e-4;                     // the optimizer's budget (CONVENTIONS section 3)
+    double tolerance = 1e-4;                     // the optimizer's budget (docs/numbers.md)
     bool use_simd = true;
     // Compare the blobs both models share to find the first divergence.
     bool find_divergence = true;
@@ -66,7 +66,7 @@ Status verify_models(const Graph& a, const Graph& b, const VerifyOptions& opt, V
 //  {"blob", "layer", "type", "layer_b", "err"}}. An infinite err is written as null.
 std::string verify_json(const VerifyResult& r);
 
-// The error measure of CONVENTIONS section 3 over `n` floats (+inf when NaNs disagree).
+// The error measure of docs/numbers.md over `n` floats (+inf when NaNs disagree).
 double relative_error(const float* ref, const float* got, size_t n);
 
 }  // namespace nnfold

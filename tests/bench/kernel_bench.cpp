@@ -4,7 +4,7 @@
 //   node --no-experimental-fetch build-wasm-simd/tests/bench/nnfold_kernel_bench.js [--json]
 //
 // V8 first runs wasm with its baseline compiler and recompiles hot functions with TurboFan later;
-// a function entered once and looping long can stay baseline (TOOLCHAIN.md). So every benchmark
+// a function entered once and looping long can stay baseline (seen here: 3-4x slower). So every benchmark
 // calls its kernel repeatedly and warms up for a fixed time first. Then 11 timed repetitions: the
 // reported GFLOP/s use the best CPU time of the running thread per call (cli/cpu_clock.h), which
 // stays meaningful when other processes share the core; the best wall time is shown beside it.

@@ -13,7 +13,7 @@
 //                   so do a wrong folder, 404, and an HTML page served instead of the .wasm);
 //                   it works given `wasmPaths`
 //
-// Each page's downloads (JS + .wasm, gzipped) are measured against CONVENTIONS section 9's budget.
+// Each page's downloads (JS + .wasm, gzipped) are measured against docs/sizes.md's budget.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -26,7 +26,7 @@ import { chromiumPath, closeServer, launch } from '../e2e/harness.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.join(root, 'dist');
-const kWasmGzipBudget = 768 * 1024;   // one flavour's .wasm (CONVENTIONS section 9)
+const kWasmGzipBudget = 768 * 1024;   // one flavour's .wasm (docs/sizes.md)
 const kJsGzipBudget = 200 * 1024;     // the page's JavaScript
 
 async function optional(name) {
@@ -110,7 +110,7 @@ const relErr = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i]))) / Math
 
 // One run of the app (page or worker) against the Node reference: same build, same numbers
 // (the same wasm on the same inputs: 1e-6 leaves room only for nothing), the optimizer's rewrites
-// and an unchanged result after it (CONVENTIONS section 3: 1e-4).
+// and an unchanged result after it (docs/numbers.md: 1e-4).
 function checkRun(r, where) {
   assert.ok(r, `${where}: no result`);
   assert.equal(r.error, undefined, `${where}: ${JSON.stringify(r.error)}`);

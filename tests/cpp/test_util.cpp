@@ -14,11 +14,30 @@ namespace nnfold {
 namespace test {
 
 std::string source_dir() { return NNFOLD_SOURCE_DIR; }
-std::string zoo_dir() { return NNFOLD_ZOO_DIR; }
+// NNFOLD_ZOO_DIR in the environment overrides the configured folder (the tests' fixture checks can
+// then be tried against a missing zoo without reconfiguring).
+std::string zoo_dir() {
+    const char* env = std::getenv("NNFOLD_ZOO_DIR");
+    return env && *env ? env : NNFOLD_ZOO_DIR;
+}
 
-bool have_zoo() {
-    struct stat st;
-    return stat(zoo_dir().c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+bool have_zoo() { return !zoo_params().empty(); }
+
+bool on_ci() {
+    const char* ci = std::getenv("CI");
+    return ci && (std::string(ci) == "true" || std::string(ci) == "1");
+}
+
+std::string missing_fixture_message(const std::string& what, const std::string& how) {
+    return "missing fixture: " + what + "; to get it: " + how;
+}
+
+std::string zoo_fixture() { return "the ncnn model zoo (fp32 .param files) at " + zoo_dir(); }
+
+std::string zoo_how_to_get() {
+    return "copy the .param files of ncnn's benchmark/ folder (github.com/Tencent/ncnn) into that "
+           "folder, or point -DNNFOLD_SHARED_DIR=<dir> (configure time; <dir>/zoo/ncnn) or the NNFOLD_ZOO_DIR "
+           "environment variable at a folder holding them";
 }
 
 std::vector<std::string> zoo_params() {

@@ -1,5 +1,5 @@
-// Shared test helpers: zoo access (skips cleanly without ../shared), small inline models,
-// the CONVENTIONS section 3 error measure.
+// Shared test helpers: zoo access (a missing zoo skips locally, fails under CI), small inline models,
+// the docs/numbers.md error measure.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,6 +18,26 @@ namespace test {
 std::string source_dir();
 std::string zoo_dir();
 bool have_zoo();
+
+// Fixtures from outside the repository (the ncnn model zoo) never skip a test silently. Under CI
+// (environment CI=true or CI=1) a missing fixture fails the test, naming it; locally the test is
+// skipped with a message saying what is missing and how to get it.
+bool on_ci();
+std::string missing_fixture_message(const std::string& what, const std::string& how);
+#define NNFOLD_REQUIRE_FIXTURE(present, what, how)                                            \
+    do {                                                                                      \
+        if (!(present)) {                                                                     \
+            if (::nnfold::test::on_ci())                                                      \
+                FAIL() << ::nnfold::test::missing_fixture_message((what), (how)) << " (CI)";  \
+            else                                                                              \
+                GTEST_SKIP() << ::nnfold::test::missing_fixture_message((what), (how));       \
+        }                                                                                     \
+    } while (0)
+// The zoo of ncnn benchmark structures at zoo_dir(), holding at least one fp32 .param.
+#define NNFOLD_REQUIRE_ZOO() \
+    NNFOLD_REQUIRE_FIXTURE(::nnfold::test::have_zoo(), ::nnfold::test::zoo_fixture(), ::nnfold::test::zoo_how_to_get())
+std::string zoo_fixture();
+std::string zoo_how_to_get();
 // The fp32 zoo .param files (full paths), sorted.
 std::vector<std::string> zoo_params();
 std::string read_text(const std::string& path);
@@ -31,7 +51,7 @@ Graph graph_from_text(const std::string& param_text, uint32_t seed = 1);
 std::map<std::string, Mat> random_inputs(const Net& net, uint32_t seed,
                                          const std::map<std::string, Shape>& shapes = {});
 
-// CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6). Shapes must match (else +inf).
+// docs/numbers.md: max|a-b| / max(max|ref|, 1e-6). Shapes must match (else +inf).
 double rel_err(const Mat& ref, const Mat& got);
 
 // A Mat from values and an outermost-first shape list.

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { startServer } from '../../web/serve.mjs';
+import { distFixture, fixture, needs } from '../js/helpers.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const webDist = path.join(root, 'web/dist');
@@ -19,11 +20,12 @@ try {
   playwright = null;
 }
 
-export const skipReason =
-  (!fs.existsSync(path.join(webDist, 'index.html')) && 'web/dist is not built (npm run build)') ||
-  (!fs.existsSync(chromiumPath) && 'no /usr/bin/chromium') ||
-  (!playwright && 'no playwright-core') ||
-  false;
+// The page test's `skip` option (false when everything is there; see needs() in tests/js/helpers.mjs).
+export const skipReason = needs(
+  distFixture,
+  fixture('web/dist (the built page)', fs.existsSync(path.join(webDist, 'index.html')), 'node web/build.mjs (npm run build)'),
+  fixture(`Chromium at ${chromiumPath}`, fs.existsSync(chromiumPath), 'apt-get install chromium, or set NNFOLD_CHROMIUM'),
+  fixture('playwright-core (node_modules)', playwright, 'npm install (or npm ci) in the repository'));
 
 // A forward proxy for plain HTTP (absolute-form request targets) and CONNECT. It logs every
 // request and forwards only to `allow` (host:port); anything else gets 403 and stays logged.
@@ -67,7 +69,7 @@ export async function startPage() {
   return { server, port: server.address().port };
 }
 
-// Headless Chromium (TOOLCHAIN's flags; playwright's launch gives it a fresh temporary
+// Headless Chromium (the flags in `launch` below; playwright's launch gives it a fresh temporary
 // --user-data-dir) and one browser context, the page's, whose every request goes through the
 // logging proxy: playwright sets that proxy on the context (CDP createBrowserContext), so it
 // carries the page's, its workers' and its service worker's requests, and '<-loopback>' sends

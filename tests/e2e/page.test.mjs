@@ -12,13 +12,13 @@
 // Screenshots of each state go to tests/artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, skipReason, startProxy, startPage, launch, closeServer, shot } from './harness.mjs';
+import { missingFixtureMessage, nativeCliFixture, onCI, skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
 
-const zooDir = path.resolve(root, '../shared/zoo/ncnn');
 const distIndex = path.join(root, 'dist/index.mjs');
 
 // The package in Node: the reference for the page's numbers.
@@ -26,35 +26,23 @@ const nf = skipReason ? null : await (await import(distIndex)).init();
 
 // The zoo model for the optimize test: the first one this build loads whose optimization
 // rewrites something (benchncnn's structures are mostly optimized already; blazeface's explicit
-// Padding layers fold into its convolutions), else the first one that loads at all.
+// Padding layers fold into its convolutions), else the first one present.
 function pickZooModel() {
   if (!fs.existsSync(zooDir)) return null;
   let loadable = null;
   for (const name of ['blazeface', 'mobilenet_v2', 'resnet18', 'squeezenet', 'googlenet', 'mobilenet']) {
     const file = path.join(zooDir, `${name}.param`);
     if (!fs.existsSync(file)) continue;
-    let m;
+    const m = nf.loadNcnn(fs.readFileSync(file, 'utf8'), null);
     try {
-      m = nf.loadNcnn(fs.readFileSync(file, 'utf8'), null);
       const rep = m.optimize({});
       if (rep.passes.some((p) => p.rewrites.length)) return name;
       loadable ??= name;
-    } catch {
-      // a layer type this build lacks
     } finally {
-      m?.dispose();
+      m.dispose();
     }
   }
   return loadable;
-}
-
-// The native CLI when built (tests/run_all.sh builds it before the JavaScript tests) and it has
-// `optimize`; else null.
-function nativeCli() {
-  const exe = path.join(root, 'build/nnfold');
-  if (!fs.existsSync(exe)) return null;
-  const r = spawnSync(exe, ['optimize', '--help'], { encoding: 'utf8' });
-  return r.status === 0 ? exe : null;
 }
 
 async function waitIdle(page, timeout = 120000) {
@@ -94,9 +82,8 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
     });
 
     await t.test('a zoo model with its .bin: optimize, log, counts, verify, byte-identical downloads', async (st) => {
-      if (!nf.features.optimize) return st.skip('this build has no optimizer (features.optimize is false)');
       const name = pickZooModel();
-      if (!name) return st.skip('no zoo model (../shared/zoo/ncnn) that this build loads and optimizes');
+      if (!name) return skipOrFail(st, zooFixture);
       const param = path.join(tmp, `${name}.param`);
       const bin = path.join(tmp, `${name}.bin`);
       fs.copyFileSync(path.join(zooDir, `${name}.param`), param);
@@ -155,19 +142,20 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       }
       assert.ok(Buffer.from(expected.paramBytes).equals(files.param), 'optimized .param equals the package optimizer output');
       assert.ok(Buffer.from(expected.bin).equals(files.bin), 'optimized .bin equals the package optimizer output');
-      const cli = nativeCli();
-      if (!cli) {
-        st.diagnostic('native CLI with optimize not built: compared with the package optimizer only');
+      // and with the native CLI (tests/run_all.sh builds it before the JavaScript tests)
+      if (!nativeCliFixture.present) {
+        if (onCI) throw new Error(`${missingFixtureMessage(nativeCliFixture)} (CI)`);
+        st.diagnostic(`compared with the package optimizer only: ${missingFixtureMessage(nativeCliFixture)}`);
       } else {
         const op = path.join(tmp, 'cli.param'), ob = path.join(tmp, 'cli.bin');
-        execFileSync(cli, ['optimize', param, bin, op, ob]);
+        execFileSync(path.join(root, 'build/nnfold'), ['optimize', param, bin, op, ob]);
         assert.ok(fs.readFileSync(op).equals(files.param), 'downloaded .param is byte-identical to nnfold optimize');
         assert.ok(fs.readFileSync(ob).equals(files.bin), 'downloaded .bin is byte-identical to nnfold optimize');
       }
     });
 
     await t.test('profile, benchmark, cancel (stepwise and hard), fp16 storage', async (st) => {
-      if (!(await page.locator('#run-body').isVisible())) return st.skip('no runnable model loaded');
+      assert.ok(await page.locator('#run-body').isVisible(), 'the model from the steps before is runnable');
       // per-layer times
       await page.click('#profile-go');
       await page.waitForSelector('#profile-chart .bar-row', { timeout: 120000 });
@@ -210,20 +198,17 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
         await page.waitForFunction(() => /on the (original|optimized) model/.test(document.getElementById('run-time').textContent), null, { timeout: 60000 });
       }
       // fp16 storage: checked on the written files against 1e-2, smaller .bin
-      if (nf.features.optimize) {
-        await page.check('#opt-fp16');
-        await page.click('#opt-run');
-        await page.waitForSelector('#verify-verdict[data-pass]', { timeout: 180000 });
-        await waitIdle(page);
-        assert.match(await visibleText(page, '#verify-budget'), /1e-2/);
-        assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await visibleText(page, '#verify-verdict'));
-        assert.match(await visibleText(page, '[data-stat="weights"] .sub'), /% smaller/);
-        await page.uncheck('#opt-fp16');
-      }
+      await page.check('#opt-fp16');
+      await page.click('#opt-run');
+      await page.waitForSelector('#verify-verdict[data-pass]', { timeout: 180000 });
+      await waitIdle(page);
+      assert.match(await visibleText(page, '#verify-budget'), /1e-2/);
+      assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await visibleText(page, '#verify-verdict'));
+      assert.match(await visibleText(page, '[data-stat="weights"] .sub'), /% smaller/);
+      await page.uncheck('#opt-fp16');
     });
 
     await t.test('bundled ONNX samples: outputs equal the Node package on the same input; faces and lines drawn', async (st) => {
-      if (!nf.features.onnx) return st.skip('this build has no ONNX import (features.onnx is false)');
       const sample = JSON.parse(fs.readFileSync(path.join(root, 'web/dist/samples.json'), 'utf8')).samples.find((s) => s.id === 'blazeface-front');
       await page.selectOption('#sample-select', 'blazeface-front');
       await page.click('#sample-open');
@@ -316,7 +301,7 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
       const dialogs = [];
       page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
       const pick = ['html_as_param.param', 'markup_type.param', 'markup_layer_name.param', 'control_chars_type.param',
-        'png_as_param.param', ...(nf.features.onnx ? ['truncated.onnx', 'markup_names.onnx', 'png_as_onnx.onnx'] : [])];
+        'png_as_param.param', 'truncated.onnx', 'markup_names.onnx', 'png_as_onnx.onnx'];
       for (const file of pick) {
         const c = table.find((r) => r.file === file && r.stage === 'load');
         assert.ok(c, file);
@@ -370,19 +355,13 @@ test('the page in Chromium: load, optimize, verify, run, download, errors, offli
     await t.test('offline: with the server stopped the page reloads and optimizes (service worker)', async () => {
       await closeServer(server);
       server = null;
-      await page.goto(`${origin}/?sample=${nf.features.onnx ? 'blazeface-front' : 'zoo-mobilenet'}`);
+      await page.goto(`${origin}/?sample=blazeface-front`);
       await waitIdle(page);
       assert.ok(await page.locator('#model-name').textContent(), 'the default sample opens from the cache');
-      if (nf.features.optimize) {
-        await page.click('#opt-run');
-        await page.waitForSelector('#opt-result:not([hidden])', { timeout: 120000 });
-        await waitIdle(page);
-        assert.ok((await page.locator('#log-table tbody tr').count()) >= 1);
-      } else {
-        await page.check('input[name="run-source"][value="random"]');
-        await page.click('#run-go');
-        await page.waitForSelector('#out-table tbody tr[data-output]');
-      }
+      await page.click('#opt-run');
+      await page.waitForSelector('#opt-result:not([hidden])', { timeout: 120000 });
+      await waitIdle(page);
+      assert.ok((await page.locator('#log-table tbody tr').count()) >= 1);
       await shot(page, '07-offline');
     });
 

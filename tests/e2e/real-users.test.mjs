@@ -13,7 +13,7 @@
 // - keyboard only: open -> optimize -> verify -> run -> download, focus on each result;
 // - phone (390 px): no horizontal scroll, stacked tables; offline badge counts cached samples and
 //   a sample opened once opens with the server stopped;
-// - the page's JavaScript stays within 200 KiB gzipped (CONVENTIONS section 9);
+// - the page's JavaScript stays within 200 KiB gzipped (docs/sizes.md);
 // - nothing leaves the page.
 // Screenshots at 1366x850 and 390x844 go to tests/artifacts/ (real-*.png).
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 // The optimizer's differential fuzzer: a random small valid graph (graph_gen.h) with seeded random
 // weights runs on seeded random inputs before and after optimize(), with the scalar reference
 // layers, and must give the same outputs (and kept blobs) within the optimizer's budget
-// (CONVENTIONS section 3: err = max|a-b| / max(max|ref|, 1e-6) <= 1e-4). The result must also be a
+// (docs/numbers.md: err = max|a-b| / max(max|ref|, 1e-6) <= 1e-4). The result must also be a
 // fixed point: optimizing it again rewrites nothing and writes the same files, and writing it,
 // reading that back and writing again gives the same .param and .bin bytes.
 #pragma once

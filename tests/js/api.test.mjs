@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  convReluBin, convReluExpected, convReluParam, dist, loadApi, noDist, randomUniform, smallNetParam,
+  convReluBin, convReluExpected, convReluParam, dist, distFixture, loadApi, needs, randomUniform, smallNetParam,
 } from './helpers.mjs';
 
 function assertCode(fn, code, re) {
@@ -19,7 +19,7 @@ function assertCode(fn, code, re) {
   });
 }
 
-test('init picks SIMD when the engine validates the probe, baseline on request', { skip: noDist }, async () => {
+test('init picks SIMD when the engine validates the probe, baseline on request', { skip: needs(distFixture) }, async () => {
   const { init, simdSupported } = await loadApi();
   assert.equal(simdSupported(), true, 'Node 20 supports wasm SIMD');
   const nf = await init();
@@ -27,7 +27,8 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
   const base = await init({ simd: false });
   assert.equal(base.build, 'base');
   assert.match(nf.version, /^\d+\.\d+\.\d+/);
-  assert.equal(typeof nf.features.optimize, 'boolean');
+  // every build has the optimizer, verify and ONNX import
+  assert.deepEqual({ ...nf.features }, { optimize: true, verify: true, onnx: true });
   // the .wasm located explicitly: wasmPaths (folder), locateFile, wasmBinary
   const viaPaths = await init({ simd: false, wasmPaths: pathToFileURL(dist + '/').href });
   assert.equal(viaPaths.build, 'base');
@@ -45,7 +46,7 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
 for (const simd of [undefined, false]) {
   const flavour = simd === false ? 'base' : 'simd';
 
-  test(`[${flavour}] run: hand-computed conv+relu, every input form`, { skip: noDist }, async () => {
+  test(`[${flavour}] run: hand-computed conv+relu, every input form`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     assert.equal(nf.build, flavour);
@@ -74,7 +75,7 @@ for (const simd of [undefined, false]) {
     m2.dispose();
   });
 
-  test(`[${flavour}] randomInputs follow the documented PRNG; random weights are seeded`, { skip: noDist }, async () => {
+  test(`[${flavour}] randomInputs follow the documented PRNG; random weights are seeded`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null, { seed: 3 });
@@ -103,7 +104,7 @@ for (const simd of [undefined, false]) {
     for (const x of [m, same, other]) x.dispose();
   });
 
-  test(`[${flavour}] info, graph, toNcnn round trip, fp16`, { skip: noDist }, async () => {
+  test(`[${flavour}] info, graph, toNcnn round trip, fp16`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null, { seed: 9 });
@@ -144,7 +145,7 @@ for (const simd of [undefined, false]) {
     for (const x of [m, back, back16]) x.dispose();
   });
 
-  test(`[${flavour}] profile with progress and cancellation`, { skip: noDist }, async () => {
+  test(`[${flavour}] profile with progress and cancellation`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null);
@@ -166,13 +167,10 @@ for (const simd of [undefined, false]) {
     m.dispose();
   });
 
-  test(`[${flavour}] optimize, verify, loadOnnx say when the build lacks them`, { skip: noDist }, async () => {
+  test(`[${flavour}] optimize and verify refuse bad arguments and leave the model usable`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(smallNetParam, null);
-    if (!nf.features.optimize) assertCode(() => m.optimize({ fp16: true }), 'unsupported', /not available in this build/);
-    if (!nf.features.verify) assertCode(() => nf.verify(m, m, { seed: 1 }), 'unsupported', /not available in this build/);
-    if (!nf.features.onnx) assertCode(() => nf.loadOnnx(new Uint8Array([8, 7])), 'unsupported', /not available in this build/);
     assertCode(() => m.optimize({ passes: 'all' }), 'invalid_argument');
     assertCode(() => nf.verify(m, {}), 'invalid_argument');
     // the model is unaffected
@@ -180,7 +178,7 @@ for (const simd of [undefined, false]) {
     m.dispose();
   });
 
-  test(`[${flavour}] input shapes: undeclared inputs, setInputShapes, explicit shapes`, { skip: noDist }, async () => {
+  test(`[${flavour}] input shapes: undeclared inputs, setInputShapes, explicit shapes`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const undeclared = '7767517\n2 2\nInput data 0 1 data\nReLU relu 1 1 data out\n';
@@ -202,7 +200,7 @@ for (const simd of [undefined, false]) {
     withShape.dispose();
   });
 
-  test(`[${flavour}] errors: bad bytes, wrong inputs, use after dispose`, { skip: noDist }, async () => {
+  test(`[${flavour}] errors: bad bytes, wrong inputs, use after dispose`, { skip: needs(distFixture) }, async () => {
     const { init, NnfoldError } = await loadApi();
     const nf = await init({ simd });
     assertCode(() => nf.loadNcnn('garbage', null), 'invalid_model', /7767517/);
@@ -247,7 +245,7 @@ for (const simd of [undefined, false]) {
     assert.ok(new NnfoldError('internal', 'x') instanceof Error);
   });
 
-  test(`[${flavour}] Symbol.dispose and heap stats`, { skip: noDist }, async () => {
+  test(`[${flavour}] Symbol.dispose and heap stats`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     nf.loadNcnn(smallNetParam, null).dispose(); // first use sets up the layer registry (kept)
@@ -266,10 +264,9 @@ for (const simd of [undefined, false]) {
 
   // ONNX through the package: a tf2onnx-style NHWC input (Transpose absorbed) into Conv 1x1 +
   // Relu, plus the conv output as a second output. Values by hand from the weights.
-  test(`[${flavour}] ONNX: the ONNX interface, run, randomInputs, optimize, toNcnn ioJson round trip`, { skip: noDist }, async () => {
+  test(`[${flavour}] ONNX: the ONNX interface, run, randomInputs, optimize, toNcnn ioJson round trip`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
-    assert.equal(nf.features.onnx, true);
     const { makeModel, tensor } = await import('./onnx/harness.mjs');
     const w = [1, -1, 0.5, 0.25, 2, -0.5], b = [0.5, -1];
     const bytes = makeModel({

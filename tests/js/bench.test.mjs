@@ -1,18 +1,18 @@
 // `npm run bench` (tests/bench/bench.mjs) in its smoke setting: --json --runs 1 on the smallest zoo
 // model. Checks the one JSON object's schema (every value present, numbers finite and positive, the
-// two package flavours both timed), never the timings themselves. Skips without dist/ or the zoo.
+// two package flavours both timed), never the timings themselves. Needs dist/ and the zoo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { haveZoo, noDist, root } from './helpers.mjs';
+import { distFixture, needs, root, zooFixture } from './helpers.mjs';
 
 const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
 const finitePos = (x) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 test('npm run bench --json --runs 1 prints one object with the documented schema', {
-  skip: noDist || (!haveZoo && 'no model zoo at ../shared/zoo'),
+  skip: needs(distFixture, zooFixture),
   timeout: 300000,
 }, () => {
   const out = execFileSync(process.execPath,

@@ -2,18 +2,17 @@
 // stdout, stderr and exit codes for help, usage errors and bad input, and byte-identical files
 // (randomize, convert, run .f32 outputs) on every zoo model this build loads. The runs use the
 // baseline flavour and the SIMD flavour with --no-simd: the same scalar arithmetic as native
-// (CONVENTIONS section 3's 1e-5 budget covers what may differ; here nothing does).
+// (docs/numbers.md's 1e-5 budget covers what may differ; here nothing does).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { convReluBin, convReluParam, noDist, root, smallNetParam, zoo, zooModels, zooShapes } from './helpers.mjs';
+import { convReluBin, convReluParam, distFixture, nativeCliFixture, needs, root, smallNetParam, zoo, zooFixture, zooModels, zooShapes } from './helpers.mjs';
 
 const nativeBin = path.join(root, 'build/nnfold');
-const haveNative = fs.existsSync(nativeBin);
-const skip = noDist || (!haveNative && 'build/nnfold (native CLI) is not built');
+const skip = needs(distFixture, nativeCliFixture);
 
 function cli(which, args, opts = {}) {
   const [cmd, pre] = which === 'native' ? [nativeBin, []] : [process.execPath, [path.join(root, 'bin/nnfold.mjs')]];
@@ -98,7 +97,7 @@ test('inline models: info, run with given inputs and intermediate outputs, conve
   }
 });
 
-test('zoo models: randomize, convert and run give the native bytes', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 900000 }, async (t) => {
+test('zoo models: randomize, convert and run give the native bytes', { skip: needs(distFixture, nativeCliFixture, zooFixture), timeout: 900000 }, async (t) => {
   let compared = 0;
   for (const model of zooModels()) {
     const param = path.join(zoo, model + '.param');
@@ -162,7 +161,7 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: ski
 // to the native CLI on every zoo model this build loads, fp32 and fp16 storage. (The zoo files come
 // out of ncnnoptimize already, so most have nothing left to rewrite: the fp16 files still differ
 // from the input, and the optimizer's own tests cover the rewrites.)
-test('zoo models: optimize gives the native bytes, log and report', { skip: skip || (zooModels().length === 0 && 'no ../shared/zoo'), timeout: 1800000 }, async (t) => {
+test('zoo models: optimize gives the native bytes, log and report', { skip: needs(distFixture, nativeCliFixture, zooFixture), timeout: 1800000 }, async (t) => {
   let compared = 0;
   for (const model of zooModels()) {
     const param = path.join(zoo, model + '.param');

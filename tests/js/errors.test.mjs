@@ -1,15 +1,15 @@
-// Errors at the JavaScript boundary (CONVENTIONS section 2): thousands of failures of every kind
+// Errors at the JavaScript boundary (docs/errors.md): thousands of failures of every kind
 // leave the module healthy (exceptions are caught in C++ and returned as values; a 3.1.6 build
 // without exception catching would corrupt its stack after a few thousand), and memory exhaustion
 // is a resource_limit error, not an abort.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { convReluBin, convReluExpected, convReluParam, loadApi, noDist } from './helpers.mjs';
+import { convReluBin, convReluExpected, convReluParam, loadApi, distFixture, needs } from './helpers.mjs';
 
 const x = new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]);
 
 for (const simd of [undefined, false]) {
-  test(`[${simd === false ? 'base' : 'simd'}] 4,000 failures, then a correct run`, { skip: noDist }, async () => {
+  test(`[${simd === false ? 'base' : 'simd'}] 4,000 failures, then a correct run`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const m = nf.loadNcnn(convReluParam, convReluBin());
@@ -47,7 +47,7 @@ for (const simd of [undefined, false]) {
   });
 }
 
-test('tensor limits: a huge input shape is resource_limit before anything is allocated', { skip: noDist }, async () => {
+test('tensor limits: a huge input shape is resource_limit before anything is allocated', { skip: needs(distFixture) }, async () => {
   const { init } = await loadApi();
   const nf = await init({ simd: false });
   const m = nf.loadNcnn('7767517\n2 2\nInput data 0 1 data\nReLU relu 1 1 data out\n', null);
@@ -58,7 +58,7 @@ test('tensor limits: a huge input shape is resource_limit before anything is all
   m.dispose();
 });
 
-test('a full WebAssembly heap is resource_limit, and the module recovers', { skip: noDist, timeout: 180000 }, async () => {
+test('a full WebAssembly heap is resource_limit, and the module recovers', { skip: needs(distFixture), timeout: 180000 }, async () => {
   const { init } = await loadApi();
   const nf = await init({ simd: false });
   // 1 GiB of fp32 weights per model: the 4 GB heap cannot hold the third copy

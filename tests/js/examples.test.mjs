@@ -1,5 +1,5 @@
 // examples/node-optimize.mjs end to end: writes a model that loads back and gives the same outputs
-// (the optimizer is used when the build has it; the error budget is CONVENTIONS section 3's 1e-4,
+// (the optimizer is used when the build has it; the error budget is docs/numbers.md's 1e-4,
 // fp16 storage adds 1e-2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadApi, noDist, root, smallNetParam } from './helpers.mjs';
+import { loadApi, distFixture, needs, root, smallNetParam } from './helpers.mjs';
 
-test('examples/node-optimize.mjs writes a model equivalent to its input', { skip: noDist }, async () => {
+test('examples/node-optimize.mjs writes a model equivalent to its input', { skip: needs(distFixture) }, async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-example-'));
   try {
     const { init } = await loadApi();

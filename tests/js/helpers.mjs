@@ -1,14 +1,63 @@
 // Shared pieces of the package tests: paths, small models, the documented PRNG written out again,
-// and a check that dist/ is built (tests/run_all.sh assembles it after the wasm builds).
+// and the fixtures tests need from outside the repository (dist/, the model zoo, ...).
 import fs from 'node:fs';
 import path from 'node:path';
+import { test } from 'node:test';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const dist = path.join(root, 'dist');
-export const zoo = path.resolve(root, '../shared/zoo/ncnn');
-export const haveZoo = fs.existsSync(zoo);
+export const zoo = path.resolve(root, process.env.NNFOLD_ZOO_DIR ?? '../shared/zoo/ncnn');
+export const haveZoo = fs.existsSync(zoo) && fs.readdirSync(zoo).some((f) => f.endsWith('.param'));
 export const haveDist = ['index.mjs', 'nnfold-simd.wasm', 'nnfold-base.wasm'].every((f) => fs.existsSync(path.join(dist, f)));
-export const noDist = !haveDist && 'dist/ is not built (npm run build)';
+
+// Missing fixtures never pass silently. `needs(...fixtures)` is a test's `skip` option: false when
+// every fixture is present; otherwise a reason naming what is missing and how to get it. Locally
+// the test is skipped with that reason. Under CI (CI=true or CI=1) the test is skipped as well and a
+// test named "missing fixture: ..." that fails is registered (once per fixture and file), so the run
+// fails naming the fixture instead of passing with skips.
+export const onCI = process.env.CI === 'true' || process.env.CI === '1';
+
+export function fixture(what, present, how) {
+  return { what, present: !!present, how };
+}
+
+export function missingFixtureMessage(f) {
+  return `missing fixture: ${f.what}; to get it: ${f.how}`;
+}
+
+const reportedOnCI = new Set();
+
+export function needs(...fixtures) {
+  const missing = fixtures.filter((f) => !f.present);
+  if (!missing.length) return false;
+  if (onCI) {
+    for (const f of missing) {
+      if (reportedOnCI.has(f.what)) continue;
+      reportedOnCI.add(f.what);
+      test(`missing fixture: ${f.what}`, () => { throw new Error(`${missingFixtureMessage(f)} (CI)`); });
+    }
+  }
+  return missing.map(missingFixtureMessage).join(' | ');
+}
+
+// The same rule inside a running test (for a subtest or a check that needs the fixture): locally
+// skips `t` with the reason, under CI throws it.
+export function skipOrFail(t, f) {
+  if (onCI) throw new Error(`${missingFixtureMessage(f)} (CI)`);
+  t.skip(missingFixtureMessage(f));
+}
+
+export const distFixture = fixture('dist/ (the assembled npm package: index.mjs and both .wasm flavours)', haveDist,
+  'build both wasm flavours and run `node wasm/assemble.mjs` (`npm run build`; tests/run_all.sh shows every step)');
+export const zooFixture = fixture(`the ncnn model zoo (.param files) at ${zoo}`, haveZoo,
+  "copy the .param files of ncnn's benchmark/ folder (github.com/Tencent/ncnn) there, or set NNFOLD_ZOO_DIR");
+export const nativeCliFixture = fixture(`the native CLI at ${path.join(root, 'build/nnfold')}`, fs.existsSync(path.join(root, 'build/nnfold')),
+  'cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build --target nnfold');
+// A package from package.json's devDependencies under node_modules/.
+export function devDependencyFixture(what, file) {
+  return fixture(`${what} (${path.relative(root, file)})`, fs.existsSync(file), 'npm install (or npm ci) in the repository');
+}
+
 
 export async function loadApi() {
   return import(path.join(dist, 'index.mjs'));

@@ -4,20 +4,18 @@
 // 1,000.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadApi, noDist, smallNetParam } from './helpers.mjs';
+import { loadApi, distFixture, needs, smallNetParam } from './helpers.mjs';
 
 const kBound = 64 * 1024;
 
 for (const simd of [undefined, false]) {
-  test(`[${simd === false ? 'base' : 'simd'}] 1,000 load/optimize/run/dispose cycles do not leak`, { skip: noDist }, async () => {
+  test(`[${simd === false ? 'base' : 'simd'}] 1,000 load/optimize/run/dispose cycles do not leak`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();
     const nf = await init({ simd });
     const cycle = (i) => {
       const m = nf.loadNcnn(smallNetParam, null, { seed: i });
-      if (nf.features.optimize) {
-        const report = m.optimize();
-        assert.equal(report.after.layers, report.before.layers - 1); // ReLU fused into conv
-      }
+      const report = m.optimize();
+      assert.equal(report.after.layers, report.before.layers - 1); // ReLU fused into conv
       const out = m.run(nf.randomInputs(m, i));
       assert.equal(out.prob.data.length, 10);
       m.toNcnn();

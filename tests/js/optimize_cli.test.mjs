@@ -1,5 +1,5 @@
-// The native `nnfold optimize` and `nnfold verify` commands: help, exit codes (CONVENTIONS section 2:
-// 0 ok, 1 bad input or failed check, 2 usage), the report JSON schema (CONVENTIONS section 5),
+// The native `nnfold optimize` and `nnfold verify` commands: help, exit codes (docs/errors.md:
+// 0 ok, 1 bad input or failed check, 2 usage), the report JSON schema (docs/optimizer.md),
 // one stderr line per rewrite, byte-identical outputs for the same seed, fp16 storage, cut
 // ranges, and optimize -> verify on a zoo model. Needs build/nnfold (tests/run_all.sh builds it).
 import { test } from 'node:test';
@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const root = path.resolve(import.meta.dirname, '../..');
+import { distFixture, needs, root, zoo, zooFixture } from './helpers.mjs';
+
 const nnfold = path.join(root, 'build/nnfold');
-const zoo = path.resolve(root, '../shared/zoo/ncnn');
 
 function run(args) {
   const r = spawnSync(nnfold, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -179,7 +179,7 @@ test('fp16 storage (flag 1 or 65536) and cut ranges', () => {
   assert.match(text2, /^InnerProduct\s+fc\s+1 1 g out/m);
 });
 
-test('optimize then verify a zoo model', { skip: !fs.existsSync(zoo) && 'no ../shared/zoo' }, () => {
+test('optimize then verify a zoo model', { skip: needs(zooFixture) }, () => {
   const dir = tmp();
   const o = (f) => path.join(dir, f);
   const model = path.join(zoo, 'mobilenet.param');
@@ -191,7 +191,6 @@ test('optimize then verify a zoo model', { skip: !fs.existsSync(zoo) && 'no ../s
 });
 
 // The npm CLI (bin/nnfold.mjs on the wasm module) prints and writes what the native one does.
-const distReady = ['index.mjs', 'nnfold-simd.wasm', 'nnfold-base.wasm'].every((f) => fs.existsSync(path.join(root, 'dist', f)));
 
 function npm(args, cwd) {
   const r = spawnSync(process.execPath, [path.join(root, 'bin/nnfold.mjs'), ...args],
@@ -203,7 +202,7 @@ function nat(args, cwd) {
   return { code: r.status, out: r.stdout.toString('latin1'), err: r.stderr.toString('latin1') };
 }
 
-test('npm CLI optimize and verify match the native CLI', { skip: !distReady && 'dist/ is not built (npm run build)' }, () => {
+test('npm CLI optimize and verify match the native CLI', { skip: needs(distFixture) }, () => {
   const dir = tmp();
   fs.writeFileSync(path.join(dir, 'm.param'), smallNet);
   fs.writeFileSync(path.join(dir, 'nos.param'), smallNet.replace('0=7 1=6 2=3', ''));
@@ -242,7 +241,7 @@ test('npm CLI optimize and verify match the native CLI', { skip: !distReady && '
       const vn = nat(args, dir), vj = npm(args, dir);
       assert.equal(vj.code, vn.code, args.join(' '));
       // errors agree to 5 significant digits (native libm vs the wasm one may differ in the last
-      // bits: CONVENTIONS section 3); everything else in the text is identical
+      // bits: docs/numbers.md); everything else in the text is identical
       const digits = (s) => s.replace(/-?\d+\.\d+(e[-+]?\d+)?/gi, (x) => Number(x).toPrecision(5));
       assert.equal(digits(vj.out), digits(vn.out), args.join(' '));
       assert.equal(digits(vj.err), digits(vn.err), args.join(' '));

@@ -3,7 +3,7 @@
 // registry page and a user need, and installed offline into an empty folder (the package has no
 // runtime dependencies) it imports by name from ES modules, CommonJS (`require`) and
 // worker_threads, runs a model in Node, and its `nnfold` bin works. Also the download budget of a
-// page that uses dist/ as it is (CONVENTIONS section 9); tests/bundlers measures bundled pages.
+// page that uses dist/ as it is (docs/sizes.md); tests/bundlers measures bundled pages.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import { convReluBin, convReluExpected, convReluParam, dist, noDist, root } from './helpers.mjs';
+import { convReluBin, convReluExpected, convReluParam, dist, distFixture, haveDist, needs, root } from './helpers.mjs';
 
-// CONVENTIONS section 9: a page downloads one .wasm flavour (at most 768 KiB gzipped) and at most
+// docs/sizes.md: a page downloads one .wasm flavour (at most 768 KiB gzipped) and at most
 // 200 KiB gzipped of JavaScript.
 const kWasmGzipBudget = 768 * 1024;
 const kJsGzipBudget = 200 * 1024;
@@ -25,7 +25,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 
 let tmp, packed, app;
 before(() => {
-  if (noDist) return;
+  if (!haveDist) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-pack-'));
   packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], root))[0];
   app = path.join(tmp, 'app');
@@ -63,7 +63,7 @@ test('package.json: publishable, licensed, linked, with the .wasm files exported
   assert.match(fs.readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8'), /## Versioning policy[\s\S]*JavaScript API[\s\S]*CLI[\s\S]*\.io\.json/);
 });
 
-test('npm pack: exactly the whitelisted files, none pointing to a missing one; npm publish --dry-run passes', { skip: noDist, timeout: 120000 }, () => {
+test('npm pack: exactly the whitelisted files, none pointing to a missing one; npm publish --dry-run passes', { skip: needs(distFixture), timeout: 120000 }, () => {
   const files = packed.files.map((f) => f.path).sort();
   // npm adds package.json, README.md and LICENSE itself; everything else comes from "files"
   const listed = (f) => ['package.json', 'README.md', 'LICENSE'].includes(f) ||
@@ -103,7 +103,7 @@ test('npm pack: exactly the whitelisted files, none pointing to a missing one; n
 // What makes bundlers work without configuration (docs/development.md): one literal
 // new URL('./nnfold-<flavour>.wasm', import.meta.url) per flavour, literal dynamic imports of the
 // glue, and no import of a Node built-in anywhere in the shipped JavaScript.
-test('dist/ JavaScript: literal asset URLs, no Node built-in imports', { skip: noDist }, () => {
+test('dist/ JavaScript: literal asset URLs, no Node built-in imports', { skip: needs(distFixture) }, () => {
   const index = fs.readFileSync(path.join(dist, 'index.mjs'), 'utf8');
   for (const flavour of ['simd', 'base']) {
     assert.equal(index.split(`new URL('./nnfold-${flavour}.wasm', import.meta.url)`).length - 1, 1, `one literal URL for nnfold-${flavour}.wasm`);
@@ -117,7 +117,7 @@ test('dist/ JavaScript: literal asset URLs, no Node built-in imports', { skip: n
   }
 });
 
-test('installed from the tarball: ES module import by name runs a model', { skip: noDist }, () => {
+test('installed from the tarball: ES module import by name runs a model', { skip: needs(distFixture) }, () => {
   const r = node('main.mjs', `
     import fs from 'node:fs';
     import init from 'nnfold';
@@ -140,7 +140,7 @@ test('installed from the tarball: ES module import by name runs a model', { skip
   assert.match(e.message, /file:\/\/\/nonexistent\/nnfold-simd\.wasm.*wasmPaths.*locateFile/);
 });
 
-test('installed from the tarball: CommonJS require(\'nnfold\') (Node >= 20.19)', { skip: noDist }, () => {
+test('installed from the tarball: CommonJS require(\'nnfold\') (Node >= 20.19)', { skip: needs(distFixture) }, () => {
   const r = node('main.cjs', `
     const fs = require('node:fs');
     const { init, NnfoldError } = require('nnfold');
@@ -161,7 +161,7 @@ test('installed from the tarball: CommonJS require(\'nnfold\') (Node >= 20.19)',
   assert.deepEqual(r.wasm, ['simd', 'base'].map((f) => fs.statSync(path.join(dist, `nnfold-${f}.wasm`)).size));
 });
 
-test('installed from the tarball: in a worker_threads Worker', { skip: noDist }, () => {
+test('installed from the tarball: in a worker_threads Worker', { skip: needs(distFixture) }, () => {
   fs.writeFileSync(path.join(app, 'thread.mjs'), `
     import fs from 'node:fs';
     import { parentPort } from 'node:worker_threads';
@@ -182,14 +182,14 @@ test('installed from the tarball: in a worker_threads Worker', { skip: noDist },
   assert.deepEqual(r.out, expected);
 });
 
-test('installed from the tarball: the nnfold bin', { skip: noDist }, () => {
+test('installed from the tarball: the nnfold bin', { skip: needs(distFixture) }, () => {
   const bin = path.join(app, 'node_modules/.bin/nnfold');
   assert.match(execFileSync(bin, ['--version'], { encoding: 'utf8' }), /^nnfold \d+\.\d+\.\d+\n$/);
   const info = JSON.parse(execFileSync(bin, ['info', 'model.param', 'model.bin', '--json'], { cwd: app, encoding: 'utf8' }));
   assert.equal(info.layers, 3);
 });
 
-test('a page using dist/ unbundled downloads one .wasm and its JS within the budget', { skip: noDist }, (t) => {
+test('a page using dist/ unbundled downloads one .wasm and its JS within the budget', { skip: needs(distFixture) }, (t) => {
   for (const flavour of ['simd', 'base']) {
     const wasm = gz(path.join(dist, `nnfold-${flavour}.wasm`));
     const js = gz(path.join(dist, 'index.mjs')) + gz(path.join(dist, `nnfold-${flavour}.mjs`));

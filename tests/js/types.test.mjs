@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dist, root } from './helpers.mjs';
+import { devDependencyFixture, dist, fixture, needs, root } from './helpers.mjs';
 
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-const haveTypes = fs.existsSync(path.join(dist, 'index.d.ts'));
-const skip = (!fs.existsSync(tsc) && 'typescript not installed') || (!haveTypes && 'dist/ not built');
+const types = fixture('dist/index.d.ts', fs.existsSync(path.join(dist, 'index.d.ts')), 'node wasm/assemble.mjs (npm run build)');
+const skip = needs(devDependencyFixture('typescript', tsc), types);
 const dir = path.join(root, 'tests/js/types');
 
 for (const config of fs.readdirSync(dir).filter((f) => /^tsconfig.*\.json$/.test(f)).sort()) {

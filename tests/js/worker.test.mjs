@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { convReluExpected, noDist, root } from './helpers.mjs';
+import { convReluExpected, distFixture, fixture, needs, root } from './helpers.mjs';
 
 const chromium = '/usr/bin/chromium';
 let playwright = null;
@@ -15,7 +15,8 @@ try {
 } catch {
   playwright = null;
 }
-const skip = noDist || (!fs.existsSync(chromium) && 'no /usr/bin/chromium') || (!playwright && 'no playwright-core');
+const skip = needs(distFixture, fixture(`Chromium at ${chromium}`, fs.existsSync(chromium), 'apt-get install chromium'),
+  fixture('playwright-core (node_modules)', playwright, 'npm install (or npm ci) in the repository'));
 
 const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 

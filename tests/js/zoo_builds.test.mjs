@@ -1,9 +1,9 @@
 // Every fp32 zoo model (random weights, seed 1) runs in the native CLI and in the wasm builds of
-// the same CLI under Node; outputs agree within CONVENTIONS section 3's budgets:
+// the same CLI under Node; outputs agree within docs/numbers.md's budgets:
 //   native vs wasm baseline (same arithmetic)        1e-5
 //   wasm baseline vs wasm SIMD (reordered sums, fast exp, Winograd)  1e-4 + 1e-3
 // Detection heads are compared on the tensors they consume (near-ties flip the final selection).
-// Skips when ../shared/zoo is absent; needs build/, build-wasm-base/ and build-wasm-simd/ (tests/run_all.sh).
+// Needs the zoo (tests/js/helpers.mjs zooFixture), build/, build-wasm-base/ and build-wasm-simd/ (tests/run_all.sh).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const zoo = path.resolve(root, '../shared/zoo/ncnn');
+import { haveZoo, needs, root, zoo, zooFixture } from './helpers.mjs';
+
 const runners = {
   native: [path.join(root, 'build/nnfold')],
   base: ['/usr/bin/node', '--no-experimental-fetch', path.join(root, 'build-wasm-base/nnfold.js')],
@@ -48,10 +48,9 @@ function readF32(file) {
   return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
 }
 
-const haveZoo = fs.existsSync(zoo);
 const models = haveZoo ? fs.readdirSync(zoo).filter((f) => f.endsWith('.param') && !f.includes('int8')).map((f) => f.slice(0, -6)) : [];
 
-test('zoo models agree across native, wasm baseline and wasm SIMD builds', { skip: !haveZoo && 'no ../shared/zoo' }, async (t) => {
+test('zoo models agree across native, wasm baseline and wasm SIMD builds', { skip: needs(zooFixture) }, async (t) => {
   for (const w of Object.values(runners)) {
     const bin = w[w.length - 1];
     assert.ok(fs.existsSync(bin), `${bin} missing: run tests/run_all.sh (it builds all flavours first)`);

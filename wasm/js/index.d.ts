@@ -1,5 +1,5 @@
 // Types of the nnfold npm package (dist/index.mjs). Shapes are listed outermost first
-// ([c, h, w] for an ncnn blob), as everywhere in nnfold (CONVENTIONS section 4).
+// ([c, h, w] for an ncnn blob), as everywhere in nnfold (docs/shapes-and-files.md).
 
 /**
  * `code` of every error the package throws: the C++ core's error codes (`error_code_name`).
@@ -218,7 +218,7 @@ export interface OptimizeOptions {
   onProgress?: ProgressCallback | undefined;
 }
 
-/** The optimizer's report (CONVENTIONS section 5), the same JSON as `nnfold optimize --report`. */
+/** The optimizer's report (docs/optimizer.md), the same JSON as `nnfold optimize --report`. */
 export interface OptimizeReport {
   /** nnfold's version. */
   version: string;
@@ -241,7 +241,7 @@ export interface VerifyOptions {
   onProgress?: ProgressCallback | undefined;
 }
 
-/** One compared blob of `nf.verify()`: shapes outermost first, err per CONVENTIONS section 3. */
+/** One compared blob of `nf.verify()`: shapes outermost first, err per docs/numbers.md. */
 export interface VerifyBlob {
   name: string;
   shape_a: number[] | null;
@@ -253,7 +253,7 @@ export interface VerifyBlob {
   note?: string;
 }
 
-/** `nf.verify()`: per-output error (CONVENTIONS section 3) and where the models first diverge. */
+/** `nf.verify()`: per-output error (docs/numbers.md) and where the models first diverge. */
 export interface VerifyReport {
   passed: boolean;
   tolerance: number;
@@ -274,7 +274,7 @@ export interface NcnnFiles {
   bin: Uint8Array;
   /**
    * For an ONNX import (or a model loaded with `ioJson`): the `.io.json` text to write beside the
-   * `.param` (CONVENTIONS section 4); `null` for a plain ncnn model.
+   * `.param` (docs/shapes-and-files.md); `null` for a plain ncnn model.
    */
   ioJson: string | null;
   warnings: string[];
@@ -338,7 +338,7 @@ export interface Nnfold {
   readonly features: { readonly optimize: boolean; readonly verify: boolean; readonly onnx: boolean };
   /**
    * Loads an ncnn model: `.param` text (string or bytes) and `.bin` bytes, or `null` for nnfold's
-   * seeded random weights (CONVENTIONS section 3).
+   * seeded random weights (docs/numbers.md).
    */
   loadNcnn(param: string | Uint8Array | ArrayBuffer, bin?: Uint8Array | ArrayBuffer | null, options?: LoadOptions): Model;
   /**

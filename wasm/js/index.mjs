@@ -318,8 +318,8 @@ class Nnfold {
   }
 
   /**
-   * Runs two models on the same seeded random inputs and compares their outputs (CONVENTIONS
-   * section 3): per output error and the first layer where they diverge.
+   * Runs two models on the same seeded random inputs and compares their outputs (docs/numbers.md):
+   * per output error and the first layer where they diverge.
    */
   verify(a, b, options) {
     return JSON.parse(this._verifyJsonText(a, b, options));
@@ -341,7 +341,7 @@ class Nnfold {
     return pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), JSON.stringify(opts), pr.cb));
   }
 
-  /** Seeded random inputs (CONVENTIONS section 3): U(-1, 1), one stream in input order. */
+  /** Seeded random inputs (docs/numbers.md): U(-1, 1), one stream in input order. */
   randomInputs(model, seed = 0) {
     if (!(model instanceof Model)) fail('invalid_argument', 'randomInputs(model, seed) takes a model');
     return model._randomInputs(checkSeed(seed));
@@ -432,7 +432,7 @@ class Model {
     return JSON.parse(this.#call('graphJson'));
   }
 
-  /** Runs the optimizer; returns its report (CONVENTIONS section 5). */
+  /** Runs the optimizer; returns its report (docs/optimizer.md). */
   optimize(options) {
     return JSON.parse(this._optimizeJsonText(options));
   }

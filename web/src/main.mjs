@@ -555,7 +555,7 @@ function renderSummary() {
   ];
   $('summary-table').tBodies[0].replaceChildren(...rows.map(([k, a, b, cls]) =>
     h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: 'num' }, a ?? '–'), h('td', { class: `num ${cls ?? ''}` }, b ?? '–'))));
-  // Shapes written one way (CONVENTIONS section 4): an ONNX model's inputs and outputs with the
+  // Shapes written one way (docs/shapes-and-files.md): an ONNX model's inputs and outputs with the
   // ONNX file's names and shapes (batch and layout included), an ncnn model's as ncnn blobs.
   const onnx = S.source.kind === 'onnx';
   $('io-table').tHead.rows[0].cells[2].textContent = onnx ? 'ONNX shape' : 'ncnn blob [c, h, w]';
@@ -610,8 +610,6 @@ function optimizeOptions() {
 }
 
 function renderOptimize() {
-  const f = S.info?.features;
-  show($('opt-unavailable'), !!f && !f.optimize);
   show($('opt-empty'), !S.opt);
   show($('opt-result'), !!S.opt);
   show($('log-box'), !!S.opt);
@@ -952,7 +950,7 @@ function renderVerify() {
   const verdict = $('verify-verdict');
   const tbody = $('verify-table').tBodies[0];
   if (!v) {
-    verdict.textContent = S.info?.features.verify ? '' : 'verify is not available in this build';
+    verdict.textContent = '';
     verdict.className = 'verdict';
     tbody.replaceChildren();
     show($('verify-divergence'), false);
@@ -1485,7 +1483,7 @@ async function download(which, part) {
   else if (part === 'bin') saveFile(`${stem}.bin`, f.bin);
   else if (part === 'io') {
     if (!f.ioJson) {
-      setError('download-error', 'This build of nnfold does not write .io.json files for imported models yet.');
+      setError('download-error', 'Only a model imported from ONNX has an .io.json: a plain ncnn model needs none.');
       return;
     }
     saveFile(`${stem}.io.json`, typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1), 'application/json');

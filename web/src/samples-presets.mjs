@@ -37,5 +37,5 @@ export const SAMPLE_PRESETS = [
   })),
 ];
 
-// Zoo inputs that declare no shape (CONVENTIONS section 4).
+// Zoo inputs that declare no shape (docs/shapes-and-files.md).
 export const ZOO_SHAPES = { vision_transformer: { input: [3, 384, 384] } };

@@ -57,12 +57,7 @@ function describe(model, extra = {}) {
 // Loads a model from the page's source description.
 function load(src, structureOnly = false) {
   const shapes = src.shapes && Object.keys(src.shapes).length ? src.shapes : undefined;
-  if (src.kind === 'onnx') {
-    if (!nf.features.onnx) {
-      fail('unsupported', 'this build of nnfold cannot import ONNX models yet (ONNX import is not available in this build)');
-    }
-    return nf.loadOnnx(src.onnx, { shapes });
-  }
+  if (src.kind === 'onnx') return nf.loadOnnx(src.onnx, { shapes });
   return nf.loadNcnn(src.param, src.bin ?? null, {
     seed: src.seed ?? 0,
     shapes,
@@ -75,7 +70,6 @@ function load(src, structureOnly = false) {
 // Names of the optimizer's passes, in pipeline order: the report of a full run lists every pass
 // that ran, so optimizing a two-layer model gives the list without a second source of truth.
 function passNames() {
-  if (!nf.features.optimize) return [];
   const m = nf.loadNcnn(PROBE_PARAM, null);
   try {
     return m.optimize({}).passes.map((p) => p.name);
@@ -202,8 +196,9 @@ const handlers = {
     return { report: m.profile(inputs, { runs: msg.runs ?? 5, onProgress: progressFor(id, 'profiling') }) };
   },
 
-  // Median wall time of `runs` runs of each model (after a time-based warm-up, so V8 has
-  // optimized the hot wasm functions: TOOLCHAIN "Measuring wasm speed").
+  // Median wall time of `runs` runs of each model, after a time-based warm-up: V8 first runs wasm
+  // with its baseline compiler and recompiles hot functions with TurboFan later, so early runs
+  // are slower than the steady state.
   bench(msg, id) {
     const runs = msg.runs;
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('invalid_argument', 'runs must be an integer from 1 to 1000');
@@ -306,7 +301,7 @@ const handlers = {
   files(msg) {
     const m = model(msg.which);
     const f = m.toNcnn(msg.fp16 === undefined ? undefined : { fp16: !!msg.fp16 });
-    // ONNX-imported models also describe their original inputs/outputs (CONVENTIONS section 4)
+    // ONNX-imported models also describe their original inputs/outputs (docs/shapes-and-files.md)
     const io = f.ioJson ?? f.io_json ?? f.io ?? null;
     return {
       param: f.paramBytes,

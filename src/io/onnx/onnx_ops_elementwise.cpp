@@ -1,6 +1,6 @@
 // Elementwise ONNX operators -> ncnn layers (as onnx2ncnn maps them, Tencent/ncnn
 // tools/onnx/onnx2ncnn.cpp): activations, UnaryOp, BinaryOp; comparisons and Where become the
-// nnfold extension layers nnfold.Compare / nnfold.Where (CONVENTIONS section 6).
+// nnfold extension layers nnfold.Compare / nnfold.Where (docs/extension-layers.md).
 //
 // Broadcasting: ncnn's BinaryOp broadcasts numpy-style only between blobs of the same rank
 // (docs/developer-guide/binaryop-broadcasting.md; a lower-rank B is aligned to the *outer* axes,

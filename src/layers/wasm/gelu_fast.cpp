@@ -1,6 +1,6 @@
 // GELU_fast: GELU (layers/gelu.h), both of ncnn's forms, with the kernels' exp and an erf
 // polynomial (kernels/activation.h f32_gelu_inplace): within 1e-6 of the reference relative to the
-// largest output (CONVENTIONS section 3 allows 1e-4).
+// largest output (docs/numbers.md allows 1e-4).
 #include "kernels/activation.h"
 #include "layers/gelu.h"
 #include "layers/wasm/fast_common.h"

@@ -7,7 +7,7 @@
 //   y^T [Q][S] = Wo x O^T (+ bo per row), transposed into y [S][Q].
 // Every GEMM element is its initial value (bias or 0) plus the products in increasing k, which is
 // the reference's order, so the projections and the attention products match it bit for bit; the
-// softmax uses the kernels' exp and a lane-wise sum (within 1e-4, CONVENTIONS section 3).
+// softmax uses the kernels' exp and a lane-wise sum (within 1e-4, docs/numbers.md).
 #include <algorithm>
 #include <utility>
 

@@ -2,7 +2,7 @@
 // Convolution on edge shapes: 1, 3, 4, 5, 17, 64 channels; 1, 2, 3, 7, 13 wide/high; kernels 1x1,
 // 3x3, 5x5, 7x7, 3x1; strides 1, 2, 3; dilation 2; explicit, asymmetric, -233 and -234 pads with a
 // pad value; every fused activation. Winograd (3x3 s1 with >= 16 channels) is held to 1e-3, the
-// rest to 1e-4 (CONVENTIONS section 3).
+// rest to 1e-4 (docs/numbers.md).
 #include "fast_harness.h"
 
 using namespace nnfold;

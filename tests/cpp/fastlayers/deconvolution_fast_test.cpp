@@ -1,7 +1,7 @@
 // Deconvolution_fast (GEMM + col2im) and DeconvolutionDepthWise_fast (direct depthwise, grouped
 // GEMM + col2im) against the reference layers: kernels, strides, dilations, output pads, explicit
 // and SAME cuts with output_w/h, every fused activation. Each output sums its terms tap by tap
-// instead of the reference's input-pixel order: CONVENTIONS' 1e-4.
+// instead of the reference's input-pixel order: docs/numbers.md's 1e-4.
 #include "fast_harness.h"
 
 using namespace nnfold;

@@ -1,6 +1,6 @@
 // Optimized layers (src/layers/wasm/) against the reference layers (src/layers/): both built from
 // the same params and the same seeded weights, run on the same seeded input, compared with the
-// CONVENTIONS section 3 measure. Also checks that the optimized layer is really the optimized
+// docs/numbers.md measure. Also checks that the optimized layer is really the optimized
 // class, that its output has the inferred shape and that it leaves its input untouched.
 #pragma once
 

@@ -2,7 +2,7 @@
 // cross-attention (q, k, v of other lengths and dims), 2D and per-head 3D masks, explicit scale,
 // sequence lengths and head sizes around the GEMM tiles (1, 3, 4, 5, 17 tokens; head sizes 1, 3, 4,
 // 16). Projections and products sum in the reference's order; the softmax's exp and lane-wise sum
-// differ: within 1e-4 (CONVENTIONS section 3).
+// differ: within 1e-4 (docs/numbers.md).
 #include "fast_harness.h"
 
 using namespace nnfold;

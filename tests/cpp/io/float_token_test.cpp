@@ -1,4 +1,4 @@
-// The .param float token rules (CONVENTIONS section 1), checked against a re-implementation of
+// The .param float token rules (docs/format.md), checked against a re-implementation of
 // ncnn's parser (io/float_token.cpp mirrors ncnn src/paramdict.cpp vstr_to_float).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// .param reading: ncnn's token and layout rules (CONVENTIONS section 1).
+// .param reading: ncnn's token and layout rules (docs/format.md).
 #include <gtest/gtest.h>
 
 #include "io/ncnn_io.h"
@@ -92,8 +92,7 @@ TEST(ParamReader, SplitNamesAvoidExistingNames) {
 }
 
 TEST(ParamReader, RealZooFilesParse) {
-    if (!test::have_zoo())
-        GTEST_SKIP() << "../shared/zoo not present";
+    NNFOLD_REQUIRE_ZOO();
     for (auto& path : test::zoo_params()) {
         Graph g;
         Warnings w;

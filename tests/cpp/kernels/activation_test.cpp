@@ -59,7 +59,7 @@ TEST(Activation, MatchesNcnnFormulas) {
             if (got == want)
                 continue;
             ASSERT_TRUE(p.type == 4 || p.type == 5) << "type " << p.type << " x " << x << " want " << want << " got " << got;
-            // the exp-based ones: within 1e-6 of ncnn's float formula in the CONVENTIONS measure
+            // the exp-based ones: within 1e-6 of ncnn's float formula in the docs/numbers.md measure
             // (ncnn's own float log(1 + e^x) is 0 below x = -16.6, so mish is compared absolutely)...
             EXPECT_LE(std::fabs((double)got - want), 1e-6 * std::fmax(1.0, std::fabs(want)))
                 << "type " << p.type << " x " << x << " want " << want << " got " << got;

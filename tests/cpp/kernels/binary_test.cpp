@@ -189,7 +189,7 @@ TEST(GeluKernel, BothFormsAccurateAndTwinsAgree) {
             maxref = std::fmax(maxref, std::fabs(want));
             worst = std::fmax(worst, std::fabs(s[i] - want));
         }
-        // CONVENTIONS section 3's measure over the probe range
+        // docs/numbers.md's measure over the probe range
         EXPECT_LE(worst / maxref, 2e-6) << (tanh_form ? "tanh form" : "erf form");
         // the tails: y -> x above, -> 0 below
         EXPECT_NEAR(gelu_scalar(40.f, tanh_form), 40.f, 1e-5);

@@ -33,7 +33,7 @@ inline void expect_same_bits(const float* want, const float* got, size_t n, cons
     EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << n << " elements differ";
 }
 
-// CONVENTIONS section 3: max|a - b| / max(max|want|, 1e-6) <= tol.
+// docs/numbers.md: max|a - b| / max(max|want|, 1e-6) <= tol.
 inline void expect_rel(const float* want, const float* got, size_t n, double tol, const std::string& what) {
     double maxref = 0, maxdiff = 0;
     size_t worst = 0;

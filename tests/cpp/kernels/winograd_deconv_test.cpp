@@ -1,6 +1,6 @@
 // Winograd F(4,3) pieces and the transposed-convolution kernels:
 //   - kernel + input transforms + per-position GEMMs + output transform against a direct 3x3
-//     convolution written here (CONVENTIONS' Winograd budget 1e-3; in practice ~1e-6), on tile
+//     convolution written here (docs/numbers.md's Winograd budget 1e-3; in practice ~1e-6), on tile
 //     grids with ragged edges and blocks that start mid-row;
 //   - in SIMD builds the SIMD input/output transforms against their scalar twins, bit for bit;
 //   - col2im and the depthwise deconvolution plane kernel against loops written here;

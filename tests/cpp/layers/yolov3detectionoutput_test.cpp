@@ -94,8 +94,7 @@ TEST(Yolov3DetectionOutput, MaskTokens) {
 }
 
 TEST(Yolov3DetectionOutput, ZooYolov4TinyHeadOnZeros) {
-    if (!test::have_zoo())
-        GTEST_SKIP() << "no zoo at " << test::zoo_dir();
+    NNFOLD_REQUIRE_ZOO();
     // the zoo's line as written (anchors and masks as stored), on all-zero heads: every cell and
     // anchor is a candidate of confidence 1/3 >= 0.3000001, at the cell centre with the anchor's
     // size over the net size (int)(33.6 * 13) = (int)(16.8 * 26) = 436

@@ -1,4 +1,4 @@
-// nnfold.Compare and nnfold.Where (CONVENTIONS section 6) against hand-computed values and an
+// nnfold.Compare and nnfold.Where (docs/extension-layers.md) against hand-computed values and an
 // independent broadcasting loop, on odd shapes, both broadcasting directions and scalar forms.
 #include <gtest/gtest.h>
 

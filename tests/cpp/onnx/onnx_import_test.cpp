@@ -471,7 +471,7 @@ TEST(OnnxImport, LayerNamesStayUniqueWhenNamesCollide) {
 
 TEST(OnnxImport, ErrorPathThousandsOfTimesThenASuccess) {
     // In the wasm builds a C++ exception that escaped would corrupt the module after some thousands
-    // of errors (CONVENTIONS section 2); protozero throws on every one of these.
+    // of errors (docs/errors.md); protozero throws on every one of these.
     const std::string model = small_model();
     const int n = test::sanitizer_build() ? 300 : 3000;
     for (int i = 0; i < n; i++) {

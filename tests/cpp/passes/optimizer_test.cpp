@@ -1,5 +1,5 @@
 // The optimizer driver and its API: pass selection, keep, input shapes, fixed point, report JSON
-// (CONVENTIONS section 5 schema), explain, progress and cancel, cutting, and verify.
+// (docs/optimizer.md schema), explain, progress and cancel, cutting, and verify.
 #include <nlohmann/json.hpp>
 
 #include "passes/cut.h"
@@ -135,7 +135,7 @@ TEST(Optimizer, ReportJsonSchema) {
     std::vector<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it)
         keys.push_back(it.key());
-    // keys in the order CONVENTIONS section 5 lists them (nlohmann::json sorts on parse: compare text)
+    // keys in the order docs/optimizer.md lists them (nlohmann::json sorts on parse: compare text)
     std::string text = report_json(o.report);
     EXPECT_LT(text.find("\"version\""), text.find("\"passes\""));
     EXPECT_LT(text.find("\"passes\""), text.find("\"skipped\""));

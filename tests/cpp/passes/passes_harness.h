@@ -1,5 +1,5 @@
 // Helpers for the optimizer tests: build a small model from inline .param text with random weights,
-// optimize a copy, and check that the copy computes the same outputs (CONVENTIONS section 3
+// optimize a copy, and check that the copy computes the same outputs (docs/numbers.md
 // measure, optimizer budget 1e-4) on seeded random inputs, with a straightforward Net run of each.
 #pragma once
 
@@ -21,13 +21,13 @@
 namespace nnfold {
 namespace pt {
 
-// Skips the calling test when a layer type it needs is not registered in this build (layers that
-// other parts of nnfold add).
+// Fails the calling test when a layer type it needs is not registered (every build registers every
+// layer type, so this names the type instead of crashing on a null factory).
 #define PT_REQUIRE_LAYERS(...)                                                        \
     do {                                                                               \
         for (const char* t_ : {__VA_ARGS__})                                           \
             if (!::nnfold::find_layer_type(t_))                                        \
-                GTEST_SKIP() << "layer type " << t_ << " is not registered in this build"; \
+                FAIL() << "layer type " << t_ << " is not registered in this build";       \
     } while (0)
 
 // A .param text from layer lines ("Type name nbottom ntop blobs... params..."): the magic and the

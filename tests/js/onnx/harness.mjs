@@ -1,5 +1,5 @@
 // Shared pieces of the ONNX import tests: a small ONNX model builder (protobufjs with the public
-// onnx.proto subset in onnx_proto.mjs), nnfold's seeded PRNG (CONVENTIONS section 3, mulberry32 as
+// onnx.proto subset in onnx_proto.mjs), nnfold's seeded PRNG (docs/numbers.md, mulberry32 as
 // documented in src/runtime/random.h), onnxruntime-node as the oracle, and the nnfold CLI runners
 // (native, and the wasm builds under Node).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -169,7 +169,7 @@ export function runNnfold(which, model, feeds, extraArgs = [], dir = tmpdir()) {
   return { out, summary, stderr: r.stderr };
 }
 
-// CONVENTIONS section 3: max|a-b| / max(max|ref|, 1e-6)
+// docs/numbers.md: max|a-b| / max(max|ref|, 1e-6)
 export function relErr(ref, got) {
   if (ref.length !== got.length) return Infinity;
   let maxRef = 0, maxDiff = 0;

@@ -1,5 +1,5 @@
 // Every supported ONNX operator (opsets 9-17): a small model built here, run by onnxruntime-node
-// (the oracle) and by nnfold on the same seeded inputs, err <= 1e-4 (CONVENTIONS section 3) on the
+// (the oracle) and by nnfold on the same seeded inputs, err <= 1e-4 (docs/numbers.md) on the
 // scalar builds and 1e-4 + 1e-4 + 1e-3 on the SIMD build. nnfold runs the .onnx directly in every
 // selected build (native, wasm baseline, wasm SIMD: the import runs in wasm too) and the native
 // build also converts to .param/.bin/.io.json and runs that.

@@ -1,5 +1,5 @@
 // The real trained ONNX models shipped in npm packages import, run and match onnxruntime-node on
-// the same seeded input (CONVENTIONS section 3: err <= 1e-4 for the scalar builds; the SIMD build
+// the same seeded input (docs/numbers.md: err <= 1e-4 for the scalar builds; the SIMD build
 // adds its kernel budgets), directly from the .onnx and after convert -> .param/.bin + .io.json.
 //   BlazeFace (tf2onnx, NHWC input absorbed, channel padding by Concat with constants)
 //   M-LSD (tf2onnx, NHWC, Split->Concat pads, Shape->Slice->Concat Resize sizes, Equal mask)
@@ -18,6 +18,7 @@ import path from 'node:path';
 import { decodeModel, encodeModel } from './onnx_proto.mjs';
 import ort from 'onnxruntime-node';
 import { Rng, numel, runOrt, runNnfold, nnfold, relErr, root, selectedRunners, tmpdir } from './harness.mjs';
+import { devDependencyFixture, needs } from '../helpers.mjs';
 
 // How much of the matrix each model runs by default (the reference layers are slow on the big
 // M-LSD variants; NNFOLD_FULL_MODELS=1 runs everything on every model):
@@ -46,7 +47,7 @@ function withExtraOutputs(bytes, extra) {
 for (const [pkg, file, tier0] of models) {
   const tier = fullEverywhere ? 'full' : tier0;
   const src = path.join(root, 'node_modules', pkg, 'ONNX', file);
-  test(`real model ${file}`, { skip: !fs.existsSync(src) && `${src} not installed` }, async (t) => {
+  test(`real model ${file}`, { skip: needs(devDependencyFixture(`${pkg}'s ${file}`, src)) }, async (t) => {
     const isMlsd = pkg === 'jp.keijiro.mlsd';
     let bytes = fs.readFileSync(src);
     if (isMlsd) bytes = withExtraOutputs(bytes, [MLSD_PRE_MASK]);
@@ -67,7 +68,7 @@ for (const [pkg, file, tier0] of models) {
     const noise = {};
     for (const name of Object.keys(ref)) noise[name] = relErr(ref[name].data, Float32Array.from(plain[name].data, Number));
 
-    // convert (native) to .param/.bin/.io.json, plain and optimized (CONVENTIONS section 5:
+    // convert (native) to .param/.bin/.io.json, plain and optimized (docs/optimizer.md:
     // optimizer before vs after adds 1e-4)
     const param = path.join(dir, 'model.param'), bin = path.join(dir, 'model.bin');
     nnfold('native', ['convert', onnxPath, param, bin]);

@@ -2,7 +2,7 @@
 // combination must either be refused with an error value (load_param, infer_shape) or run with
 // forward's output shapes equal to infer_shape's; forward fails exactly when infer_shape does.
 // Inputs sometimes carry inf, NaN, huge and subnormal values. Never a crash: the test to run
-// under ASan/UBSan (the sibling of robustness_layers1_test.cpp for this set of layers).
+// under ASan/UBSan (the sibling of random_params_conv_spatial_attention_test.cpp for this set of layers).
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
