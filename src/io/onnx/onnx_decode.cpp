@@ -151,57 +151,44 @@ int64_t read_int64(pbf_reader& r, const Context& ctx, const char* field) {
     return r.get_int64();
 }
 
-// A repeated varint field, packed (length-delimited) or not (one varint per occurrence).
-void read_varints(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field) {
+// A repeated varint field, packed (length-delimited) or not (one varint per occurrence); uint64
+// fields keep their bit pattern as int64.
+void read_varints(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field,
+                  bool is_unsigned = false) {
     if (r.wire_type() == pbf_wire_type::varint) {
-        out.push_back(r.get_int64());
+        out.push_back(is_unsigned ? (int64_t)r.get_uint64() : r.get_int64());
         return;
     }
     expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    auto range = r.get_packed_int64();
-    for (auto v : range)
-        out.push_back(v);
-}
-
-void read_uint64s(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::varint) {
-        out.push_back((int64_t)r.get_uint64());
-        return;
+    if (is_unsigned) {
+        for (auto v : r.get_packed_uint64())
+            out.push_back((int64_t)v);
+    } else {
+        for (auto v : r.get_packed_int64())
+            out.push_back(v);
     }
-    expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    auto range = r.get_packed_uint64();
-    for (auto v : range)
-        out.push_back((int64_t)v);
 }
 
-void read_floats(pbf_reader& r, std::vector<float>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::fixed32) {
-        out.push_back(r.get_float());
+// A repeated float (fixed32) or double (fixed64) field, packed or one value per occurrence.
+template <typename T>
+void read_fixed(pbf_reader& r, std::vector<T>& out, const Context& ctx, const char* field) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+    if (r.wire_type() == (sizeof(T) == 4 ? pbf_wire_type::fixed32 : pbf_wire_type::fixed64)) {
+        if constexpr (sizeof(T) == 4)
+            out.push_back(r.get_float());
+        else
+            out.push_back(r.get_double());
         return;
     }
     expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
     protozero::data_view v = r.get_view();
-    if (v.size() % 4 != 0)
-        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of 4");
-    size_t n = v.size() / 4, base = out.size();
+    if (v.size() % sizeof(T) != 0)
+        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of " +
+                      std::to_string(sizeof(T)));
+    size_t n = v.size() / sizeof(T), base = out.size();
     out.resize(base + n);
     if (n)
-        std::memcpy(out.data() + base, v.data(), n * 4);
-}
-
-void read_doubles(pbf_reader& r, std::vector<double>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::fixed64) {
-        out.push_back(r.get_double());
-        return;
-    }
-    expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    protozero::data_view v = r.get_view();
-    if (v.size() % 8 != 0)
-        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of 8");
-    size_t n = v.size() / 8, base = out.size();
-    out.resize(base + n);
-    if (n)
-        std::memcpy(out.data() + base, v.data(), n * 8);
+        std::memcpy(out.data() + base, v.data(), n * sizeof(T));
 }
 
 pbf_reader sub_message(pbf_reader& r, const Context& ctx, const char* field) {
@@ -217,6 +204,14 @@ size_t element_size(int dt) {
     case kUint8: case kInt8: case kBool: return 1;
     default: return 0;
     }
+}
+
+// A little-endian value of type T at `p` (raw_data is little-endian, as wasm and x86 are).
+template <typename T>
+T load(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
 }
 
 float bfloat16_to_float(uint16_t v) {
@@ -244,7 +239,7 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             t.dtype = (int)read_int64(r, ctx, "data_type");
             has_type = true;
             break;
-        case 4: read_floats(r, float_data, ctx, "float_data"); break;
+        case 4: read_fixed(r, float_data, ctx, "float_data"); break;
         case 5: read_varints(r, int32_data, ctx, "int32_data"); break;
         case 7: read_varints(r, int64_data, ctx, "int64_data"); break;
         case 8:
@@ -256,8 +251,8 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             raw = r.get_view();
             has_raw = true;
             break;
-        case 10: read_doubles(r, double_data, ctx, "double_data"); break;
-        case 11: read_uint64s(r, uint64_data, ctx, "uint64_data"); break;
+        case 10: read_fixed(r, double_data, ctx, "double_data"); break;
+        case 11: read_varints(r, uint64_data, ctx, "uint64_data", true); break;
         case 13: {
             external = true;
             pbf_reader e = sub_message(r, ctx, "external_data");
@@ -320,56 +315,16 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             t.i.resize(n);
         for (uint64_t k = 0; k < n; k++, p += es) {
             switch (t.dtype) {
-            case kFloat: std::memcpy(&t.f[k], p, 4); break;
-            case kDouble: {
-                double v;
-                std::memcpy(&v, p, 8);
-                t.f[k] = (float)v;
-                break;
-            }
-            case kFloat16: {
-                uint16_t h;
-                std::memcpy(&h, p, 2);
-                t.f[k] = half_to_float(h);
-                break;
-            }
-            case kBFloat16: {
-                uint16_t h;
-                std::memcpy(&h, p, 2);
-                t.f[k] = bfloat16_to_float(h);
-                break;
-            }
-            case kInt64: std::memcpy(&t.i[k], p, 8); break;
-            case kUint64: {
-                uint64_t v;
-                std::memcpy(&v, p, 8);
-                t.i[k] = (int64_t)v;
-                break;
-            }
-            case kInt32: {
-                int32_t v;
-                std::memcpy(&v, p, 4);
-                t.i[k] = v;
-                break;
-            }
-            case kUint32: {
-                uint32_t v;
-                std::memcpy(&v, p, 4);
-                t.i[k] = v;
-                break;
-            }
-            case kInt16: {
-                int16_t v;
-                std::memcpy(&v, p, 2);
-                t.i[k] = v;
-                break;
-            }
-            case kUint16: {
-                uint16_t v;
-                std::memcpy(&v, p, 2);
-                t.i[k] = v;
-                break;
-            }
+            case kFloat: t.f[k] = load<float>(p); break;
+            case kDouble: t.f[k] = (float)load<double>(p); break;
+            case kFloat16: t.f[k] = half_to_float(load<uint16_t>(p)); break;
+            case kBFloat16: t.f[k] = bfloat16_to_float(load<uint16_t>(p)); break;
+            case kInt64: t.i[k] = load<int64_t>(p); break;
+            case kUint64: t.i[k] = (int64_t)load<uint64_t>(p); break;
+            case kInt32: t.i[k] = load<int32_t>(p); break;
+            case kUint32: t.i[k] = load<uint32_t>(p); break;
+            case kInt16: t.i[k] = load<int16_t>(p); break;
+            case kUint16: t.i[k] = load<uint16_t>(p); break;
             case kInt8: t.i[k] = (int8_t)*p; break;
             case kUint8: t.i[k] = *p; break;
             case kBool: t.i[k] = *p ? 1 : 0; break;
@@ -463,7 +418,7 @@ void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
             seen = kAttrGraph;
             break;
         case 7:
-            read_floats(r, a.floats, ctx, "floats");
+            read_fixed(r, a.floats, ctx, "floats");
             seen = kAttrFloats;
             break;
         case 8:

@@ -212,6 +212,32 @@ void for_broadcast(const Dims& out, const std::vector<const Dims*>& ins, Fn fn) 
     }
 }
 
+// Dense strides of a tensor of shape `d` (innermost 1).
+std::vector<int64_t> dense_strides(const Dims& d) {
+    std::vector<int64_t> stride(d.size(), 1);
+    for (size_t k = d.size(); k-- > 1;)
+        stride[k - 1] = stride[k] * d[k];
+    return stride;
+}
+
+// Fills `t` (shape `od`) in order from `x`: the element at output index idx reads x at offset
+// sum over k of offset(k, idx[k]) (a strided slice, a tiled repeat, a transpose).
+template <typename Fn>
+void copy_indexed(const Tensor& x, const Dims& od, Tensor& t, Fn offset) {
+    std::vector<int64_t> idx(od.size(), 0);
+    for (size_t i = 0; i < t.numel(); i++) {
+        int64_t src = 0;
+        for (size_t k = 0; k < od.size(); k++)
+            src += offset(k, idx[k]);
+        set(t, i, x.at((size_t)src));
+        for (size_t k = od.size(); k-- > 0;) {
+            if (++idx[k] < od[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+}
+
 Status need_data(const Tensor* t, const char* what) {
     if (!t)
         return invalid_model(std::string("missing input ") + what);
@@ -382,22 +408,8 @@ Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out) {
         od[k] = in.dims[perm[k]];
     }
     out = make(in.dtype, od);
-    std::vector<int64_t> in_stride(r, 1);
-    for (size_t k = r; k-- > 1;)
-        in_stride[k - 1] = in_stride[k] * in.dims[k];
-    size_t n = in.numel();
-    std::vector<int64_t> idx(r, 0);
-    for (size_t i = 0; i < n; i++) {
-        int64_t src = 0;
-        for (size_t k = 0; k < r; k++)
-            src += idx[k] * in_stride[perm[k]];
-        set(out, i, in.at((size_t)src));
-        for (size_t k = r; k-- > 0;) {
-            if (++idx[k] < od[k])
-                break;
-            idx[k] = 0;
-        }
-    }
+    std::vector<int64_t> in_stride = dense_strides(in.dims);
+    copy_indexed(in, od, out, [&](size_t k, int64_t i) { return i * in_stride[perm[k]]; });
     return Status::ok();
 }
 
@@ -461,23 +473,7 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
     if (op == "Shape" || op == "Size") {
         if (!x)
             return invalid_model("missing input");
-        Tensor t;
-        t.dtype = kInt64;
-        if (op == "Size") {
-            t.i = {(int64_t)x->numel()};
-        } else {
-            int r = (int)x->dims.size();
-            int64_t s = attr_i("start", 0), e = attr_i("end", r);
-            if (s < 0)
-                s += r;
-            if (e < 0)
-                e += r;
-            s = std::max<int64_t>(0, std::min<int64_t>(s, r));
-            e = std::max<int64_t>(s, std::min<int64_t>(e, r));
-            t.i.assign(x->dims.begin() + s, x->dims.begin() + e);
-            t.dims = {e - s};
-        }
-        out.push_back(std::move(t));
+        out.push_back(shape_query(n, x->dims));
         return Status::ok();
     }
     if (x && !x->has_data()) {
@@ -661,21 +657,8 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
         for (auto& s : rg)
             od.push_back(s.count);
         Tensor t = make(x->dtype, od);
-        size_t r = od.size(), total = t.numel();
-        std::vector<int64_t> stride(r, 1), idx(r, 0);
-        for (size_t k = r; k-- > 1;)
-            stride[k - 1] = stride[k] * x->dims[k];
-        for (size_t i = 0; i < total; i++) {
-            int64_t src = 0;
-            for (size_t k = 0; k < r; k++)
-                src += (rg[k].start + idx[k] * rg[k].step) * stride[k];
-            set(t, i, x->at((size_t)src));
-            for (size_t k = r; k-- > 0;) {
-                if (++idx[k] < od[k])
-                    break;
-                idx[k] = 0;
-            }
-        }
+        std::vector<int64_t> stride = dense_strides(x->dims);
+        copy_indexed(*x, od, t, [&](size_t k, int64_t i) { return (rg[k].start + i * rg[k].step) * stride[k]; });
         out.push_back(std::move(t));
         return Status::ok();
     }
@@ -730,21 +713,8 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
             }
             NF_RETURN_IF_ERROR(check_size(od));
             Tensor t = make(x->dtype, od);
-            size_t r = od.size();
-            std::vector<int64_t> idx(r, 0), stride(r, 1);
-            for (size_t k = r; k-- > 1;)
-                stride[k - 1] = stride[k] * x->dims[k];
-            for (size_t i = 0; i < t.numel(); i++) {
-                int64_t src = 0;
-                for (size_t k = 0; k < r; k++)
-                    src += (idx[k] % x->dims[k]) * stride[k];
-                set(t, i, x->at((size_t)src));
-                for (size_t k = r; k-- > 0;) {
-                    if (++idx[k] < od[k])
-                        break;
-                    idx[k] = 0;
-                }
-            }
+            std::vector<int64_t> stride = dense_strides(x->dims);
+            copy_indexed(*x, od, t, [&](size_t k, int64_t i) { return (i % x->dims[k]) * stride[k]; });
             out.push_back(std::move(t));
         }
         return Status::ok();
@@ -846,6 +816,31 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
     }
     done = false;
     return Status::ok();
+}
+
+Tensor shape_query(const Node& n, const Dims& dims) {
+    Tensor t;
+    t.dtype = kInt64;
+    if (n.op_type == "Size") {
+        int64_t p = 1;
+        for (int64_t d : dims)
+            p *= d;
+        t.i = {p};
+        return t;
+    }
+    int r = (int)dims.size();
+    const Attribute* sa = n.attr("start");
+    const Attribute* ea = n.attr("end");
+    int64_t s = sa ? sa->i : 0, e = ea ? ea->i : r;
+    if (s < 0)
+        s += r;
+    if (e < 0)
+        e += r;
+    s = std::max<int64_t>(0, std::min<int64_t>(s, r));
+    e = std::max<int64_t>(s, std::min<int64_t>(e, r));
+    t.i.assign(dims.begin() + s, dims.begin() + e);
+    t.dims = {e - s};
+    return t;
 }
 
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes) {

@@ -18,6 +18,7 @@
 #include "io/ncnn_io.h"
 #include "io/onnx/onnx_importer.h"
 #include "io/onnx/onnx_rewrite.h"
+#include "io/onnx/onnx_shape_ops.h"
 #include "layers/layer.h"
 #include "runtime/analysis.h"
 
@@ -319,27 +320,7 @@ Status Importer::translate_node(const Node& n) {
 Status Importer::fold_shape_query(const Node& n) {
     if (n.inputs.empty() || n.inputs[0].empty())
         return invalid_here("missing input");
-    const Value& v = values_.at(n.inputs[0]);
-    Tensor t;
-    t.dtype = kInt64;
-    if (n.op_type == "Size") {
-        int64_t p = 1;
-        for (int64_t d : v.shape)
-            p *= d;
-        t.i = {p};
-    } else {
-        int r = (int)v.shape.size();
-        int64_t start = attr_i("start", 0), end = attr_i("end", r);
-        if (start < 0)
-            start += r;
-        if (end < 0)
-            end += r;
-        start = std::max<int64_t>(0, std::min<int64_t>(start, r));
-        end = std::max<int64_t>(start, std::min<int64_t>(end, r));
-        t.i.assign(v.shape.begin() + start, v.shape.begin() + end);
-        t.dims = {end - start};
-    }
-    return define_const(0, std::move(t));
+    return define_const(0, shape_query(n, values_.at(n.inputs[0]).shape));
 }
 
 // The graph outputs' IoMap entries (a constant output gets a MemoryData).

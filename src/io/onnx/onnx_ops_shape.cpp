@@ -49,14 +49,21 @@ Status op_flatten(Importer& im, const Node&) {
     return define_view(im, {a, b});
 }
 
+// Squeeze's and Unsqueeze's axes: the attribute (before opset 13) or input 1; `has` false when
+// neither is there.
+Status axes_of(Importer& im, Dims& axes, bool& has) {
+    has = im.attr_ints("axes", axes);
+    if (!im.has_in(1))
+        return Status::ok();
+    has = true;
+    return im.need_ints(1, "axes", axes);
+}
+
 Status op_squeeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has = im.attr_ints("axes", axes);
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        has = true;
-    }
+    bool has;
+    NF_RETURN_IF_ERROR(axes_of(im, axes, has));
     Dims od;
     NF_RETURN_IF_ERROR(squeeze_shape(x.shape, axes, has, od).with_context(im.where()));
     return define_view(im, od);
@@ -65,11 +72,8 @@ Status op_squeeze(Importer& im, const Node&) {
 Status op_unsqueeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has = im.attr_ints("axes", axes);
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        has = true;
-    }
+    bool has;
+    NF_RETURN_IF_ERROR(axes_of(im, axes, has));
     if (!has)
         return im.invalid_here("no axes");
     Dims od;
