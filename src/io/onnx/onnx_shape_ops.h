@@ -1,4 +1,4 @@
-// ONNX shape arithmetic shared by constant folding and the translators (onnx_fold.cpp).
+// ONNX shape arithmetic shared by constant folding and the translators (onnx_shape_ops.cpp).
 #pragma once
 
 #include "io/onnx/onnx_importer.h"
