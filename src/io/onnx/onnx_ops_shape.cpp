@@ -109,6 +109,30 @@ int permute_order_type(const std::vector<int>& p) {
     return -1;
 }
 
+// The axis groups a Transpose really moves. Axes of size 1 move freely (the dense order does not
+// change); then consecutive input axes that stay consecutive in the output merge into one.
+// `kept` lists the input axes of size > 1; `runs` the groups in output order, each as indices
+// into `kept`.
+void moving_runs(const Dims& xs, const Dims& perm, std::vector<int>& kept, std::vector<std::vector<int>>& runs) {
+    size_t r = xs.size();
+    std::vector<int> keep_index(r, -1);
+    for (size_t a = 0; a < r; a++)
+        if (xs[a] > 1) {
+            keep_index[a] = (int)kept.size();
+            kept.push_back((int)a);
+        }
+    std::vector<int> seq;  // output order, as indices into `kept`
+    for (size_t k = 0; k < r; k++)
+        if (xs[perm[k]] > 1)
+            seq.push_back(keep_index[perm[k]]);
+    for (int v : seq) {
+        if (!runs.empty() && runs.back().back() + 1 == v)
+            runs.back().push_back(v);
+        else
+            runs.push_back({v});
+    }
+}
+
 Status op_transpose(Importer& im, const Node&) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
@@ -127,26 +151,9 @@ Status op_transpose(Importer& im, const Node&) {
         seen[perm[k]] = 1;
         od[k] = xs[perm[k]];
     }
-    // Axes of size 1 move freely (the dense order does not change); then consecutive input axes that
-    // stay consecutive in the output merge into one.
-    std::vector<int> keep_index(r, -1), kept;
-    for (size_t a = 0; a < r; a++)
-        if (xs[a] > 1) {
-            keep_index[a] = (int)kept.size();
-            kept.push_back((int)a);
-        }
-    std::vector<int> seq;  // output order, as indices into `kept`
-    for (size_t k = 0; k < r; k++)
-        if (xs[perm[k]] > 1)
-            seq.push_back(keep_index[perm[k]]);
-    // groups: runs in seq with consecutive indices
+    std::vector<int> kept;
     std::vector<std::vector<int>> runs;
-    for (int v : seq) {
-        if (!runs.empty() && runs.back().back() + 1 == v)
-            runs.back().push_back(v);
-        else
-            runs.push_back({v});
-    }
+    moving_runs(xs, perm, kept, runs);
     if (runs.size() <= 1)
         return define_view(im, od);  // no data moves
     // input order of the groups
