@@ -86,6 +86,14 @@ Status Importer::need_ints(size_t k, const char* what, Dims& out) const {
     return Status::ok();
 }
 
+Status Importer::ints_attr_or_input(const char* name, size_t k, Dims& out, bool& has) const {
+    has = attr_ints(name, out);
+    if (!has_in(k))
+        return Status::ok();
+    has = true;
+    return need_ints(k, name, out);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Importer: names and blobs
 

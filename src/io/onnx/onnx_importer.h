@@ -116,6 +116,10 @@ public:
     // A constant input required by the translator (weights, shapes, pads...).
     Status need_const(size_t k, const char* what, const Tensor*& t) const;
     Status need_ints(size_t k, const char* what, Dims& out) const;
+    // An int list that moved from attribute `name` to constant input k in a later opset (Squeeze's
+    // and Unsqueeze's axes in 13, Reduce*'s in 13 or 18): the input when present, else the
+    // attribute; `has` false when neither is there.
+    Status ints_attr_or_input(const char* name, size_t k, Dims& out, bool& has) const;
 
     // The ncnn blob of an input: its runtime blob, or a MemoryData holding the constant.
     Status input_blob(size_t k, int& blob);

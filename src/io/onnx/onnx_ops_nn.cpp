@@ -612,58 +612,61 @@ int reduction_code(const std::string& op) {
     return -1;
 }
 
-Status op_reduce(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Dims& xs = x.shape;
+// Reduce*'s reduced axes (`red`, per ONNX axis; every axis when none are given) and output
+// shape; `noop` when the axes are empty and noop_with_empty_axes asks for the input unchanged.
+Status reduce_axes(Importer& im, const Dims& xs, std::vector<char>& red, Dims& od, bool& noop) {
     Dims axes;
-    bool have_axes = im.attr_ints("axes", axes);
-    // axes became an input: ReduceSum in opset 13, the others in opset 18
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        have_axes = true;
-    }
-    bool keepdims = im.attr_i("keepdims", 1) != 0;
+    bool have_axes = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, have_axes));
+    noop = false;
     if (!have_axes || axes.empty()) {
-        if (im.attr_i("noop_with_empty_axes", 0))
-            return im.define_alias(0, x);
+        if (im.attr_i("noop_with_empty_axes", 0)) {
+            noop = true;
+            return Status::ok();
+        }
         axes.clear();
         for (size_t k = 0; k < xs.size(); k++)
             axes.push_back((int64_t)k);
     }
-    std::vector<char> red(xs.size(), 0);
+    red.assign(xs.size(), 0);
     for (int64_t a : axes) {
         int ax;
         if (!norm_axis(a, xs.size(), ax))
             return im.invalid_here("axis " + std::to_string(a) + " out of range");
         red[ax] = 1;
     }
-    Dims od;
+    bool keepdims = im.attr_i("keepdims", 1) != 0;
+    od.clear();
     for (size_t k = 0; k < xs.size(); k++) {
         if (!red[k])
             od.push_back(xs[k]);
         else if (keepdims)
             od.push_back(1);
     }
+    return Status::ok();
+}
+
+Status op_reduce(Importer& im, const Node& n) {
+    const Value& x = im.in(0);
+    const Dims& xs = x.shape;
+    std::vector<char> red;
+    Dims od;
+    bool noop = false;
+    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
+    if (noop)
+        return im.define_alias(0, x);
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
     int code = reduction_code(n.op_type);
     bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
     int shift = drops_batch(xs) ? 1 : 0;
     std::vector<int> naxes;
-    for (size_t k = 0; k < xs.size(); k++) {
-        if (!red[k])
-            continue;
-        if ((int)k < shift)
-            continue;  // the batch axis of size 1
-        if (xs[k] == 1 && size1_identity)
-            continue;
-        naxes.push_back((int)k - shift);
-    }
+    for (size_t k = shift; k < xs.size(); k++)
+        if (red[k] && !(xs[k] == 1 && size1_identity))
+            naxes.push_back((int)k - shift);
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     if (naxes.empty() && size1_identity) {
-        Value v = x;
-        v.shape = od;
         Shape s;
         NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
         int rb;
@@ -672,11 +675,9 @@ Status op_reduce(Importer& im, const Node& n) {
     }
     if (naxes.empty())
         return im.unsupported_here("reduction over the batch axis only");
-    Shape in = im.g.blobs[xb].shape;
-    std::vector<int> l = in.to_list();
+    std::vector<int> l = im.g.blobs[xb].shape.to_list();
     for (int a : naxes)
         l[a] = 1;
-    Shape so = Shape::from_list(l);
     ParamDict pd;
     pd.set_int(0, code);
     pd.set_int(1, 0);
@@ -684,7 +685,7 @@ Status op_reduce(Importer& im, const Node& n) {
     pd.set_ints(3, naxes);
     pd.set_int(4, 1);
     pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(so);
+    int top = im.temp_blob(Shape::from_list(l));
     im.emit("Reduction", "", {xb}, {top}, pd);
     return im.define_runtime(0, top, od, x.dtype);
 }

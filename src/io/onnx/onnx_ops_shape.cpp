@@ -49,21 +49,11 @@ Status op_flatten(Importer& im, const Node&) {
     return define_view(im, {a, b});
 }
 
-// Squeeze's and Unsqueeze's axes: the attribute (before opset 13) or input 1; `has` false when
-// neither is there.
-Status axes_of(Importer& im, Dims& axes, bool& has) {
-    has = im.attr_ints("axes", axes);
-    if (!im.has_in(1))
-        return Status::ok();
-    has = true;
-    return im.need_ints(1, "axes", axes);
-}
-
 Status op_squeeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has;
-    NF_RETURN_IF_ERROR(axes_of(im, axes, has));
+    bool has = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, has));
     Dims od;
     NF_RETURN_IF_ERROR(squeeze_shape(x.shape, axes, has, od).with_context(im.where()));
     return define_view(im, od);
@@ -72,8 +62,8 @@ Status op_squeeze(Importer& im, const Node&) {
 Status op_unsqueeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has;
-    NF_RETURN_IF_ERROR(axes_of(im, axes, has));
+    bool has = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, has));
     if (!has)
         return im.invalid_here("no axes");
     Dims od;
@@ -483,7 +473,7 @@ Status op_pad(Importer& im, const Node&) {
     const Dims& xs = x.shape;
     size_t r = xs.size();
     Dims pads;
-    float value;
+    float value = 0.f;
     NF_RETURN_IF_ERROR(pad_operands(im, r, pads, value));
     if (pads.size() != 2 * r)
         return im.invalid_here("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
@@ -507,7 +497,7 @@ Status op_pad(Importer& im, const Node&) {
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     ParamDict pd;
-    bool any;
+    bool any = false;
     NF_RETURN_IF_ERROR(padding_params(im, pads, r, shift, im.g.blobs[xb].shape.dims, type, mode, pd, any));
     if (!any)
         return im.define_alias(0, x);
