@@ -287,6 +287,8 @@ struct FoldCall {
     const Node& n;
     int64_t opset;
     const std::vector<const Tensor*>& in;
+    const std::string& op;  // n.op_type
+    const Tensor* x;        // input 0, nullptr when absent
 
     const Tensor* input(size_t k) const { return k < in.size() ? in[k] : nullptr; }
     int64_t attr_i(const char* name, int64_t def) const {
@@ -297,23 +299,22 @@ struct FoldCall {
 using FoldFn = Status (*)(const FoldCall&, std::vector<Tensor>&);
 
 Status fold_constant(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
     Tensor t;
-    if (const Attribute* a = n.attr("value")) {
+    if (const Attribute* a = f.n.attr("value")) {
         if (a->t.size() != 1)
             return invalid_model("Constant: 'value' holds no tensor");
         t = a->t[0];
-    } else if (const Attribute* a = n.attr("value_float")) {
+    } else if (const Attribute* a = f.n.attr("value_float")) {
         t.dtype = kFloat;
         t.f = {a->f};
-    } else if (const Attribute* a = n.attr("value_floats")) {
+    } else if (const Attribute* a = f.n.attr("value_floats")) {
         t.dtype = kFloat;
         t.f = a->floats;
         t.dims = {(int64_t)a->floats.size()};
-    } else if (const Attribute* a = n.attr("value_int")) {
+    } else if (const Attribute* a = f.n.attr("value_int")) {
         t.dtype = kInt64;
         t.i = {a->i};
-    } else if (const Attribute* a = n.attr("value_ints")) {
+    } else if (const Attribute* a = f.n.attr("value_ints")) {
         t.dtype = kInt64;
         t.i = a->ints;
         t.dims = {(int64_t)a->ints.size()};
@@ -325,13 +326,12 @@ Status fold_constant(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_constant_of_shape(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
     Dims shape;
     NF_RETURN_IF_ERROR(ints_of(f.input(0), "shape", shape));
     NF_RETURN_IF_ERROR(check_size(shape));
     int dtype = kFloat;
     double v = 0;
-    if (const Attribute* a = n.attr("value")) {
+    if (const Attribute* a = f.n.attr("value")) {
         if (a->t.size() != 1 || a->t[0].numel() != 1 || !a->t[0].has_data())
             return invalid_model("ConstantOfShape: 'value' must be a one-element tensor");
         dtype = a->t[0].dtype;
@@ -345,22 +345,17 @@ Status fold_constant_of_shape(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_shape(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    const Tensor* x = f.input(0);
-    if (!x)
+    if (!f.x)
         return invalid_model("missing input");
-    out.push_back(shape_query(n, x->dims));
+    out.push_back(shape_query(f.n, f.x->dims));
     return Status::ok();
 }
 
 Status fold_identity(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    const std::string& op = f.n.op_type;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
-    out.push_back(*x);
-    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
-        Tensor mask = make(kBool, x->dims);
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    out.push_back(*f.x);
+    if (f.op == "Dropout" && f.n.outputs.size() > 1 && !f.n.outputs[1].empty()) {
+        Tensor mask = make(kBool, f.x->dims);
         for (auto& v : mask.i)
             v = 1;
         out.push_back(std::move(mask));
@@ -369,14 +364,13 @@ Status fold_identity(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_cast(const FoldCall& f, std::vector<Tensor>& out) {
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     int to = (int)f.attr_i("to", kFloat);
     if (!is_float_type(to) && !is_integer_type(to))
         return unsupported(std::string("Cast to ") + data_type_name(to));
-    Tensor t = make(to, x->dims);
-    for (size_t k = 0; k < x->numel(); k++) {
-        double v = x->at(k);
+    Tensor t = make(to, f.x->dims);
+    for (size_t k = 0; k < f.x->numel(); k++) {
+        double v = f.x->at(k);
         if (to == kBool)
             v = v != 0;
         else if (!is_float_type(to))
@@ -388,86 +382,75 @@ Status fold_cast(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_gather(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "data"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
     NF_RETURN_IF_ERROR(need_data(f.input(1), "indices"));
-    return gather_constant(n, *x, *f.input(1), out);
+    return gather_constant(f.n, *f.x, *f.input(1), out);
 }
 
 Status fold_squeeze(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    const std::string& op = f.n.op_type;
-    int64_t opset = f.opset;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "data"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
     Dims axes;
     bool has_axes = false;
-    if (opset >= 13 && f.input(1)) {
+    if (f.opset >= 13 && f.input(1)) {
         NF_RETURN_IF_ERROR(ints_of(f.input(1), "axes", axes));
         has_axes = true;
-    } else if (const Attribute* a = n.attr("axes")) {
+    } else if (const Attribute* a = f.n.attr("axes")) {
         axes = a->ints;
         has_axes = true;
     }
-    Tensor t = *x;
-    if (op == "Unsqueeze") {
+    Tensor t = *f.x;
+    if (f.op == "Unsqueeze") {
         if (!has_axes)
             return invalid_model("Unsqueeze: no axes");
-        NF_RETURN_IF_ERROR(unsqueeze_shape(x->dims, axes, t.dims));
+        NF_RETURN_IF_ERROR(unsqueeze_shape(f.x->dims, axes, t.dims));
     } else {
-        NF_RETURN_IF_ERROR(squeeze_shape(x->dims, axes, has_axes, t.dims));
+        NF_RETURN_IF_ERROR(squeeze_shape(f.x->dims, axes, has_axes, t.dims));
     }
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_reshape(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    int64_t opset = f.opset;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "data"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
     Dims spec;
-    if (opset >= 5 || f.input(1))
+    if (f.opset >= 5 || f.input(1))
         NF_RETURN_IF_ERROR(ints_of(f.input(1), "shape", spec));
-    else if (const Attribute* a = n.attr("shape"))
+    else if (const Attribute* a = f.n.attr("shape"))
         spec = a->ints;
-    Tensor t = *x;
-    NF_RETURN_IF_ERROR(reshape_target(x->dims, spec, f.attr_i("allowzero", 0) != 0, t.dims));
+    Tensor t = *f.x;
+    NF_RETURN_IF_ERROR(reshape_target(f.x->dims, spec, f.attr_i("allowzero", 0) != 0, t.dims));
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_flatten(const FoldCall& f, std::vector<Tensor>& out) {
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     int axis;
-    if (!norm_axis(f.attr_i("axis", 1), x->dims.size() + 1, axis))
+    if (!norm_axis(f.attr_i("axis", 1), f.x->dims.size() + 1, axis))
         return invalid_model("Flatten: axis out of range");
     int64_t a = 1, b = 1;
     for (int k = 0; k < axis; k++)
-        a *= x->dims[k];
-    for (size_t k = axis; k < x->dims.size(); k++)
-        b *= x->dims[k];
-    Tensor t = *x;
+        a *= f.x->dims[k];
+    for (size_t k = axis; k < f.x->dims.size(); k++)
+        b *= f.x->dims[k];
+    Tensor t = *f.x;
     t.dims = {a, b};
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_concat(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::vector<const Tensor*>& in = f.in;
     int r = -1;
     std::vector<const Tensor*> parts;
-    for (size_t k = 0; k < in.size(); k++) {
-        if (!in[k])
+    for (size_t k = 0; k < f.in.size(); k++) {
+        if (!f.in[k])
             continue;
-        NF_RETURN_IF_ERROR(need_data(in[k], "input"));
+        NF_RETURN_IF_ERROR(need_data(f.in[k], "input"));
         if (r < 0)
-            r = (int)in[k]->dims.size();
-        else if (r != (int)in[k]->dims.size())
+            r = (int)f.in[k]->dims.size();
+        else if (r != (int)f.in[k]->dims.size())
             return invalid_model("Concat: inputs of different ranks");
-        parts.push_back(in[k]);
+        parts.push_back(f.in[k]);
     }
     if (parts.empty())
         return invalid_model("Concat: no inputs");
@@ -503,29 +486,26 @@ Status fold_concat(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_split(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    int64_t opset = f.opset;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     int axis;
-    if (!norm_axis(f.attr_i("axis", 0), x->dims.size(), axis))
+    if (!norm_axis(f.attr_i("axis", 0), f.x->dims.size(), axis))
         return invalid_model("Split: axis out of range");
     Dims sizes;
-    NF_RETURN_IF_ERROR(split_sizes(n, opset, x->dims[axis], f.input(1), sizes));
+    NF_RETURN_IF_ERROR(split_sizes(f.n, f.opset, f.x->dims[axis], f.input(1), sizes));
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < axis; k++)
-        outer *= x->dims[k];
-    for (size_t k = axis + 1; k < x->dims.size(); k++)
-        inner *= x->dims[k];
+        outer *= f.x->dims[k];
+    for (size_t k = axis + 1; k < f.x->dims.size(); k++)
+        inner *= f.x->dims[k];
     int64_t off = 0;
     for (int64_t s : sizes) {
-        Dims od = x->dims;
+        Dims od = f.x->dims;
         od[axis] = s;
-        Tensor t = make(x->dtype, od);
+        Tensor t = make(f.x->dtype, od);
         size_t o = 0;
         for (int64_t a = 0; a < outer; a++)
             for (int64_t j = 0; j < s * inner; j++)
-                set(t, o++, x->at((size_t)((a * x->dims[axis] + off) * inner + j)));
+                set(t, o++, f.x->at((size_t)((a * f.x->dims[axis] + off) * inner + j)));
         off += s;
         out.push_back(std::move(t));
     }
@@ -533,17 +513,14 @@ Status fold_split(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_slice(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    int64_t opset = f.opset;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "data"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
     Dims starts, ends, axes, steps;
-    if (opset < 10) {
-        if (const Attribute* a = n.attr("starts"))
+    if (f.opset < 10) {
+        if (const Attribute* a = f.n.attr("starts"))
             starts = a->ints;
-        if (const Attribute* a = n.attr("ends"))
+        if (const Attribute* a = f.n.attr("ends"))
             ends = a->ints;
-        if (const Attribute* a = n.attr("axes"))
+        if (const Attribute* a = f.n.attr("axes"))
             axes = a->ints;
     } else {
         NF_RETURN_IF_ERROR(ints_of(f.input(1), "starts", starts));
@@ -554,44 +531,41 @@ Status fold_slice(const FoldCall& f, std::vector<Tensor>& out) {
             NF_RETURN_IF_ERROR(ints_of(f.input(4), "steps", steps));
     }
     std::vector<SliceRange> rg;
-    NF_RETURN_IF_ERROR(slice_ranges(x->dims, starts, ends, axes, steps, rg));
+    NF_RETURN_IF_ERROR(slice_ranges(f.x->dims, starts, ends, axes, steps, rg));
     Dims od;
     for (auto& s : rg)
         od.push_back(s.count);
-    Tensor t = make(x->dtype, od);
-    std::vector<int64_t> stride = dense_strides(x->dims);
-    copy_indexed(*x, od, t, [&](size_t k, int64_t i) { return (rg[k].start + i * rg[k].step) * stride[k]; });
+    Tensor t = make(f.x->dtype, od);
+    std::vector<int64_t> stride = dense_strides(f.x->dims);
+    copy_indexed(*f.x, od, t, [&](size_t k, int64_t i) { return (rg[k].start + i * rg[k].step) * stride[k]; });
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_transpose(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     Dims perm;
-    if (const Attribute* a = n.attr("perm"))
+    if (const Attribute* a = f.n.attr("perm"))
         perm = a->ints;
     else
-        for (size_t k = x->dims.size(); k-- > 0;)
+        for (size_t k = f.x->dims.size(); k-- > 0;)
             perm.push_back((int64_t)k);
     Tensor t;
-    NF_RETURN_IF_ERROR(transpose_tensor(*x, perm, t));
+    NF_RETURN_IF_ERROR(transpose_tensor(*f.x, perm, t));
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_range(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::vector<const Tensor*>& in = f.in;
     for (size_t k = 0; k < 3; k++)
         NF_RETURN_IF_ERROR(need_data(f.input(k), "start/limit/delta"));
-    double s = in[0]->at(0), l = in[1]->at(0), d = in[2]->at(0);
+    double s = f.in[0]->at(0), l = f.in[1]->at(0), d = f.in[2]->at(0);
     if (d == 0)
         return invalid_model("Range: delta 0");
     double cnt = std::ceil((l - s) / d);
     int64_t count = cnt > 0 ? saturate_int64(cnt) : 0;  // NaN -> 0; check_size bounds it
     NF_RETURN_IF_ERROR(check_size({count}));
-    Tensor t = make(in[0]->dtype, {count});
+    Tensor t = make(f.in[0]->dtype, {count});
     for (int64_t k = 0; k < count; k++)
         set(t, (size_t)k, s + (double)k * d);
     out.push_back(std::move(t));
@@ -599,63 +573,57 @@ Status fold_range(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_expand_tile(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::string& op = f.n.op_type;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     Dims arg;
-    NF_RETURN_IF_ERROR(ints_of(f.input(1), op == "Expand" ? "shape" : "repeats", arg));
-    if (op == "Expand") {
+    NF_RETURN_IF_ERROR(ints_of(f.input(1), f.op == "Expand" ? "shape" : "repeats", arg));
+    if (f.op == "Expand") {
         Dims od;
-        if (!broadcast_shapes(x->dims, arg, od))
-            return invalid_model("Expand: " + dims_str(x->dims) + " does not broadcast to " + dims_str(arg));
+        if (!broadcast_shapes(f.x->dims, arg, od))
+            return invalid_model("Expand: " + dims_str(f.x->dims) + " does not broadcast to " + dims_str(arg));
         NF_RETURN_IF_ERROR(check_size(od));
-        Tensor t = make(x->dtype, od);
-        for_broadcast(od, {&x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, x->at(off[0])); });
+        Tensor t = make(f.x->dtype, od);
+        for_broadcast(od, {&f.x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, f.x->at(off[0])); });
         out.push_back(std::move(t));
     } else {
-        if (arg.size() != x->dims.size())
+        if (arg.size() != f.x->dims.size())
             return invalid_model("Tile: repeats must have one entry per axis");
-        Dims od = x->dims;
+        Dims od = f.x->dims;
         for (size_t k = 0; k < od.size(); k++) {
             if (arg[k] < 0)
                 return invalid_model("Tile: negative repeat");
             od[k] *= arg[k];
         }
         NF_RETURN_IF_ERROR(check_size(od));
-        Tensor t = make(x->dtype, od);
-        std::vector<int64_t> stride = dense_strides(x->dims);
-        copy_indexed(*x, od, t, [&](size_t k, int64_t i) { return (i % x->dims[k]) * stride[k]; });
+        Tensor t = make(f.x->dtype, od);
+        std::vector<int64_t> stride = dense_strides(f.x->dims);
+        copy_indexed(*f.x, od, t, [&](size_t k, int64_t i) { return (i % f.x->dims[k]) * stride[k]; });
         out.push_back(std::move(t));
     }
     return Status::ok();
 }
 
 Status fold_where(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::vector<const Tensor*>& in = f.in;
     for (size_t k = 0; k < 3; k++)
         NF_RETURN_IF_ERROR(need_data(f.input(k), "input"));
     Dims o1, od;
-    if (!broadcast_shapes(in[0]->dims, in[1]->dims, o1) || !broadcast_shapes(o1, in[2]->dims, od))
+    if (!broadcast_shapes(f.in[0]->dims, f.in[1]->dims, o1) || !broadcast_shapes(o1, f.in[2]->dims, od))
         return invalid_model("Where: shapes do not broadcast");
     NF_RETURN_IF_ERROR(check_size(od));
-    Tensor t = make(in[1]->dtype, od);
-    for_broadcast(od, {&in[0]->dims, &in[1]->dims, &in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
-        set(t, i, in[0]->at(off[0]) != 0 ? in[1]->at(off[1]) : in[2]->at(off[2]));
+    Tensor t = make(f.in[1]->dtype, od);
+    for_broadcast(od, {&f.in[0]->dims, &f.in[1]->dims, &f.in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
+        set(t, i, f.in[0]->at(off[0]) != 0 ? f.in[1]->at(off[1]) : f.in[2]->at(off[2]));
     });
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_clip(const FoldCall& f, std::vector<Tensor>& out) {
-    const Node& n = f.n;
-    int64_t opset = f.opset;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
     double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-    if (opset < 11) {
-        if (const Attribute* a = n.attr("min"))
+    if (f.opset < 11) {
+        if (const Attribute* a = f.n.attr("min"))
             lo = a->f;
-        if (const Attribute* a = n.attr("max"))
+        if (const Attribute* a = f.n.attr("max"))
             hi = a->f;
     } else {
         if (f.input(1)) {
@@ -667,51 +635,49 @@ Status fold_clip(const FoldCall& f, std::vector<Tensor>& out) {
             hi = f.input(2)->at(0);
         }
     }
-    Tensor t = *x;
+    Tensor t = *f.x;
     for (size_t k = 0; k < t.numel(); k++)
-        set(t, k, std::min(std::max(x->at(k), lo), hi));
+        set(t, k, std::min(std::max(f.x->at(k), lo), hi));
     out.push_back(std::move(t));
     return Status::ok();
 }
 
 Status fold_binary(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::string& op = f.n.op_type;
-    const std::vector<const Tensor*>& in = f.in;
     std::vector<const Tensor*> parts;
-    for (auto* t : in) {
+    for (auto* t : f.in) {
         if (!t)
             continue;
         NF_RETURN_IF_ERROR(need_data(t, "input"));
         parts.push_back(t);
     }
     if (parts.empty())
-        return invalid_model(op + ": no inputs");
+        return invalid_model(f.op + ": no inputs");
     Tensor acc = *parts[0];
-    if (parts.size() == 1 && (op == "Sum" || op == "Min" || op == "Max")) {
+    if (parts.size() == 1 && (f.op == "Sum" || f.op == "Min" || f.op == "Max")) {
         out.push_back(std::move(acc));
         return Status::ok();
     }
     if (parts.size() < 2)
-        return invalid_model(op + ": needs two inputs");
+        return invalid_model(f.op + ": needs two inputs");
     for (size_t p = 1; p < parts.size(); p++) {
         const Tensor& b = *parts[p];
         Dims od;
         if (!broadcast_shapes(acc.dims, b.dims, od))
-            return invalid_model(op + ": shapes " + dims_str(acc.dims) + " and " + dims_str(b.dims) +
+            return invalid_model(f.op + ": shapes " + dims_str(acc.dims) + " and " + dims_str(b.dims) +
                                  " do not broadcast");
         NF_RETURN_IF_ERROR(check_size(od));
-        bool cmp = is_compare(op);
+        bool cmp = is_compare(f.op);
         bool fl = acc.is_float() || b.is_float();
         Tensor t = make(cmp ? kBool : acc.dtype, od);
         bool bad = false;
         for_broadcast(od, {&acc.dims, &b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
-            double v = apply_binary(op, acc.at(off[0]), b.at(off[1]), fl, bad);
+            double v = apply_binary(f.op, acc.at(off[0]), b.at(off[1]), fl, bad);
             if (t.is_float())
                 v = (double)(float)v;  // float32 arithmetic as onnxruntime
             set(t, i, v);
         });
         if (bad)
-            return invalid_model(op + ": division by zero or unsupported operands while folding");
+            return invalid_model(f.op + ": division by zero or unsupported operands while folding");
         acc = std::move(t);
     }
     out.push_back(std::move(acc));
@@ -719,13 +685,11 @@ Status fold_binary(const FoldCall& f, std::vector<Tensor>& out) {
 }
 
 Status fold_unary(const FoldCall& f, std::vector<Tensor>& out) {
-    const std::string& op = f.n.op_type;
-    const Tensor* x = f.input(0);
-    NF_RETURN_IF_ERROR(need_data(x, "input"));
-    Tensor t = *x;
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    Tensor t = *f.x;
     for (size_t k = 0; k < t.numel(); k++) {
         double r = 0;
-        unary_fn(op, x->at(k), x->is_float(), r);
+        unary_fn(f.op, f.x->at(k), f.x->is_float(), r);
         set(t, k, r);
     }
     out.push_back(std::move(t));
@@ -782,10 +746,9 @@ Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>&
                  bool& done) {
     done = true;
     out.clear();
-    FoldCall f{n, opset, in};
+    FoldCall f{n, opset, in, n.op_type, in.empty() ? nullptr : in[0]};
     auto it = fold_table().find(n.op_type);
-    const Tensor* x = f.input(0);
-    if (it == fold_table().end() || (!folds_without_data(n.op_type) && x && !x->has_data())) {
+    if (it == fold_table().end() || (!folds_without_data(n.op_type) && f.x && !f.x->has_data())) {
         done = false;  // no folder; or strings etc.: the translator reports it
         return Status::ok();
     }
