@@ -22,6 +22,7 @@
 #include <set>
 
 #include "core/strings.h"
+#include "io/onnx/onnx_importer.h"
 #include "io/onnx/onnx_rewrite.h"
 
 namespace nnfold {
@@ -151,19 +152,12 @@ public:
         std::vector<int64_t> declared = shape;
         shape = {declared[0], declared[3], declared[1], declared[2]};
         ctx.absorbed[m.value] = {0, 3, 1, 2};
-        detail = "input " + quote(m.value) + " " + shape_str(declared) + " (NHWC) taken as " + shape_str(shape) + "; " +
+        detail = "input " + quote(m.value) + " " + dims_str(declared) + " (NHWC) taken as " + dims_str(shape) + "; " +
                  std::to_string(n_transposes) + " Transpose(0,3,1,2) -> Identity, " + std::to_string(reshaped) +
                  " per-channel constant" + (reshaped == 1 ? "" : "s") + " reshaped to [C,1,1]";
     }
 
 private:
-    static std::string shape_str(const std::vector<int64_t>& d) {
-        std::string s = "[";
-        for (size_t k = 0; k < d.size(); k++)
-            s += (k ? "," : "") + std::to_string(d[k]);
-        return s + "]";
-    }
-
     // Points operand `x` at a [C,1,1] copy when it is a per-channel constant; 1 when it did.
     // Scalar-like constants (last dim 1) broadcast the same in NCHW and stay.
     static int reshape_per_channel(RewriteContext& ctx, std::string& x) {
