@@ -151,57 +151,44 @@ int64_t read_int64(pbf_reader& r, const Context& ctx, const char* field) {
     return r.get_int64();
 }
 
-// A repeated varint field, packed (length-delimited) or not (one varint per occurrence).
-void read_varints(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field) {
+// A repeated varint field, packed (length-delimited) or not (one varint per occurrence); uint64
+// fields keep their bit pattern as int64.
+void read_varints(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field,
+                  bool is_unsigned = false) {
     if (r.wire_type() == pbf_wire_type::varint) {
-        out.push_back(r.get_int64());
+        out.push_back(is_unsigned ? (int64_t)r.get_uint64() : r.get_int64());
         return;
     }
     expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    auto range = r.get_packed_int64();
-    for (auto v : range)
-        out.push_back(v);
-}
-
-void read_uint64s(pbf_reader& r, std::vector<int64_t>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::varint) {
-        out.push_back((int64_t)r.get_uint64());
-        return;
+    if (is_unsigned) {
+        for (auto v : r.get_packed_uint64())
+            out.push_back((int64_t)v);
+    } else {
+        for (auto v : r.get_packed_int64())
+            out.push_back(v);
     }
-    expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    auto range = r.get_packed_uint64();
-    for (auto v : range)
-        out.push_back((int64_t)v);
 }
 
-void read_floats(pbf_reader& r, std::vector<float>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::fixed32) {
-        out.push_back(r.get_float());
+// A repeated float (fixed32) or double (fixed64) field, packed or one value per occurrence.
+template <typename T>
+void read_fixed(pbf_reader& r, std::vector<T>& out, const Context& ctx, const char* field) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+    if (r.wire_type() == (sizeof(T) == 4 ? pbf_wire_type::fixed32 : pbf_wire_type::fixed64)) {
+        if constexpr (sizeof(T) == 4)
+            out.push_back(r.get_float());
+        else
+            out.push_back(r.get_double());
         return;
     }
     expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
     protozero::data_view v = r.get_view();
-    if (v.size() % 4 != 0)
-        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of 4");
-    size_t n = v.size() / 4, base = out.size();
+    if (v.size() % sizeof(T) != 0)
+        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of " +
+                      std::to_string(sizeof(T)));
+    size_t n = v.size() / sizeof(T), base = out.size();
     out.resize(base + n);
     if (n)
-        std::memcpy(out.data() + base, v.data(), n * 4);
-}
-
-void read_doubles(pbf_reader& r, std::vector<double>& out, const Context& ctx, const char* field) {
-    if (r.wire_type() == pbf_wire_type::fixed64) {
-        out.push_back(r.get_double());
-        return;
-    }
-    expect_wire(r, pbf_wire_type::length_delimited, ctx, field);
-    protozero::data_view v = r.get_view();
-    if (v.size() % 8 != 0)
-        fail(ctx, std::string("packed field '") + field + "' has a length that is not a multiple of 8");
-    size_t n = v.size() / 8, base = out.size();
-    out.resize(base + n);
-    if (n)
-        std::memcpy(out.data() + base, v.data(), n * 8);
+        std::memcpy(out.data() + base, v.data(), n * sizeof(T));
 }
 
 pbf_reader sub_message(pbf_reader& r, const Context& ctx, const char* field) {
@@ -219,6 +206,14 @@ size_t element_size(int dt) {
     }
 }
 
+// A little-endian value of type T at `p` (raw_data is little-endian, as wasm and x86 are).
+template <typename T>
+T load(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+}
+
 float bfloat16_to_float(uint16_t v) {
     uint32_t bits = (uint32_t)v << 16;
     float f;
@@ -226,17 +221,36 @@ float bfloat16_to_float(uint16_t v) {
     return f;
 }
 
-// Converts a tensor's stored payload (raw_data or one of the typed repeated fields) into
-// t.f / t.i, checking the element count against dims first.
-void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
+// A TensorProto's payload as stored: raw_data, or one of the typed repeated fields.
+struct TensorPayload {
     bool has_raw = false;
     protozero::data_view raw;
     std::vector<float> float_data;
     std::vector<int64_t> int32_data, int64_data, uint64_data;
     std::vector<double> double_data;
-    bool external = false;
+};
+
+// external_data (field 13): the key/value pairs; `location` is the value of key "location".
+void read_external_data(pbf_reader& r, Context& ctx, std::string& location) {
+    pbf_reader e = sub_message(r, ctx, "external_data");
+    std::string key, value;
+    while (next_field(e)) {
+        if (e.tag() == 1)
+            key = read_string(e, ctx, "external_data.key");
+        else if (e.tag() == 2)
+            value = read_string(e, ctx, "external_data.value");
+        else
+            e.skip();
+    }
+    if (key == "location")
+        location = value;
+}
+
+// The fields of a TensorProto: dims, type and name into `t`, the payload into `pl`. External data
+// is refused here.
+void read_tensor_fields(pbf_reader r, Tensor& t, TensorPayload& pl, Context& ctx, Scope& scope) {
+    bool external = false, has_type = false;
     std::string location;
-    bool has_type = false;
     while (next_field(r)) {
         switch (r.tag()) {
         case 1: read_varints(r, t.dims, ctx, "dims"); break;
@@ -244,36 +258,24 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             t.dtype = (int)read_int64(r, ctx, "data_type");
             has_type = true;
             break;
-        case 4: read_floats(r, float_data, ctx, "float_data"); break;
-        case 5: read_varints(r, int32_data, ctx, "int32_data"); break;
-        case 7: read_varints(r, int64_data, ctx, "int64_data"); break;
+        case 4: read_fixed(r, pl.float_data, ctx, "float_data"); break;
+        case 5: read_varints(r, pl.int32_data, ctx, "int32_data"); break;
+        case 7: read_varints(r, pl.int64_data, ctx, "int64_data"); break;
         case 8:
             t.name = read_string(r, ctx, "name");
             scope.rename("tensor " + quote(t.name));
             break;
         case 9:
             expect_wire(r, pbf_wire_type::length_delimited, ctx, "raw_data");
-            raw = r.get_view();
-            has_raw = true;
+            pl.raw = r.get_view();
+            pl.has_raw = true;
             break;
-        case 10: read_doubles(r, double_data, ctx, "double_data"); break;
-        case 11: read_uint64s(r, uint64_data, ctx, "uint64_data"); break;
-        case 13: {
+        case 10: read_fixed(r, pl.double_data, ctx, "double_data"); break;
+        case 11: read_varints(r, pl.uint64_data, ctx, "uint64_data", true); break;
+        case 13:
             external = true;
-            pbf_reader e = sub_message(r, ctx, "external_data");
-            std::string key, value;
-            while (next_field(e)) {
-                if (e.tag() == 1)
-                    key = read_string(e, ctx, "external_data.key");
-                else if (e.tag() == 2)
-                    value = read_string(e, ctx, "external_data.value");
-                else
-                    e.skip();
-            }
-            if (key == "location")
-                location = value;
+            read_external_data(r, ctx, location);
             break;
-        }
         case 14:
             if (read_int64(r, ctx, "data_location") == 1)
                 external = true;
@@ -289,7 +291,10 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
                                       "save_as_external_data=False))")};
     if (!has_type)
         t.dtype = kUndefined;
-    // Element count, with each dim checked and the product kept far from overflow.
+}
+
+// Element count, with each dim checked and the product kept far from overflow.
+uint64_t element_count(const Tensor& t, const Context& ctx) {
     uint64_t n = 1;
     for (int64_t d : t.dims) {
         if (d < 0)
@@ -298,125 +303,104 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
             fail(ctx, "dimensions overflow");
         n *= (uint64_t)d;
     }
-    if (t.dtype == kString || t.dtype == kComplex64 || t.dtype == kComplex128 || t.dtype == kUndefined)
-        return;  // kept as a type only; using such a tensor is an error later
-    size_t es = element_size(t.dtype);
-    if (es == 0)
-        fail(ctx, "unknown data_type " + std::to_string(t.dtype));
-    auto count_error = [&](uint64_t have, const char* field) {
-        std::string dims;
-        for (size_t k = 0; k < t.dims.size(); k++)
-            dims += (k ? "," : "") + std::to_string(t.dims[k]);
-        fail(ctx, std::string(field) + " holds " + std::to_string(have) + " values but dims [" + dims + "] need " +
-                      std::to_string(n) + (has_raw && std::string(field) == "raw_data" ? " (truncated tensor)" : ""));
-    };
-    if (has_raw) {
-        if (raw.size() % es != 0 || raw.size() / es != n)
-            count_error(raw.size() / es, "raw_data");
-        const uint8_t* p = (const uint8_t*)raw.data();
-        if (t.is_float())
-            t.f.resize(n);
-        else
-            t.i.resize(n);
-        for (uint64_t k = 0; k < n; k++, p += es) {
-            switch (t.dtype) {
-            case kFloat: std::memcpy(&t.f[k], p, 4); break;
-            case kDouble: {
-                double v;
-                std::memcpy(&v, p, 8);
-                t.f[k] = (float)v;
-                break;
-            }
-            case kFloat16: {
-                uint16_t h;
-                std::memcpy(&h, p, 2);
-                t.f[k] = half_to_float(h);
-                break;
-            }
-            case kBFloat16: {
-                uint16_t h;
-                std::memcpy(&h, p, 2);
-                t.f[k] = bfloat16_to_float(h);
-                break;
-            }
-            case kInt64: std::memcpy(&t.i[k], p, 8); break;
-            case kUint64: {
-                uint64_t v;
-                std::memcpy(&v, p, 8);
-                t.i[k] = (int64_t)v;
-                break;
-            }
-            case kInt32: {
-                int32_t v;
-                std::memcpy(&v, p, 4);
-                t.i[k] = v;
-                break;
-            }
-            case kUint32: {
-                uint32_t v;
-                std::memcpy(&v, p, 4);
-                t.i[k] = v;
-                break;
-            }
-            case kInt16: {
-                int16_t v;
-                std::memcpy(&v, p, 2);
-                t.i[k] = v;
-                break;
-            }
-            case kUint16: {
-                uint16_t v;
-                std::memcpy(&v, p, 2);
-                t.i[k] = v;
-                break;
-            }
-            case kInt8: t.i[k] = (int8_t)*p; break;
-            case kUint8: t.i[k] = *p; break;
-            case kBool: t.i[k] = *p ? 1 : 0; break;
-            }
+    return n;
+}
+
+[[noreturn]] void count_error(const Tensor& t, const Context& ctx, uint64_t have, uint64_t n, const char* field,
+                              bool truncated) {
+    std::string dims;
+    for (size_t k = 0; k < t.dims.size(); k++)
+        dims += (k ? "," : "") + std::to_string(t.dims[k]);
+    fail(ctx, std::string(field) + " holds " + std::to_string(have) + " values but dims [" + dims + "] need " +
+                  std::to_string(n) + (truncated ? " (truncated tensor)" : ""));
+}
+
+// raw_data: n little-endian elements of `es` bytes each.
+void convert_raw(const protozero::data_view& raw, size_t es, uint64_t n, Tensor& t, const Context& ctx) {
+    if (raw.size() % es != 0 || raw.size() / es != n)
+        count_error(t, ctx, raw.size() / es, n, "raw_data", true);
+    const uint8_t* p = (const uint8_t*)raw.data();
+    if (t.is_float())
+        t.f.resize(n);
+    else
+        t.i.resize(n);
+    for (uint64_t k = 0; k < n; k++, p += es) {
+        switch (t.dtype) {
+        case kFloat: t.f[k] = load<float>(p); break;
+        case kDouble: t.f[k] = (float)load<double>(p); break;
+        case kFloat16: t.f[k] = half_to_float(load<uint16_t>(p)); break;
+        case kBFloat16: t.f[k] = bfloat16_to_float(load<uint16_t>(p)); break;
+        case kInt64: t.i[k] = load<int64_t>(p); break;
+        case kUint64: t.i[k] = (int64_t)load<uint64_t>(p); break;
+        case kInt32: t.i[k] = load<int32_t>(p); break;
+        case kUint32: t.i[k] = load<uint32_t>(p); break;
+        case kInt16: t.i[k] = load<int16_t>(p); break;
+        case kUint16: t.i[k] = load<uint16_t>(p); break;
+        case kInt8: t.i[k] = (int8_t)*p; break;
+        case kUint8: t.i[k] = *p; break;
+        case kBool: t.i[k] = *p ? 1 : 0; break;
         }
-        return;
     }
+}
+
+// The typed repeated field that holds t.dtype's values (onnx.proto's table), n of them.
+void convert_typed(TensorPayload& pl, uint64_t n, Tensor& t, const Context& ctx) {
+    auto need = [&](size_t have, const char* field) {
+        if (have != n)
+            count_error(t, ctx, have, n, field, false);
+    };
     switch (t.dtype) {
     case kFloat:
-        if (float_data.size() != n)
-            count_error(float_data.size(), "float_data");
-        t.f = std::move(float_data);
+        need(pl.float_data.size(), "float_data");
+        t.f = std::move(pl.float_data);
         break;
     case kDouble:
-        if (double_data.size() != n)
-            count_error(double_data.size(), "double_data");
-        t.f.assign(double_data.begin(), double_data.end());
+        need(pl.double_data.size(), "double_data");
+        t.f.assign(pl.double_data.begin(), pl.double_data.end());
         break;
     case kFloat16:
     case kBFloat16:
         // stored as uint16 bit patterns in int32_data
-        if (int32_data.size() != n)
-            count_error(int32_data.size(), "int32_data");
+        need(pl.int32_data.size(), "int32_data");
         t.f.resize(n);
         for (uint64_t k = 0; k < n; k++)
-            t.f[k] = t.dtype == kFloat16 ? half_to_float((uint16_t)int32_data[k]) : bfloat16_to_float((uint16_t)int32_data[k]);
+            t.f[k] = t.dtype == kFloat16 ? half_to_float((uint16_t)pl.int32_data[k])
+                                         : bfloat16_to_float((uint16_t)pl.int32_data[k]);
         break;
     case kInt64:
-        if (int64_data.size() != n)
-            count_error(int64_data.size(), "int64_data");
-        t.i = std::move(int64_data);
+        need(pl.int64_data.size(), "int64_data");
+        t.i = std::move(pl.int64_data);
         break;
     case kUint32:
     case kUint64:
-        if (uint64_data.size() != n)
-            count_error(uint64_data.size(), "uint64_data");
-        t.i = std::move(uint64_data);
+        need(pl.uint64_data.size(), "uint64_data");
+        t.i = std::move(pl.uint64_data);
         break;
     default:  // int32, int16, int8, uint16, uint8, bool
-        if (int32_data.size() != n)
-            count_error(int32_data.size(), "int32_data");
-        t.i = std::move(int32_data);
+        need(pl.int32_data.size(), "int32_data");
+        t.i = std::move(pl.int32_data);
         if (t.dtype == kBool)
             for (auto& v : t.i)
                 v = v ? 1 : 0;
         break;
     }
+}
+
+// Converts a tensor's stored payload (raw_data or one of the typed repeated fields) into
+// t.f / t.i, checking the element count against dims first.
+void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
+    TensorPayload pl;
+    read_tensor_fields(r, t, pl, ctx, scope);
+    uint64_t n = element_count(t, ctx);
+    if (t.dtype == kString || t.dtype == kComplex64 || t.dtype == kComplex128 || t.dtype == kUndefined)
+        return;  // kept as a type only; using such a tensor is an error later
+    size_t es = element_size(t.dtype);
+    if (es == 0)
+        fail(ctx, "unknown data_type " + std::to_string(t.dtype));
+    if (pl.has_raw)
+        convert_raw(pl.raw, es, n, t, ctx);
+    else
+        convert_typed(pl, n, t, ctx);
 }
 
 void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
@@ -463,7 +447,7 @@ void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
             seen = kAttrGraph;
             break;
         case 7:
-            read_floats(r, a.floats, ctx, "floats");
+            read_fixed(r, a.floats, ctx, "floats");
             seen = kAttrFloats;
             break;
         case 8:

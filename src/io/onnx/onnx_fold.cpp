@@ -14,142 +14,6 @@ namespace nnfold {
 namespace onnx {
 
 // ---------------------------------------------------------------------------------------------
-// shape computations shared with the translators (onnx_shape_ops.h)
-
-Status reshape_target(const Dims& in, const Dims& spec, bool allowzero, Dims& out) {
-    uint64_t total = 1;
-    for (int64_t d : in)
-        total *= (uint64_t)d;
-    out.assign(spec.size(), 0);
-    int infer = -1;
-    uint64_t known = 1;
-    for (size_t k = 0; k < spec.size(); k++) {
-        int64_t v = spec[k];
-        if (v == 0 && !allowzero) {
-            if (k >= in.size())
-                return invalid_model("Reshape: 0 at position " + std::to_string(k) + " has no input dimension to copy");
-            v = in[k];
-        }
-        if (v == -1) {
-            if (infer >= 0)
-                return invalid_model("Reshape: more than one -1 in the target shape " + dims_str(spec));
-            infer = (int)k;
-            continue;
-        }
-        if (v < 0)
-            return invalid_model("Reshape: invalid target dimension " + std::to_string(v));
-        out[k] = v;
-        if (v > 0 && known > (uint64_t(1) << 62) / (uint64_t)v)
-            return invalid_model("Reshape: target shape overflows");
-        known *= (uint64_t)v;
-    }
-    if (infer >= 0) {
-        if (known == 0 || total % known != 0)
-            return invalid_model("Reshape: cannot infer -1 reshaping " + dims_str(in) + " to " + dims_str(spec));
-        out[infer] = (int64_t)(total / known);
-        known *= (uint64_t)out[infer];
-    }
-    if (known != total)
-        return invalid_model("Reshape: " + dims_str(in) + " (" + std::to_string(total) + " elements) cannot become " +
-                             dims_str(spec));
-    return Status::ok();
-}
-
-Status unsqueeze_shape(const Dims& in, const Dims& axes, Dims& out) {
-    size_t r = in.size() + axes.size();
-    std::vector<char> is_new(r, 0);
-    for (int64_t a : axes) {
-        int ax;
-        if (!norm_axis(a, r, ax))
-            return invalid_model("Unsqueeze: axis " + std::to_string(a) + " out of range for output rank " +
-                                 std::to_string(r));
-        if (is_new[ax])
-            return invalid_model("Unsqueeze: axis " + std::to_string(a) + " given twice");
-        is_new[ax] = 1;
-    }
-    out.clear();
-    size_t j = 0;
-    for (size_t k = 0; k < r; k++)
-        out.push_back(is_new[k] ? 1 : in[j++]);
-    return Status::ok();
-}
-
-Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out) {
-    std::vector<char> drop(in.size(), 0);
-    if (!has_axes) {
-        for (size_t k = 0; k < in.size(); k++)
-            drop[k] = in[k] == 1;
-    } else {
-        for (int64_t a : axes) {
-            int ax;
-            if (!norm_axis(a, in.size(), ax))
-                return invalid_model("Squeeze: axis " + std::to_string(a) + " out of range");
-            if (in[ax] != 1)
-                return invalid_model("Squeeze: axis " + std::to_string(a) + " has size " + std::to_string(in[ax]));
-            drop[ax] = 1;
-        }
-    }
-    out.clear();
-    for (size_t k = 0; k < in.size(); k++)
-        if (!drop[k])
-            out.push_back(in[k]);
-    return Status::ok();
-}
-
-Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes_in, const Dims& steps_in,
-                    std::vector<SliceRange>& out) {
-    size_t n = starts.size();
-    if (ends.size() != n)
-        return invalid_model("Slice: starts and ends differ in length");
-    Dims axes = axes_in, steps = steps_in;
-    if (axes.empty())
-        for (size_t k = 0; k < n; k++)
-            axes.push_back((int64_t)k);
-    if (steps.empty())
-        steps.assign(n, 1);
-    if (axes.size() != n || steps.size() != n)
-        return invalid_model("Slice: axes/steps differ in length from starts");
-    out.assign(in.size(), SliceRange());
-    for (size_t k = 0; k < in.size(); k++) {
-        out[k].start = 0;
-        out[k].end = in[k];
-        out[k].step = 1;
-        out[k].count = in[k];
-    }
-    std::vector<char> seen(in.size(), 0);
-    for (size_t k = 0; k < n; k++) {
-        int ax;
-        if (!norm_axis(axes[k], in.size(), ax))
-            return invalid_model("Slice: axis " + std::to_string(axes[k]) + " out of range");
-        if (seen[ax])
-            return invalid_model("Slice: axis " + std::to_string(axes[k]) + " given twice");
-        seen[ax] = 1;
-        int64_t dim = in[ax], step = steps[k];
-        if (step == 0)
-            return invalid_model("Slice: step 0");
-        int64_t s = starts[k], e = ends[k];
-        // ONNX clamping rules
-        if (s < 0)
-            s += dim;
-        if (e < 0)
-            e += dim;
-        if (step > 0) {
-            s = std::max<int64_t>(0, std::min(s, dim));
-            e = std::max<int64_t>(0, std::min(e, dim));
-        } else {
-            s = std::max<int64_t>(-1, std::min(s, dim - 1));
-            e = std::max<int64_t>(-1, std::min(e, dim - 1));
-        }
-        int64_t count = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e + (-step) - 1) / (-step) : 0);
-        out[ax].start = s;
-        out[ax].end = e;
-        out[ax].step = step;
-        out[ax].count = count;
-    }
-    return Status::ok();
-}
-
-// ---------------------------------------------------------------------------------------------
 // element helpers
 
 namespace {
@@ -207,6 +71,32 @@ void for_broadcast(const Dims& out, const std::vector<const Dims*>& ins, Fn fn) 
                 break;
             for (size_t j = 0; j < m; j++)
                 off[j] -= strides[j][k] * out[k];
+            idx[k] = 0;
+        }
+    }
+}
+
+// Dense strides of a tensor of shape `d` (innermost 1).
+std::vector<int64_t> dense_strides(const Dims& d) {
+    std::vector<int64_t> stride(d.size(), 1);
+    for (size_t k = d.size(); k-- > 1;)
+        stride[k - 1] = stride[k] * d[k];
+    return stride;
+}
+
+// Fills `t` (shape `od`) in order from `x`: the element at output index idx reads x at offset
+// sum over k of offset(k, idx[k]) (a strided slice, a tiled repeat, a transpose).
+template <typename Fn>
+void copy_indexed(const Tensor& x, const Dims& od, Tensor& t, Fn offset) {
+    std::vector<int64_t> idx(od.size(), 0);
+    for (size_t i = 0; i < t.numel(); i++) {
+        int64_t src = 0;
+        for (size_t k = 0; k < od.size(); k++)
+            src += offset(k, idx[k]);
+        set(t, i, x.at((size_t)src));
+        for (size_t k = od.size(); k-- > 0;) {
+            if (++idx[k] < od[k])
+                break;
             idx[k] = 0;
         }
     }
@@ -329,7 +219,7 @@ bool unary_fn(const std::string& op, double x, bool is_float, double& r) {
     return true;
 }
 
-Status fold_gather(const Node& n, const Tensor& data, const Tensor& idx, std::vector<Tensor>& out) {
+Status gather_constant(const Node& n, const Tensor& data, const Tensor& idx, std::vector<Tensor>& out) {
     int64_t axis_attr = 0;
     if (const Attribute* a = n.attr("axis"))
         axis_attr = a->i;
@@ -382,470 +272,487 @@ Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out) {
         od[k] = in.dims[perm[k]];
     }
     out = make(in.dtype, od);
-    std::vector<int64_t> in_stride(r, 1);
-    for (size_t k = r; k-- > 1;)
-        in_stride[k - 1] = in_stride[k] * in.dims[k];
-    size_t n = in.numel();
-    std::vector<int64_t> idx(r, 0);
-    for (size_t i = 0; i < n; i++) {
-        int64_t src = 0;
-        for (size_t k = 0; k < r; k++)
-            src += idx[k] * in_stride[perm[k]];
-        set(out, i, in.at((size_t)src));
-        for (size_t k = r; k-- > 0;) {
-            if (++idx[k] < od[k])
-                break;
-            idx[k] = 0;
-        }
+    std::vector<int64_t> in_stride = dense_strides(in.dims);
+    copy_indexed(in, od, out, [&](size_t k, int64_t i) { return i * in_stride[perm[k]]; });
+    return Status::ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One folder per operator (family)
+
+namespace {
+
+// A node to fold: its constant inputs (nullptr where absent) and the model's opset.
+struct FoldCall {
+    const Node& n;
+    int64_t opset;
+    const std::vector<const Tensor*>& in;
+    const std::string& op;  // n.op_type
+    const Tensor* x;        // input 0, nullptr when absent
+
+    const Tensor* input(size_t k) const { return k < in.size() ? in[k] : nullptr; }
+    int64_t attr_i(const char* name, int64_t def) const {
+        const Attribute* a = n.attr(name);
+        return a ? a->i : def;
+    }
+};
+using FoldFn = Status (*)(const FoldCall&, std::vector<Tensor>&);
+
+Status fold_constant(const FoldCall& f, std::vector<Tensor>& out) {
+    Tensor t;
+    if (const Attribute* a = f.n.attr("value")) {
+        if (a->t.size() != 1)
+            return invalid_model("Constant: 'value' holds no tensor");
+        t = a->t[0];
+    } else if (const Attribute* a = f.n.attr("value_float")) {
+        t.dtype = kFloat;
+        t.f = {a->f};
+    } else if (const Attribute* a = f.n.attr("value_floats")) {
+        t.dtype = kFloat;
+        t.f = a->floats;
+        t.dims = {(int64_t)a->floats.size()};
+    } else if (const Attribute* a = f.n.attr("value_int")) {
+        t.dtype = kInt64;
+        t.i = {a->i};
+    } else if (const Attribute* a = f.n.attr("value_ints")) {
+        t.dtype = kInt64;
+        t.i = a->ints;
+        t.dims = {(int64_t)a->ints.size()};
+    } else {
+        return unsupported("Constant: only tensor, float(s) and int(s) values are supported");
+    }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_constant_of_shape(const FoldCall& f, std::vector<Tensor>& out) {
+    Dims shape;
+    NF_RETURN_IF_ERROR(ints_of(f.input(0), "shape", shape));
+    NF_RETURN_IF_ERROR(check_size(shape));
+    int dtype = kFloat;
+    double v = 0;
+    if (const Attribute* a = f.n.attr("value")) {
+        if (a->t.size() != 1 || a->t[0].numel() != 1 || !a->t[0].has_data())
+            return invalid_model("ConstantOfShape: 'value' must be a one-element tensor");
+        dtype = a->t[0].dtype;
+        v = a->t[0].at(0);
+    }
+    Tensor t = make(dtype, shape);
+    for (size_t k = 0; k < t.numel(); k++)
+        set(t, k, v);
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_shape(const FoldCall& f, std::vector<Tensor>& out) {
+    if (!f.x)
+        return invalid_model("missing input");
+    out.push_back(shape_query(f.n, f.x->dims));
+    return Status::ok();
+}
+
+Status fold_identity(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    out.push_back(*f.x);
+    if (f.op == "Dropout" && f.n.outputs.size() > 1 && !f.n.outputs[1].empty()) {
+        Tensor mask = make(kBool, f.x->dims);
+        for (auto& v : mask.i)
+            v = 1;
+        out.push_back(std::move(mask));
     }
     return Status::ok();
 }
+
+Status fold_cast(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    int to = (int)f.attr_i("to", kFloat);
+    if (!is_float_type(to) && !is_integer_type(to))
+        return unsupported(std::string("Cast to ") + data_type_name(to));
+    Tensor t = make(to, f.x->dims);
+    for (size_t k = 0; k < f.x->numel(); k++) {
+        double v = f.x->at(k);
+        if (to == kBool)
+            v = v != 0;
+        else if (!is_float_type(to))
+            v = std::trunc(v);
+        set(t, k, v);
+    }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_gather(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
+    NF_RETURN_IF_ERROR(need_data(f.input(1), "indices"));
+    return gather_constant(f.n, *f.x, *f.input(1), out);
+}
+
+Status fold_squeeze(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
+    Dims axes;
+    bool has_axes = false;
+    if (f.opset >= 13 && f.input(1)) {
+        NF_RETURN_IF_ERROR(ints_of(f.input(1), "axes", axes));
+        has_axes = true;
+    } else if (const Attribute* a = f.n.attr("axes")) {
+        axes = a->ints;
+        has_axes = true;
+    }
+    Tensor t = *f.x;
+    if (f.op == "Unsqueeze") {
+        if (!has_axes)
+            return invalid_model("Unsqueeze: no axes");
+        NF_RETURN_IF_ERROR(unsqueeze_shape(f.x->dims, axes, t.dims));
+    } else {
+        NF_RETURN_IF_ERROR(squeeze_shape(f.x->dims, axes, has_axes, t.dims));
+    }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_reshape(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
+    Dims spec;
+    if (f.opset >= 5 || f.input(1))
+        NF_RETURN_IF_ERROR(ints_of(f.input(1), "shape", spec));
+    else if (const Attribute* a = f.n.attr("shape"))
+        spec = a->ints;
+    Tensor t = *f.x;
+    NF_RETURN_IF_ERROR(reshape_target(f.x->dims, spec, f.attr_i("allowzero", 0) != 0, t.dims));
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_flatten(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    int axis;
+    if (!norm_axis(f.attr_i("axis", 1), f.x->dims.size() + 1, axis))
+        return invalid_model("Flatten: axis out of range");
+    int64_t a = 1, b = 1;
+    for (int k = 0; k < axis; k++)
+        a *= f.x->dims[k];
+    for (size_t k = axis; k < f.x->dims.size(); k++)
+        b *= f.x->dims[k];
+    Tensor t = *f.x;
+    t.dims = {a, b};
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_concat(const FoldCall& f, std::vector<Tensor>& out) {
+    int r = -1;
+    std::vector<const Tensor*> parts;
+    for (size_t k = 0; k < f.in.size(); k++) {
+        if (!f.in[k])
+            continue;
+        NF_RETURN_IF_ERROR(need_data(f.in[k], "input"));
+        if (r < 0)
+            r = (int)f.in[k]->dims.size();
+        else if (r != (int)f.in[k]->dims.size())
+            return invalid_model("Concat: inputs of different ranks");
+        parts.push_back(f.in[k]);
+    }
+    if (parts.empty())
+        return invalid_model("Concat: no inputs");
+    int axis;
+    if (!norm_axis(f.attr_i("axis", 0), r, axis))
+        return invalid_model("Concat: axis out of range");
+    Dims od = parts[0]->dims;
+    od[axis] = 0;
+    for (auto* p : parts) {
+        for (int k = 0; k < r; k++)
+            if (k != axis && p->dims[k] != parts[0]->dims[k])
+                return invalid_model("Concat: input shapes " + dims_str(parts[0]->dims) + " and " +
+                                     dims_str(p->dims) + " differ outside the axis");
+        od[axis] += p->dims[axis];
+    }
+    NF_RETURN_IF_ERROR(check_size(od));
+    int dtype = parts[0]->dtype;
+    Tensor t = make(dtype, od);
+    int64_t outer = 1, inner = 1;
+    for (int k = 0; k < axis; k++)
+        outer *= od[k];
+    for (int k = axis + 1; k < r; k++)
+        inner *= od[k];
+    size_t o = 0;
+    for (int64_t a = 0; a < outer; a++)
+        for (auto* p : parts) {
+            int64_t len = p->dims[axis] * inner;
+            for (int64_t j = 0; j < len; j++)
+                set(t, o++, p->at((size_t)(a * len + j)));
+        }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_split(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    int axis;
+    if (!norm_axis(f.attr_i("axis", 0), f.x->dims.size(), axis))
+        return invalid_model("Split: axis out of range");
+    Dims sizes;
+    NF_RETURN_IF_ERROR(split_sizes(f.n, f.opset, f.x->dims[axis], f.input(1), sizes));
+    int64_t outer = 1, inner = 1;
+    for (int k = 0; k < axis; k++)
+        outer *= f.x->dims[k];
+    for (size_t k = axis + 1; k < f.x->dims.size(); k++)
+        inner *= f.x->dims[k];
+    int64_t off = 0;
+    for (int64_t s : sizes) {
+        Dims od = f.x->dims;
+        od[axis] = s;
+        Tensor t = make(f.x->dtype, od);
+        size_t o = 0;
+        for (int64_t a = 0; a < outer; a++)
+            for (int64_t j = 0; j < s * inner; j++)
+                set(t, o++, f.x->at((size_t)((a * f.x->dims[axis] + off) * inner + j)));
+        off += s;
+        out.push_back(std::move(t));
+    }
+    return Status::ok();
+}
+
+Status fold_slice(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "data"));
+    Dims starts, ends, axes, steps;
+    if (f.opset < 10) {
+        if (const Attribute* a = f.n.attr("starts"))
+            starts = a->ints;
+        if (const Attribute* a = f.n.attr("ends"))
+            ends = a->ints;
+        if (const Attribute* a = f.n.attr("axes"))
+            axes = a->ints;
+    } else {
+        NF_RETURN_IF_ERROR(ints_of(f.input(1), "starts", starts));
+        NF_RETURN_IF_ERROR(ints_of(f.input(2), "ends", ends));
+        if (f.input(3))
+            NF_RETURN_IF_ERROR(ints_of(f.input(3), "axes", axes));
+        if (f.input(4))
+            NF_RETURN_IF_ERROR(ints_of(f.input(4), "steps", steps));
+    }
+    std::vector<SliceRange> rg;
+    NF_RETURN_IF_ERROR(slice_ranges(f.x->dims, starts, ends, axes, steps, rg));
+    Dims od;
+    for (auto& s : rg)
+        od.push_back(s.count);
+    Tensor t = make(f.x->dtype, od);
+    std::vector<int64_t> stride = dense_strides(f.x->dims);
+    copy_indexed(*f.x, od, t, [&](size_t k, int64_t i) { return (rg[k].start + i * rg[k].step) * stride[k]; });
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_transpose(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    Dims perm;
+    if (const Attribute* a = f.n.attr("perm"))
+        perm = a->ints;
+    else
+        for (size_t k = f.x->dims.size(); k-- > 0;)
+            perm.push_back((int64_t)k);
+    Tensor t;
+    NF_RETURN_IF_ERROR(transpose_tensor(*f.x, perm, t));
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_range(const FoldCall& f, std::vector<Tensor>& out) {
+    for (size_t k = 0; k < 3; k++)
+        NF_RETURN_IF_ERROR(need_data(f.input(k), "start/limit/delta"));
+    double s = f.in[0]->at(0), l = f.in[1]->at(0), d = f.in[2]->at(0);
+    if (d == 0)
+        return invalid_model("Range: delta 0");
+    double cnt = std::ceil((l - s) / d);
+    int64_t count = cnt > 0 ? saturate_int64(cnt) : 0;  // NaN -> 0; check_size bounds it
+    NF_RETURN_IF_ERROR(check_size({count}));
+    Tensor t = make(f.in[0]->dtype, {count});
+    for (int64_t k = 0; k < count; k++)
+        set(t, (size_t)k, s + (double)k * d);
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_expand_tile(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    Dims arg;
+    NF_RETURN_IF_ERROR(ints_of(f.input(1), f.op == "Expand" ? "shape" : "repeats", arg));
+    if (f.op == "Expand") {
+        Dims od;
+        if (!broadcast_shapes(f.x->dims, arg, od))
+            return invalid_model("Expand: " + dims_str(f.x->dims) + " does not broadcast to " + dims_str(arg));
+        NF_RETURN_IF_ERROR(check_size(od));
+        Tensor t = make(f.x->dtype, od);
+        for_broadcast(od, {&f.x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, f.x->at(off[0])); });
+        out.push_back(std::move(t));
+    } else {
+        if (arg.size() != f.x->dims.size())
+            return invalid_model("Tile: repeats must have one entry per axis");
+        Dims od = f.x->dims;
+        for (size_t k = 0; k < od.size(); k++) {
+            if (arg[k] < 0)
+                return invalid_model("Tile: negative repeat");
+            od[k] *= arg[k];
+        }
+        NF_RETURN_IF_ERROR(check_size(od));
+        Tensor t = make(f.x->dtype, od);
+        std::vector<int64_t> stride = dense_strides(f.x->dims);
+        copy_indexed(*f.x, od, t, [&](size_t k, int64_t i) { return (i % f.x->dims[k]) * stride[k]; });
+        out.push_back(std::move(t));
+    }
+    return Status::ok();
+}
+
+Status fold_where(const FoldCall& f, std::vector<Tensor>& out) {
+    for (size_t k = 0; k < 3; k++)
+        NF_RETURN_IF_ERROR(need_data(f.input(k), "input"));
+    Dims o1, od;
+    if (!broadcast_shapes(f.in[0]->dims, f.in[1]->dims, o1) || !broadcast_shapes(o1, f.in[2]->dims, od))
+        return invalid_model("Where: shapes do not broadcast");
+    NF_RETURN_IF_ERROR(check_size(od));
+    Tensor t = make(f.in[1]->dtype, od);
+    for_broadcast(od, {&f.in[0]->dims, &f.in[1]->dims, &f.in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
+        set(t, i, f.in[0]->at(off[0]) != 0 ? f.in[1]->at(off[1]) : f.in[2]->at(off[2]));
+    });
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_clip(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+    if (f.opset < 11) {
+        if (const Attribute* a = f.n.attr("min"))
+            lo = a->f;
+        if (const Attribute* a = f.n.attr("max"))
+            hi = a->f;
+    } else {
+        if (f.input(1)) {
+            NF_RETURN_IF_ERROR(need_data(f.input(1), "min"));
+            lo = f.input(1)->at(0);
+        }
+        if (f.input(2)) {
+            NF_RETURN_IF_ERROR(need_data(f.input(2), "max"));
+            hi = f.input(2)->at(0);
+        }
+    }
+    Tensor t = *f.x;
+    for (size_t k = 0; k < t.numel(); k++)
+        set(t, k, std::min(std::max(f.x->at(k), lo), hi));
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+Status fold_binary(const FoldCall& f, std::vector<Tensor>& out) {
+    std::vector<const Tensor*> parts;
+    for (auto* t : f.in) {
+        if (!t)
+            continue;
+        NF_RETURN_IF_ERROR(need_data(t, "input"));
+        parts.push_back(t);
+    }
+    if (parts.empty())
+        return invalid_model(f.op + ": no inputs");
+    Tensor acc = *parts[0];
+    if (parts.size() == 1 && (f.op == "Sum" || f.op == "Min" || f.op == "Max")) {
+        out.push_back(std::move(acc));
+        return Status::ok();
+    }
+    if (parts.size() < 2)
+        return invalid_model(f.op + ": needs two inputs");
+    for (size_t p = 1; p < parts.size(); p++) {
+        const Tensor& b = *parts[p];
+        Dims od;
+        if (!broadcast_shapes(acc.dims, b.dims, od))
+            return invalid_model(f.op + ": shapes " + dims_str(acc.dims) + " and " + dims_str(b.dims) +
+                                 " do not broadcast");
+        NF_RETURN_IF_ERROR(check_size(od));
+        bool cmp = is_compare(f.op);
+        bool fl = acc.is_float() || b.is_float();
+        Tensor t = make(cmp ? kBool : acc.dtype, od);
+        bool bad = false;
+        for_broadcast(od, {&acc.dims, &b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
+            double v = apply_binary(f.op, acc.at(off[0]), b.at(off[1]), fl, bad);
+            if (t.is_float())
+                v = (double)(float)v;  // float32 arithmetic as onnxruntime
+            set(t, i, v);
+        });
+        if (bad)
+            return invalid_model(f.op + ": division by zero or unsupported operands while folding");
+        acc = std::move(t);
+    }
+    out.push_back(std::move(acc));
+    return Status::ok();
+}
+
+Status fold_unary(const FoldCall& f, std::vector<Tensor>& out) {
+    NF_RETURN_IF_ERROR(need_data(f.x, "input"));
+    Tensor t = *f.x;
+    for (size_t k = 0; k < t.numel(); k++) {
+        double r = 0;
+        unary_fn(f.op, f.x->at(k), f.x->is_float(), r);
+        set(t, k, r);
+    }
+    out.push_back(std::move(t));
+    return Status::ok();
+}
+
+const std::map<std::string, FoldFn>& fold_table() {
+    static const std::map<std::string, FoldFn> t = [] {
+        std::map<std::string, FoldFn> m;
+        m["Constant"] = fold_constant;
+        m["ConstantOfShape"] = fold_constant_of_shape;
+        m["Shape"] = fold_shape;
+        m["Size"] = fold_shape;
+        m["Identity"] = fold_identity;
+        m["Dropout"] = fold_identity;
+        m["Cast"] = fold_cast;
+        m["Gather"] = fold_gather;
+        m["Unsqueeze"] = fold_squeeze;
+        m["Squeeze"] = fold_squeeze;
+        m["Reshape"] = fold_reshape;
+        m["Flatten"] = fold_flatten;
+        m["Concat"] = fold_concat;
+        m["Split"] = fold_split;
+        m["Slice"] = fold_slice;
+        m["Transpose"] = fold_transpose;
+        m["Range"] = fold_range;
+        m["Expand"] = fold_expand_tile;
+        m["Tile"] = fold_expand_tile;
+        m["Where"] = fold_where;
+        m["Clip"] = fold_clip;
+        const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mod",
+                                                     "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And",
+                                                     "Or"};
+        for (auto& op : binary)
+            m[op] = fold_binary;
+        const std::set<std::string> unary = {"Neg", "Abs", "Sqrt", "Exp", "Log", "Relu", "Sigmoid", "Tanh",
+                                                    "Erf", "Floor", "Ceil", "Reciprocal", "Not", "Sign"};
+        for (auto& op : unary)
+            m[op] = fold_unary;
+        return m;
+    }();
+    return t;
+}
+
+// Folders that do not read input 0's data (Constant and ConstantOfShape read attributes and a
+// shape, Shape and Size only dims).
+bool folds_without_data(const std::string& op) {
+    return op == "Constant" || op == "ConstantOfShape" || op == "Shape" || op == "Size";
+}
+
+}  // namespace
 
 Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& in, std::vector<Tensor>& out,
                  bool& done) {
     done = true;
     out.clear();
-    const std::string& op = n.op_type;
-    auto attr_i = [&](const char* name, int64_t def) {
-        const Attribute* a = n.attr(name);
-        return a ? a->i : def;
-    };
-    auto input = [&](size_t k) -> const Tensor* { return k < in.size() ? in[k] : nullptr; };
-
-    if (op == "Constant") {
-        Tensor t;
-        if (const Attribute* a = n.attr("value")) {
-            if (a->t.size() != 1)
-                return invalid_model("Constant: 'value' holds no tensor");
-            t = a->t[0];
-        } else if (const Attribute* a = n.attr("value_float")) {
-            t.dtype = kFloat;
-            t.f = {a->f};
-        } else if (const Attribute* a = n.attr("value_floats")) {
-            t.dtype = kFloat;
-            t.f = a->floats;
-            t.dims = {(int64_t)a->floats.size()};
-        } else if (const Attribute* a = n.attr("value_int")) {
-            t.dtype = kInt64;
-            t.i = {a->i};
-        } else if (const Attribute* a = n.attr("value_ints")) {
-            t.dtype = kInt64;
-            t.i = a->ints;
-            t.dims = {(int64_t)a->ints.size()};
-        } else {
-            return unsupported("Constant: only tensor, float(s) and int(s) values are supported");
-        }
-        out.push_back(std::move(t));
+    FoldCall f{n, opset, in, n.op_type, in.empty() ? nullptr : in[0]};
+    auto it = fold_table().find(n.op_type);
+    if (it == fold_table().end() || (!folds_without_data(n.op_type) && f.x && !f.x->has_data())) {
+        done = false;  // no folder; or strings etc.: the translator reports it
         return Status::ok();
     }
-    if (op == "ConstantOfShape") {
-        Dims shape;
-        NF_RETURN_IF_ERROR(ints_of(input(0), "shape", shape));
-        NF_RETURN_IF_ERROR(check_size(shape));
-        int dtype = kFloat;
-        double v = 0;
-        if (const Attribute* a = n.attr("value")) {
-            if (a->t.size() != 1 || a->t[0].numel() != 1 || !a->t[0].has_data())
-                return invalid_model("ConstantOfShape: 'value' must be a one-element tensor");
-            dtype = a->t[0].dtype;
-            v = a->t[0].at(0);
-        }
-        Tensor t = make(dtype, shape);
-        for (size_t k = 0; k < t.numel(); k++)
-            set(t, k, v);
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    // Every other folder needs input 0's data.
-    const Tensor* x = input(0);
-    if (op == "Shape" || op == "Size") {
-        if (!x)
-            return invalid_model("missing input");
-        Tensor t;
-        t.dtype = kInt64;
-        if (op == "Size") {
-            t.i = {(int64_t)x->numel()};
-        } else {
-            int r = (int)x->dims.size();
-            int64_t s = attr_i("start", 0), e = attr_i("end", r);
-            if (s < 0)
-                s += r;
-            if (e < 0)
-                e += r;
-            s = std::max<int64_t>(0, std::min<int64_t>(s, r));
-            e = std::max<int64_t>(s, std::min<int64_t>(e, r));
-            t.i.assign(x->dims.begin() + s, x->dims.begin() + e);
-            t.dims = {e - s};
-        }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (x && !x->has_data()) {
-        done = false;  // strings etc.: the translator reports it
-        return Status::ok();
-    }
-    if (op == "Identity" || op == "Dropout") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        out.push_back(*x);
-        if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
-            Tensor mask = make(kBool, x->dims);
-            for (auto& v : mask.i)
-                v = 1;
-            out.push_back(std::move(mask));
-        }
-        return Status::ok();
-    }
-    if (op == "Cast") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        int to = (int)attr_i("to", kFloat);
-        if (!is_float_type(to) && !is_integer_type(to))
-            return unsupported(std::string("Cast to ") + data_type_name(to));
-        Tensor t = make(to, x->dims);
-        for (size_t k = 0; k < x->numel(); k++) {
-            double v = x->at(k);
-            if (to == kBool)
-                v = v != 0;
-            else if (!is_float_type(to))
-                v = std::trunc(v);
-            set(t, k, v);
-        }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Gather") {
-        NF_RETURN_IF_ERROR(need_data(x, "data"));
-        NF_RETURN_IF_ERROR(need_data(input(1), "indices"));
-        return fold_gather(n, *x, *input(1), out);
-    }
-    if (op == "Unsqueeze" || op == "Squeeze") {
-        NF_RETURN_IF_ERROR(need_data(x, "data"));
-        Dims axes;
-        bool has_axes = false;
-        if (opset >= 13 && input(1)) {
-            NF_RETURN_IF_ERROR(ints_of(input(1), "axes", axes));
-            has_axes = true;
-        } else if (const Attribute* a = n.attr("axes")) {
-            axes = a->ints;
-            has_axes = true;
-        }
-        Tensor t = *x;
-        if (op == "Unsqueeze") {
-            if (!has_axes)
-                return invalid_model("Unsqueeze: no axes");
-            NF_RETURN_IF_ERROR(unsqueeze_shape(x->dims, axes, t.dims));
-        } else {
-            NF_RETURN_IF_ERROR(squeeze_shape(x->dims, axes, has_axes, t.dims));
-        }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Reshape") {
-        NF_RETURN_IF_ERROR(need_data(x, "data"));
-        Dims spec;
-        if (opset >= 5 || input(1))
-            NF_RETURN_IF_ERROR(ints_of(input(1), "shape", spec));
-        else if (const Attribute* a = n.attr("shape"))
-            spec = a->ints;
-        Tensor t = *x;
-        NF_RETURN_IF_ERROR(reshape_target(x->dims, spec, attr_i("allowzero", 0) != 0, t.dims));
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Flatten") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        int axis;
-        if (!norm_axis(attr_i("axis", 1), x->dims.size() + 1, axis))
-            return invalid_model("Flatten: axis out of range");
-        int64_t a = 1, b = 1;
-        for (int k = 0; k < axis; k++)
-            a *= x->dims[k];
-        for (size_t k = axis; k < x->dims.size(); k++)
-            b *= x->dims[k];
-        Tensor t = *x;
-        t.dims = {a, b};
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Concat") {
-        int r = -1;
-        std::vector<const Tensor*> parts;
-        for (size_t k = 0; k < in.size(); k++) {
-            if (!in[k])
-                continue;
-            NF_RETURN_IF_ERROR(need_data(in[k], "input"));
-            if (r < 0)
-                r = (int)in[k]->dims.size();
-            else if (r != (int)in[k]->dims.size())
-                return invalid_model("Concat: inputs of different ranks");
-            parts.push_back(in[k]);
-        }
-        if (parts.empty())
-            return invalid_model("Concat: no inputs");
-        int axis;
-        if (!norm_axis(attr_i("axis", 0), r, axis))
-            return invalid_model("Concat: axis out of range");
-        Dims od = parts[0]->dims;
-        od[axis] = 0;
-        for (auto* p : parts) {
-            for (int k = 0; k < r; k++)
-                if (k != axis && p->dims[k] != parts[0]->dims[k])
-                    return invalid_model("Concat: input shapes " + dims_str(parts[0]->dims) + " and " +
-                                         dims_str(p->dims) + " differ outside the axis");
-            od[axis] += p->dims[axis];
-        }
-        NF_RETURN_IF_ERROR(check_size(od));
-        int dtype = parts[0]->dtype;
-        Tensor t = make(dtype, od);
-        int64_t outer = 1, inner = 1;
-        for (int k = 0; k < axis; k++)
-            outer *= od[k];
-        for (int k = axis + 1; k < r; k++)
-            inner *= od[k];
-        size_t o = 0;
-        for (int64_t a = 0; a < outer; a++)
-            for (auto* p : parts) {
-                int64_t len = p->dims[axis] * inner;
-                for (int64_t j = 0; j < len; j++)
-                    set(t, o++, p->at((size_t)(a * len + j)));
-            }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Split") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        int axis;
-        if (!norm_axis(attr_i("axis", 0), x->dims.size(), axis))
-            return invalid_model("Split: axis out of range");
-        Dims sizes;
-        NF_RETURN_IF_ERROR(split_sizes(n, opset, x->dims[axis], input(1), sizes));
-        int64_t outer = 1, inner = 1;
-        for (int k = 0; k < axis; k++)
-            outer *= x->dims[k];
-        for (size_t k = axis + 1; k < x->dims.size(); k++)
-            inner *= x->dims[k];
-        int64_t off = 0;
-        for (int64_t s : sizes) {
-            Dims od = x->dims;
-            od[axis] = s;
-            Tensor t = make(x->dtype, od);
-            size_t o = 0;
-            for (int64_t a = 0; a < outer; a++)
-                for (int64_t j = 0; j < s * inner; j++)
-                    set(t, o++, x->at((size_t)((a * x->dims[axis] + off) * inner + j)));
-            off += s;
-            out.push_back(std::move(t));
-        }
-        return Status::ok();
-    }
-    if (op == "Slice") {
-        NF_RETURN_IF_ERROR(need_data(x, "data"));
-        Dims starts, ends, axes, steps;
-        if (opset < 10) {
-            if (const Attribute* a = n.attr("starts"))
-                starts = a->ints;
-            if (const Attribute* a = n.attr("ends"))
-                ends = a->ints;
-            if (const Attribute* a = n.attr("axes"))
-                axes = a->ints;
-        } else {
-            NF_RETURN_IF_ERROR(ints_of(input(1), "starts", starts));
-            NF_RETURN_IF_ERROR(ints_of(input(2), "ends", ends));
-            if (input(3))
-                NF_RETURN_IF_ERROR(ints_of(input(3), "axes", axes));
-            if (input(4))
-                NF_RETURN_IF_ERROR(ints_of(input(4), "steps", steps));
-        }
-        std::vector<SliceRange> rg;
-        NF_RETURN_IF_ERROR(slice_ranges(x->dims, starts, ends, axes, steps, rg));
-        Dims od;
-        for (auto& s : rg)
-            od.push_back(s.count);
-        Tensor t = make(x->dtype, od);
-        size_t r = od.size(), total = t.numel();
-        std::vector<int64_t> stride(r, 1), idx(r, 0);
-        for (size_t k = r; k-- > 1;)
-            stride[k - 1] = stride[k] * x->dims[k];
-        for (size_t i = 0; i < total; i++) {
-            int64_t src = 0;
-            for (size_t k = 0; k < r; k++)
-                src += (rg[k].start + idx[k] * rg[k].step) * stride[k];
-            set(t, i, x->at((size_t)src));
-            for (size_t k = r; k-- > 0;) {
-                if (++idx[k] < od[k])
-                    break;
-                idx[k] = 0;
-            }
-        }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Transpose") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        Dims perm;
-        if (const Attribute* a = n.attr("perm"))
-            perm = a->ints;
-        else
-            for (size_t k = x->dims.size(); k-- > 0;)
-                perm.push_back((int64_t)k);
-        Tensor t;
-        NF_RETURN_IF_ERROR(transpose_tensor(*x, perm, t));
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Range") {
-        for (size_t k = 0; k < 3; k++)
-            NF_RETURN_IF_ERROR(need_data(input(k), "start/limit/delta"));
-        double s = in[0]->at(0), l = in[1]->at(0), d = in[2]->at(0);
-        if (d == 0)
-            return invalid_model("Range: delta 0");
-        double cnt = std::ceil((l - s) / d);
-        int64_t count = cnt > 0 ? saturate_int64(cnt) : 0;  // NaN -> 0; check_size bounds it
-        NF_RETURN_IF_ERROR(check_size({count}));
-        Tensor t = make(in[0]->dtype, {count});
-        for (int64_t k = 0; k < count; k++)
-            set(t, (size_t)k, s + (double)k * d);
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Expand" || op == "Tile") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        Dims arg;
-        NF_RETURN_IF_ERROR(ints_of(input(1), op == "Expand" ? "shape" : "repeats", arg));
-        if (op == "Expand") {
-            Dims od;
-            if (!broadcast_shapes(x->dims, arg, od))
-                return invalid_model("Expand: " + dims_str(x->dims) + " does not broadcast to " + dims_str(arg));
-            NF_RETURN_IF_ERROR(check_size(od));
-            Tensor t = make(x->dtype, od);
-            for_broadcast(od, {&x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, x->at(off[0])); });
-            out.push_back(std::move(t));
-        } else {
-            if (arg.size() != x->dims.size())
-                return invalid_model("Tile: repeats must have one entry per axis");
-            Dims od = x->dims;
-            for (size_t k = 0; k < od.size(); k++) {
-                if (arg[k] < 0)
-                    return invalid_model("Tile: negative repeat");
-                od[k] *= arg[k];
-            }
-            NF_RETURN_IF_ERROR(check_size(od));
-            Tensor t = make(x->dtype, od);
-            size_t r = od.size();
-            std::vector<int64_t> idx(r, 0), stride(r, 1);
-            for (size_t k = r; k-- > 1;)
-                stride[k - 1] = stride[k] * x->dims[k];
-            for (size_t i = 0; i < t.numel(); i++) {
-                int64_t src = 0;
-                for (size_t k = 0; k < r; k++)
-                    src += (idx[k] % x->dims[k]) * stride[k];
-                set(t, i, x->at((size_t)src));
-                for (size_t k = r; k-- > 0;) {
-                    if (++idx[k] < od[k])
-                        break;
-                    idx[k] = 0;
-                }
-            }
-            out.push_back(std::move(t));
-        }
-        return Status::ok();
-    }
-    if (op == "Where") {
-        for (size_t k = 0; k < 3; k++)
-            NF_RETURN_IF_ERROR(need_data(input(k), "input"));
-        Dims o1, od;
-        if (!broadcast_shapes(in[0]->dims, in[1]->dims, o1) || !broadcast_shapes(o1, in[2]->dims, od))
-            return invalid_model("Where: shapes do not broadcast");
-        NF_RETURN_IF_ERROR(check_size(od));
-        Tensor t = make(in[1]->dtype, od);
-        for_broadcast(od, {&in[0]->dims, &in[1]->dims, &in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
-            set(t, i, in[0]->at(off[0]) != 0 ? in[1]->at(off[1]) : in[2]->at(off[2]));
-        });
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    if (op == "Clip") {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-        if (opset < 11) {
-            if (const Attribute* a = n.attr("min"))
-                lo = a->f;
-            if (const Attribute* a = n.attr("max"))
-                hi = a->f;
-        } else {
-            if (input(1)) {
-                NF_RETURN_IF_ERROR(need_data(input(1), "min"));
-                lo = input(1)->at(0);
-            }
-            if (input(2)) {
-                NF_RETURN_IF_ERROR(need_data(input(2), "max"));
-                hi = input(2)->at(0);
-            }
-        }
-        Tensor t = *x;
-        for (size_t k = 0; k < t.numel(); k++)
-            set(t, k, std::min(std::max(x->at(k), lo), hi));
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mod",
-                                                 "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And",
-                                                 "Or"};
-    if (binary.count(op)) {
-        std::vector<const Tensor*> parts;
-        for (auto* t : in) {
-            if (!t)
-                continue;
-            NF_RETURN_IF_ERROR(need_data(t, "input"));
-            parts.push_back(t);
-        }
-        if (parts.empty())
-            return invalid_model(op + ": no inputs");
-        Tensor acc = *parts[0];
-        if (parts.size() == 1 && (op == "Sum" || op == "Min" || op == "Max")) {
-            out.push_back(std::move(acc));
-            return Status::ok();
-        }
-        if (parts.size() < 2)
-            return invalid_model(op + ": needs two inputs");
-        for (size_t p = 1; p < parts.size(); p++) {
-            const Tensor& b = *parts[p];
-            Dims od;
-            if (!broadcast_shapes(acc.dims, b.dims, od))
-                return invalid_model(op + ": shapes " + dims_str(acc.dims) + " and " + dims_str(b.dims) +
-                                     " do not broadcast");
-            NF_RETURN_IF_ERROR(check_size(od));
-            bool cmp = is_compare(op);
-            bool fl = acc.is_float() || b.is_float();
-            Tensor t = make(cmp ? kBool : acc.dtype, od);
-            bool bad = false;
-            for_broadcast(od, {&acc.dims, &b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
-                double v = apply_binary(op, acc.at(off[0]), b.at(off[1]), fl, bad);
-                if (t.is_float())
-                    v = (double)(float)v;  // float32 arithmetic as onnxruntime
-                set(t, i, v);
-            });
-            if (bad)
-                return invalid_model(op + ": division by zero or unsupported operands while folding");
-            acc = std::move(t);
-        }
-        out.push_back(std::move(acc));
-        return Status::ok();
-    }
-    static const std::set<std::string> unary = {"Neg", "Abs", "Sqrt", "Exp", "Log", "Relu", "Sigmoid", "Tanh",
-                                                "Erf", "Floor", "Ceil", "Reciprocal", "Not", "Sign"};
-    if (unary.count(op)) {
-        NF_RETURN_IF_ERROR(need_data(x, "input"));
-        Tensor t = *x;
-        for (size_t k = 0; k < t.numel(); k++) {
-            double r = 0;
-            unary_fn(op, x->at(k), x->is_float(), r);
-            set(t, k, r);
-        }
-        out.push_back(std::move(t));
-        return Status::ok();
-    }
-    done = false;
-    return Status::ok();
+    return it->second(f, out);
 }
 
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes) {

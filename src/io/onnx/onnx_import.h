@@ -24,10 +24,23 @@ struct OnnxImportOptions {
     bool absorb_input_transpose = true;
 };
 
+// One ONNX-level rewrite the importer applied before translating (src/io/onnx/onnx_rewrite.h
+// lists the passes): the Erf form of GELU fused, a Transpose pair merged, an NHWC input's
+// Transpose absorbed.
+struct OnnxRewriteRecord {
+    std::string pass;                // "fuse_gelu", "merge_transpose_pair", "absorb_input_transpose"
+    std::vector<std::string> nodes;  // the ONNX nodes involved (name, else first output), or the input
+    std::string detail;
+};
+
 // Imports `data` into `g` (replaced) and `io` (replaced). Warnings collect non-fatal findings
 // (a symbolic batch dimension taken as 1, an extension layer stock ncnn cannot load, ...).
 Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& w,
                    const OnnxImportOptions& opt = {});
+// The same, also returning the ONNX-level rewrites applied, in order (`rewrites` is replaced;
+// empty on an error).
+Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& w, const OnnxImportOptions& opt,
+                   std::vector<OnnxRewriteRecord>& rewrites);
 
 // True when the bytes look like a serialized ONNX ModelProto (first field: ir_version varint),
 // for tools deciding between .param and .onnx by content.

@@ -49,6 +49,9 @@ Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
 bool broadcast_shapes(const Dims& a, const Dims& b, Dims& out);
 // Normalizes an axis into [0, rank); false when out of range.
 bool norm_axis(int64_t axis, size_t rank, int& out);
+// ncnn's shape params for `s` (0=w 1=h 11=d 2=c, only as many as s has dims), as Input,
+// MemoryData and Reshape take them.
+ParamDict shape_params(const Shape& s);
 
 // Thrown by Importer::in for a required input the node does not have.
 struct MissingInput : std::exception {
@@ -77,7 +80,10 @@ public:
     Importer(const Model& m, Graph& g, IoMap& io, Warnings& w, const OnnxImportOptions& opt)
         : model(m), g(g), io(io), warn(w), opt(opt) {}
 
+    // Imports the model: the steps below, in order.
     Status run();
+    // The ONNX-level rewrites run() applied, in order.
+    std::vector<OnnxRewriteRecord> rewrites;
 
     const Model& model;
     Graph& g;
@@ -110,6 +116,10 @@ public:
     // A constant input required by the translator (weights, shapes, pads...).
     Status need_const(size_t k, const char* what, const Tensor*& t) const;
     Status need_ints(size_t k, const char* what, Dims& out) const;
+    // An int list that moved from attribute `name` to constant input k in a later opset (Squeeze's
+    // and Unsqueeze's axes in 13, Reduce*'s in 13 or 18): the input when present, else the
+    // attribute; `has` false when neither is there.
+    Status ints_attr_or_input(const char* name, size_t k, Dims& out, bool& has) const;
 
     // The ncnn blob of an input: its runtime blob, or a MemoryData holding the constant.
     Status input_blob(size_t k, int& blob);
@@ -146,10 +156,27 @@ private:
     int temp_seq_ = 0;
 
     std::string ncnn_name(const std::string& original, bool blob);
+    std::string unique_layer_name(const std::string& name);
     void rename_layer(int layer, const std::string& name);
     std::string unique_blob_name(const std::string& base);
     int add_blob(const std::string& name, const Shape& s, bool temp);
 
+    // Steps of run(), in order.
+    void check_opset();
+    Status collect_initializers(std::map<std::string, Tensor>& consts);
+    Status resolve_input_shapes(const std::map<std::string, Tensor>& consts, std::vector<const ValueInfo*>& inputs,
+                                std::map<std::string, Dims>& shapes);
+    Status given_input_shape(const ValueInfo& vi, const Dims& given, Dims& shape);
+    Status declared_input_shape(const ValueInfo& vi, Dims& shape);
+    Status check_supported(const std::vector<Node>& nodes, const std::set<std::string>& available);
+    void define_constants(const std::map<std::string, Tensor>& consts);
+    Status define_inputs(const std::vector<const ValueInfo*>& inputs, const std::map<std::string, Dims>& shapes,
+                         const std::map<std::string, std::vector<int>>& absorbed);
+    Status translate(const std::vector<Node>& nodes);
+    Status translate_node(const Node& n);
+    Status fold_shape_query(const Node& n);
+    Status define_outputs();
+    Status finish();
     void remove_dead_layers();
     void insert_splits();
     Status verify_shapes();

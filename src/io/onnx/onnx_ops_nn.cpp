@@ -28,6 +28,29 @@ struct Window {
     int64_t oh = 1, ow = 1;              // ONNX output size
 };
 
+// A Window from per-axis values (outermost spatial axis first; 1 or 2 axes, a 1D window keeps
+// the h members at their defaults).
+Window make_window(const Dims& kernel, const Dims& strides, const Dims& dil, const Dims& pad_begin, const Dims& pad_end,
+                   const Dims& out) {
+    Window w;
+    size_t iw = kernel.size() - 1;
+    w.kw = (int)kernel[iw];
+    w.sw = (int)strides[iw];
+    w.dw = (int)dil[iw];
+    w.pl = (int)pad_begin[iw];
+    w.pr = (int)pad_end[iw];
+    w.ow = out[iw];
+    if (kernel.size() == 2) {
+        w.kh = (int)kernel[0];
+        w.sh = (int)strides[0];
+        w.dh = (int)dil[0];
+        w.pt = (int)pad_begin[0];
+        w.pb = (int)pad_end[0];
+        w.oh = out[0];
+    }
+    return w;
+}
+
 // kernel/strides/dilations/pads/auto_pad of Conv and pooling ops. `spatial` is 1 or 2; for 1D the
 // h members describe a dummy axis of size 1.
 Status conv_window(Importer& im, const Dims& in_spatial, const Dims& kernel, bool ceil_mode, Window& w) {
@@ -90,33 +113,11 @@ Status conv_window(Importer& im, const Dims& in_spatial, const Dims& kernel, boo
     }
     // the ncnn pads that give exactly the ONNX output with ncnn's floor rule: the end pad covers
     // the last window (in ceil mode this extends past the ONNX pad)
-    auto end_pad = [&](size_t k) {
+    for (size_t k = 0; k < ns; k++) {
         int64_t ext = (kernel[k] - 1) * dil[k] + 1;
-        return std::max<int64_t>(0, (out[k] - 1) * strides[k] + ext - in_spatial[k] - pb[k]);
-    };
-    if (ns == 2) {
-        w.kh = (int)kernel[0];
-        w.kw = (int)kernel[1];
-        w.sh = (int)strides[0];
-        w.sw = (int)strides[1];
-        w.dh = (int)dil[0];
-        w.dw = (int)dil[1];
-        w.pt = (int)pb[0];
-        w.pl = (int)pb[1];
-        w.pb = (int)end_pad(0);
-        w.pr = (int)end_pad(1);
-        w.oh = out[0];
-        w.ow = out[1];
-    } else {
-        w.kw = (int)kernel[0];
-        w.sw = (int)strides[0];
-        w.dw = (int)dil[0];
-        w.pl = (int)pb[0];
-        w.pr = (int)end_pad(0);
-        w.ow = out[0];
+        pe[k] = std::max<int64_t>(0, (out[k] - 1) * strides[k] + ext - in_spatial[k] - pb[k]);
     }
-    // remember the ONNX pads for count_include_pad checks
-    w.pb = ns == 2 ? w.pb : 0;
+    w = make_window(kernel, strides, dil, pb, pe, out);
     return Status::ok();
 }
 
@@ -133,39 +134,85 @@ Status window_input(Importer& im, const Dims& xs, int& blob) {
     return im.reshape_blob(xb, s3, blob);
 }
 
-void set_window_params(ParamDict& pd, const Window& w) {
-    pd.set_int(1, w.kw);
-    pd.set_int(11, w.kh);
-    pd.set_int(2, w.dw);
-    pd.set_int(12, w.dh);
-    pd.set_int(3, w.sw);
-    pd.set_int(13, w.sh);
-    pd.set_int(4, w.pl);
-    pd.set_int(15, w.pr);
-    pd.set_int(14, w.pt);
-    pd.set_int(16, w.pb);
+// ncnn's param ids for a window's geometry: the Convolution family and Pooling number them
+// differently (Pooling has no dilation: id -1).
+struct WindowIds {
+    int kw, kh, dw, dh, sw, sh, pl, pr, pt, pb;
+};
+constexpr WindowIds kConvIds = {1, 11, 2, 12, 3, 13, 4, 15, 14, 16};
+constexpr WindowIds kPoolIds = {1, 11, -1, -1, 2, 12, 3, 14, 13, 15};
+
+void set_window_params(ParamDict& pd, const Window& w, const WindowIds& id) {
+    const std::pair<int, int> params[] = {{id.kw, w.kw}, {id.kh, w.kh}, {id.dw, w.dw}, {id.dh, w.dh}, {id.sw, w.sw},
+                                          {id.sh, w.sh}, {id.pl, w.pl}, {id.pr, w.pr}, {id.pt, w.pt}, {id.pb, w.pb}};
+    for (auto& p : params)
+        if (p.first >= 0)
+            pd.set_int(p.first, p.second);
 }
 
-Status op_conv(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Tensor* W;
+// Emits window layer `type` (params `pd`) on [c, h, w] blob `xb` and defines the node's output
+// [1, channels, (oh,) ow]; `layer` is the layer emitted.
+Status emit_window_layer(Importer& im, const std::string& type, const ParamDict& pd, int xb, const Window& w,
+                         int64_t channels, size_t spatial_axes, int& layer) {
+    int top = im.temp_blob(Shape::d3((int)w.ow, (int)w.oh, (int)channels));
+    layer = im.emit(type, "", {xb}, {top}, pd);
+    Dims od = {1, channels};
+    if (spatial_axes == 2)
+        od.push_back(w.oh);
+    od.push_back(w.ow);
+    return im.define_runtime(0, top, od);
+}
+
+// Weight (and optional bias) of Conv and ConvTranspose: constants, the weight of the input's
+// rank, which is at least 3 ([N, C, spatial...]) before W->dims[0] and [1] are read (libFuzzer
+// finding: a scalar input with a scalar weight indexed an empty shape).
+Status conv_operands(Importer& im, const Dims& xs, const Tensor*& W, const Tensor*& B) {
     NF_RETURN_IF_ERROR(im.need_const(1, "weight", W));
-    const Tensor* B = nullptr;
+    B = nullptr;
     if (im.has_in(2))
         NF_RETURN_IF_ERROR(im.need_const(2, "bias", B));
-    const Dims& xs = x.shape;
-    // rank >= 3 ([N, C, spatial...]) before W->dims[0] and [1] are read (libFuzzer finding: a
-    // scalar input with a scalar weight indexed an empty shape), as op_conv_transpose checks
     if (W->dims.size() != xs.size() || xs.size() < 3)
         return im.invalid_here("weight " + dims_str(W->dims) + " does not match input " + dims_str(xs));
-    int64_t group = im.attr_i("group", 1);
-    int64_t O = W->dims[0], C = xs.size() >= 2 ? xs[1] : 0;
-    if (group <= 0 || C % group != 0 || O % group != 0 || W->dims[1] * group != C)
-        return im.invalid_here("weight " + dims_str(W->dims) + " with group " + std::to_string(group) +
-                               " does not fit input channels " + std::to_string(C));
+    return Status::ok();
+}
+
+Status check_conv_bias(Importer& im, const Tensor* B, int64_t O) {
     if (B && (int64_t)B->numel() != O)
         return im.invalid_here("bias has " + std::to_string(B->numel()) + " values for " + std::to_string(O) +
                                " output channels");
+    return Status::ok();
+}
+
+// Emits a Convolution-family layer (`type`; its DepthWise form for group > 1) with `pd`'s
+// type-specific params on [c, h, w] blob `xb`, and defines the node's output [1, O, (oh,) ow].
+Status emit_conv_layer(Importer& im, std::string type, ParamDict pd, int xb, const Window& w, int64_t O, int64_t group,
+                       size_t spatial_axes, std::vector<float> weight, const Tensor* B) {
+    pd.set_int(0, (int)O);
+    set_window_params(pd, w, kConvIds);
+    pd.set_int(5, B ? 1 : 0);
+    pd.set_int(6, (int)weight.size());
+    if (group > 1) {
+        type += "DepthWise";
+        pd.set_int(7, (int)group);
+    }
+    int l;
+    NF_RETURN_IF_ERROR(emit_window_layer(im, type, pd, xb, w, O, spatial_axes, l));
+    std::vector<std::vector<float>> arrays = {std::move(weight)};
+    if (B)
+        arrays.push_back(floats_of(*B));
+    return im.set_weights(l, std::move(arrays));
+}
+
+Status op_conv(Importer& im, const Node&) {
+    const Dims& xs = im.in(0).shape;
+    const Tensor *W, *B;
+    NF_RETURN_IF_ERROR(conv_operands(im, xs, W, B));
+    int64_t group = im.attr_i("group", 1);
+    int64_t O = W->dims[0], C = xs[1];
+    if (group <= 0 || C % group != 0 || O % group != 0 || W->dims[1] * group != C)
+        return im.invalid_here("weight " + dims_str(W->dims) + " with group " + std::to_string(group) +
+                               " does not fit input channels " + std::to_string(C));
+    NF_RETURN_IF_ERROR(check_conv_bias(im, B, O));
     int xb;
     NF_RETURN_IF_ERROR(window_input(im, xs, xb));
     Dims spatial(xs.begin() + 2, xs.end()), kernel(W->dims.begin() + 2, W->dims.end());
@@ -174,53 +221,15 @@ Status op_conv(Importer& im, const Node& n) {
         return im.invalid_here("kernel_shape " + dims_str(ks) + " differs from the weight's " + dims_str(kernel));
     Window w;
     NF_RETURN_IF_ERROR(conv_window(im, spatial, kernel, false, w));
-    ParamDict pd;
-    pd.set_int(0, (int)O);
-    set_window_params(pd, w);
-    pd.set_int(5, B ? 1 : 0);
-    pd.set_int(6, (int)W->numel());
-    std::string type = "Convolution";
-    if (group > 1) {
-        type = "ConvolutionDepthWise";
-        pd.set_int(7, (int)group);
-    }
-    Shape so = Shape::d3((int)w.ow, (int)w.oh, (int)O);
-    int top = im.temp_blob(so);
-    int l = im.emit(type, "", {xb}, {top}, pd);
-    std::vector<std::vector<float>> arrays = {floats_of(*W)};
-    if (B)
-        arrays.push_back(floats_of(*B));
-    NF_RETURN_IF_ERROR(im.set_weights(l, std::move(arrays)));
-    Dims od = {1, O};
-    if (xs.size() == 4)
-        od.push_back(w.oh);
-    od.push_back(w.ow);
-    (void)n;
-    return im.define_runtime(0, top, od);
+    return emit_conv_layer(im, "Convolution", ParamDict(), xb, w, O, group, spatial.size(), floats_of(*W), B);
 }
 
-Status op_conv_transpose(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Tensor* W;
-    NF_RETURN_IF_ERROR(im.need_const(1, "weight", W));
-    const Tensor* B = nullptr;
-    if (im.has_in(2))
-        NF_RETURN_IF_ERROR(im.need_const(2, "bias", B));
-    const Dims& xs = x.shape;
-    if (W->dims.size() != xs.size() || xs.size() < 3)
-        return im.invalid_here("weight " + dims_str(W->dims) + " does not match input " + dims_str(xs));
-    int64_t group = im.attr_i("group", 1);
-    int64_t C = xs[1], Og = W->dims[1], O = Og * group;
-    if (group <= 0 || W->dims[0] != C || C % group != 0)
-        return im.invalid_here("weight " + dims_str(W->dims) + " with group " + std::to_string(group) +
-                               " does not fit input channels " + std::to_string(C));
-    if (B && (int64_t)B->numel() != O)
-        return im.invalid_here("bias size does not match the output channels");
-    int xb;
-    NF_RETURN_IF_ERROR(window_input(im, xs, xb));
-    size_t ns = xs.size() - 2;
-    Dims spatial(xs.begin() + 2, xs.end()), kernel(W->dims.begin() + 2, W->dims.end());
-    Dims strides(ns, 1), dil(ns, 1), pads(2 * ns, 0), opad(ns, 0), oshape;
+// ConvTranspose's geometry: pads from the attributes, or from output_shape / SAME auto_pad
+// (ONNX: SAME_UPPER puts the extra pad at the end, otherwise at the beginning).
+Status deconv_window(Importer& im, const Dims& spatial, const Dims& kernel, Window& w, Dims& opad) {
+    size_t ns = spatial.size();
+    Dims strides(ns, 1), dil(ns, 1), pads(2 * ns, 0), oshape;
+    opad.assign(ns, 0);
     im.attr_ints("strides", strides);
     im.attr_ints("dilations", dil);
     im.attr_ints("pads", pads);
@@ -242,14 +251,8 @@ Status op_conv_transpose(Importer& im, const Node& n) {
             int64_t total = full - target;
             if (total < 0)
                 return im.unsupported_here("output_shape larger than the full transposed convolution");
-            // ONNX: SAME_UPPER puts the extra pad at the end, otherwise at the beginning
-            if (auto_pad == "SAME_UPPER") {
-                pb[k] = total / 2;
-                pe[k] = total - total / 2;
-            } else {
-                pb[k] = total - total / 2;
-                pe[k] = total / 2;
-            }
+            pe[k] = auto_pad == "SAME_UPPER" ? total - total / 2 : total / 2;
+            pb[k] = total - pe[k];
         } else {
             pb[k] = pads[k];
             pe[k] = pads[k + ns];
@@ -260,32 +263,28 @@ Status op_conv_transpose(Importer& im, const Node& n) {
         if (out[k] <= 0)
             return im.invalid_here("output size is not positive");
     }
+    w = make_window(kernel, strides, dil, pb, pe, out);
+    return Status::ok();
+}
+
+Status op_conv_transpose(Importer& im, const Node&) {
+    const Dims& xs = im.in(0).shape;
+    const Tensor *W, *B;
+    NF_RETURN_IF_ERROR(conv_operands(im, xs, W, B));
+    int64_t group = im.attr_i("group", 1);
+    int64_t C = xs[1], Og = W->dims[1], O = Og * group;
+    if (group <= 0 || W->dims[0] != C || C % group != 0)
+        return im.invalid_here("weight " + dims_str(W->dims) + " with group " + std::to_string(group) +
+                               " does not fit input channels " + std::to_string(C));
+    NF_RETURN_IF_ERROR(check_conv_bias(im, B, O));
+    int xb;
+    NF_RETURN_IF_ERROR(window_input(im, xs, xb));
+    Dims spatial(xs.begin() + 2, xs.end()), kernel(W->dims.begin() + 2, W->dims.end()), opad;
+    Window w;
+    NF_RETURN_IF_ERROR(deconv_window(im, spatial, kernel, w, opad));
     ParamDict pd;
-    pd.set_int(0, (int)O);
-    size_t iw = ns - 1;
-    pd.set_int(1, (int)kernel[iw]);
-    pd.set_int(11, ns == 2 ? (int)kernel[0] : 1);
-    pd.set_int(2, (int)dil[iw]);
-    pd.set_int(12, ns == 2 ? (int)dil[0] : 1);
-    pd.set_int(3, (int)strides[iw]);
-    pd.set_int(13, ns == 2 ? (int)strides[0] : 1);
-    pd.set_int(4, (int)pb[iw]);
-    pd.set_int(15, (int)pe[iw]);
-    pd.set_int(14, ns == 2 ? (int)pb[0] : 0);
-    pd.set_int(16, ns == 2 ? (int)pe[0] : 0);
-    pd.set_int(18, (int)opad[iw]);
-    pd.set_int(19, ns == 2 ? (int)opad[0] : 0);
-    pd.set_int(5, B ? 1 : 0);
-    pd.set_int(6, (int)W->numel());
-    std::string type = "Deconvolution";
-    if (group > 1) {
-        type = "DeconvolutionDepthWise";
-        pd.set_int(7, (int)group);
-    }
-    int64_t oh = ns == 2 ? out[0] : 1, ow = out[iw];
-    Shape so = Shape::d3((int)ow, (int)oh, (int)O);
-    int top = im.temp_blob(so);
-    int l = im.emit(type, "", {xb}, {top}, pd);
+    pd.set_int(18, (int)opad.back());
+    pd.set_int(19, spatial.size() == 2 ? (int)opad[0] : 0);
     // ONNX weight [g][C/g][O/g][k] -> ncnn [g][O/g][C/g][k] (onnx2ncnn's transposition)
     int64_t Cg = C / group, maxk = (int64_t)(W->numel() / (uint64_t)(C * Og));
     std::vector<float> wt(W->numel());
@@ -295,16 +294,7 @@ Status op_conv_transpose(Importer& im, const Node& n) {
                 for (int64_t k = 0; k < maxk; k++)
                     wt[(size_t)((((gi * Og + p) * Cg) + q) * maxk + k)] =
                         (float)W->at((size_t)((((gi * Cg + q) * Og) + p) * maxk + k));
-    std::vector<std::vector<float>> arrays = {std::move(wt)};
-    if (B)
-        arrays.push_back(floats_of(*B));
-    NF_RETURN_IF_ERROR(im.set_weights(l, std::move(arrays)));
-    Dims od = {1, O};
-    if (ns == 2)
-        od.push_back(oh);
-    od.push_back(ow);
-    (void)n;
-    return im.define_runtime(0, top, od);
+    return emit_conv_layer(im, "Deconvolution", pd, xb, w, O, group, spatial.size(), std::move(wt), B);
 }
 
 Status pool(Importer& im, const Node& n, int pooling_type) {
@@ -337,24 +327,11 @@ Status pool(Importer& im, const Node& n, int pooling_type) {
     }
     ParamDict pd;
     pd.set_int(0, pooling_type);
-    pd.set_int(1, w.kw);
-    pd.set_int(11, w.kh);
-    pd.set_int(2, w.sw);
-    pd.set_int(12, w.sh);
-    pd.set_int(3, w.pl);
-    pd.set_int(14, w.pr);
-    pd.set_int(13, w.pt);
-    pd.set_int(15, w.pb);
+    set_window_params(pd, w, kPoolIds);
     pd.set_int(5, 1);  // pad_mode valid: exactly the pads given
     pd.set_int(6, count_include_pad);
-    Shape so = Shape::d3((int)w.ow, (int)w.oh, (int)xs[1]);
-    int top = im.temp_blob(so);
-    im.emit("Pooling", "", {xb}, {top}, pd);
-    Dims od = {1, xs[1]};
-    if (xs.size() == 4)
-        od.push_back(w.oh);
-    od.push_back(w.ow);
-    return im.define_runtime(0, top, od);
+    int layer;
+    return emit_window_layer(im, "Pooling", pd, xb, w, xs[1], spatial.size(), layer);
 }
 
 Status op_maxpool(Importer& im, const Node& n) { return pool(im, n, 0); }
@@ -635,58 +612,61 @@ int reduction_code(const std::string& op) {
     return -1;
 }
 
-Status op_reduce(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Dims& xs = x.shape;
+// Reduce*'s reduced axes (`red`, per ONNX axis; every axis when none are given) and output
+// shape; `noop` when the axes are empty and noop_with_empty_axes asks for the input unchanged.
+Status reduce_axes(Importer& im, const Dims& xs, std::vector<char>& red, Dims& od, bool& noop) {
     Dims axes;
-    bool have_axes = im.attr_ints("axes", axes);
-    // axes became an input: ReduceSum in opset 13, the others in opset 18
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        have_axes = true;
-    }
-    bool keepdims = im.attr_i("keepdims", 1) != 0;
+    bool have_axes = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, have_axes));
+    noop = false;
     if (!have_axes || axes.empty()) {
-        if (im.attr_i("noop_with_empty_axes", 0))
-            return im.define_alias(0, x);
+        if (im.attr_i("noop_with_empty_axes", 0)) {
+            noop = true;
+            return Status::ok();
+        }
         axes.clear();
         for (size_t k = 0; k < xs.size(); k++)
             axes.push_back((int64_t)k);
     }
-    std::vector<char> red(xs.size(), 0);
+    red.assign(xs.size(), 0);
     for (int64_t a : axes) {
         int ax;
         if (!norm_axis(a, xs.size(), ax))
             return im.invalid_here("axis " + std::to_string(a) + " out of range");
         red[ax] = 1;
     }
-    Dims od;
+    bool keepdims = im.attr_i("keepdims", 1) != 0;
+    od.clear();
     for (size_t k = 0; k < xs.size(); k++) {
         if (!red[k])
             od.push_back(xs[k]);
         else if (keepdims)
             od.push_back(1);
     }
+    return Status::ok();
+}
+
+Status op_reduce(Importer& im, const Node& n) {
+    const Value& x = im.in(0);
+    const Dims& xs = x.shape;
+    std::vector<char> red;
+    Dims od;
+    bool noop = false;
+    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
+    if (noop)
+        return im.define_alias(0, x);
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
     int code = reduction_code(n.op_type);
     bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
     int shift = drops_batch(xs) ? 1 : 0;
     std::vector<int> naxes;
-    for (size_t k = 0; k < xs.size(); k++) {
-        if (!red[k])
-            continue;
-        if ((int)k < shift)
-            continue;  // the batch axis of size 1
-        if (xs[k] == 1 && size1_identity)
-            continue;
-        naxes.push_back((int)k - shift);
-    }
+    for (size_t k = shift; k < xs.size(); k++)
+        if (red[k] && !(xs[k] == 1 && size1_identity))
+            naxes.push_back((int)k - shift);
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     if (naxes.empty() && size1_identity) {
-        Value v = x;
-        v.shape = od;
         Shape s;
         NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
         int rb;
@@ -695,11 +675,9 @@ Status op_reduce(Importer& im, const Node& n) {
     }
     if (naxes.empty())
         return im.unsupported_here("reduction over the batch axis only");
-    Shape in = im.g.blobs[xb].shape;
-    std::vector<int> l = in.to_list();
+    std::vector<int> l = im.g.blobs[xb].shape.to_list();
     for (int a : naxes)
         l[a] = 1;
-    Shape so = Shape::from_list(l);
     ParamDict pd;
     pd.set_int(0, code);
     pd.set_int(1, 0);
@@ -707,7 +685,7 @@ Status op_reduce(Importer& im, const Node& n) {
     pd.set_ints(3, naxes);
     pd.set_int(4, 1);
     pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(so);
+    int top = im.temp_blob(Shape::from_list(l));
     im.emit("Reduction", "", {xb}, {top}, pd);
     return im.define_runtime(0, top, od, x.dtype);
 }

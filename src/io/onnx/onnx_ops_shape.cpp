@@ -52,11 +52,8 @@ Status op_flatten(Importer& im, const Node&) {
 Status op_squeeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has = im.attr_ints("axes", axes);
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        has = true;
-    }
+    bool has = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, has));
     Dims od;
     NF_RETURN_IF_ERROR(squeeze_shape(x.shape, axes, has, od).with_context(im.where()));
     return define_view(im, od);
@@ -65,11 +62,8 @@ Status op_squeeze(Importer& im, const Node&) {
 Status op_unsqueeze(Importer& im, const Node&) {
     const Value& x = im.in(0);
     Dims axes;
-    bool has = im.attr_ints("axes", axes);
-    if (im.has_in(1)) {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "axes", axes));
-        has = true;
-    }
+    bool has = false;
+    NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, has));
     if (!has)
         return im.invalid_here("no axes");
     Dims od;
@@ -105,6 +99,30 @@ int permute_order_type(const std::vector<int>& p) {
     return -1;
 }
 
+// The axis groups a Transpose really moves. Axes of size 1 move freely (the dense order does not
+// change); then consecutive input axes that stay consecutive in the output merge into one.
+// `kept` lists the input axes of size > 1; `runs` the groups in output order, each as indices
+// into `kept`.
+void moving_runs(const Dims& xs, const Dims& perm, std::vector<int>& kept, std::vector<std::vector<int>>& runs) {
+    size_t r = xs.size();
+    std::vector<int> keep_index(r, -1);
+    for (size_t a = 0; a < r; a++)
+        if (xs[a] > 1) {
+            keep_index[a] = (int)kept.size();
+            kept.push_back((int)a);
+        }
+    std::vector<int> seq;  // output order, as indices into `kept`
+    for (size_t k = 0; k < r; k++)
+        if (xs[perm[k]] > 1)
+            seq.push_back(keep_index[perm[k]]);
+    for (int v : seq) {
+        if (!runs.empty() && runs.back().back() + 1 == v)
+            runs.back().push_back(v);
+        else
+            runs.push_back({v});
+    }
+}
+
 Status op_transpose(Importer& im, const Node&) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
@@ -123,26 +141,9 @@ Status op_transpose(Importer& im, const Node&) {
         seen[perm[k]] = 1;
         od[k] = xs[perm[k]];
     }
-    // Axes of size 1 move freely (the dense order does not change); then consecutive input axes that
-    // stay consecutive in the output merge into one.
-    std::vector<int> keep_index(r, -1), kept;
-    for (size_t a = 0; a < r; a++)
-        if (xs[a] > 1) {
-            keep_index[a] = (int)kept.size();
-            kept.push_back((int)a);
-        }
-    std::vector<int> seq;  // output order, as indices into `kept`
-    for (size_t k = 0; k < r; k++)
-        if (xs[perm[k]] > 1)
-            seq.push_back(keep_index[perm[k]]);
-    // groups: runs in seq with consecutive indices
+    std::vector<int> kept;
     std::vector<std::vector<int>> runs;
-    for (int v : seq) {
-        if (!runs.empty() && runs.back().back() + 1 == v)
-            runs.back().push_back(v);
-        else
-            runs.push_back({v});
-    }
+    moving_runs(xs, perm, kept, runs);
     if (runs.size() <= 1)
         return define_view(im, od);  // no data moves
     // input order of the groups
@@ -399,68 +400,49 @@ Status op_gather(Importer& im, const Node&) {
     return im.define_runtime(0, top, od, x.dtype);
 }
 
-Status op_pad(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Dims& xs = x.shape;
-    size_t r = xs.size();
-    Dims pads;
-    float value = 0.f;
+// Pad's pads (2 x rank: all begins, then all ends; opset 18's `axes` expanded to every axis) and
+// constant value: attributes before opset 11, inputs from then on.
+Status pad_operands(Importer& im, size_t r, Dims& pads, float& value) {
+    value = 0.f;
     if (im.opset < 11) {
         if (!im.attr_ints("pads", pads))
             return im.invalid_here("no pads");
         value = im.attr_f("value", 0.f);
-    } else {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "pads", pads));
-        if (im.has_in(2)) {
-            const Tensor* v;
-            NF_RETURN_IF_ERROR(im.need_const(2, "constant_value", v));
-            if (v->numel() != 1)
-                return im.invalid_here("constant_value must hold one value");
-            value = (float)v->at(0);
-        }
-        if (im.has_in(3)) {
-            Dims axes;
-            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
-            if (pads.size() != 2 * axes.size())
-                return im.invalid_here("pads and axes lengths do not match");
-            Dims full(2 * r, 0);
-            for (size_t k = 0; k < axes.size(); k++) {
-                int a;
-                if (!norm_axis(axes[k], r, a))
-                    return im.invalid_here("axis out of range");
-                full[a] = pads[k];
-                full[a + r] = pads[k + axes.size()];
-            }
-            pads = full;
-        }
+        return Status::ok();
     }
-    if (pads.size() != 2 * r)
-        return im.invalid_here("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
-    std::string mode = im.attr_s("mode", "constant");
-    int type = mode == "constant" ? 0 : mode == "edge" ? 1 : mode == "reflect" ? 2 : -1;
-    if (type < 0)
-        return im.unsupported_here("mode '" + sanitize(mode) + "'");
-    Dims od = xs;
-    for (size_t a = 0; a < r; a++) {
-        if (pads[a] < 0 || pads[a + r] < 0)
-            return im.unsupported_here("negative pads (cropping)");
-        if (pads[a] > 65536 || pads[a + r] > 65536)
-            return im.invalid_here("huge pads");
-        od[a] += pads[a] + pads[a + r];
-        if (type == 2 && (pads[a] >= xs[a] || pads[a + r] >= xs[a]) && (pads[a] || pads[a + r]))
-            return im.invalid_here("reflect pads must be smaller than the dimension");
+    NF_RETURN_IF_ERROR(im.need_ints(1, "pads", pads));
+    if (im.has_in(2)) {
+        const Tensor* v;
+        NF_RETURN_IF_ERROR(im.need_const(2, "constant_value", v));
+        if (v->numel() != 1)
+            return im.invalid_here("constant_value must hold one value");
+        value = (float)v->at(0);
     }
-    int shift = drops_batch(xs) ? 1 : 0;
-    if (shift && (pads[0] || pads[r]))
-        return im.unsupported_here("padding the batch axis");
-    int xb;
-    NF_RETURN_IF_ERROR(im.input_blob(0, xb));
-    Shape s = im.g.blobs[xb].shape;
-    int nd = s.dims;
-    // ncnn Padding: the innermost axis takes left/right, the next top/bottom, the next front/behind
-    // (channels of a 3D blob, depth of a 4D one); the channels of a 4D blob cannot be padded.
-    ParamDict pd;
-    bool any = false;
+    if (!im.has_in(3))
+        return Status::ok();
+    Dims axes;
+    NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
+    if (pads.size() != 2 * axes.size())
+        return im.invalid_here("pads and axes lengths do not match");
+    Dims full(2 * r, 0);
+    for (size_t k = 0; k < axes.size(); k++) {
+        int a;
+        if (!norm_axis(axes[k], r, a))
+            return im.invalid_here("axis out of range");
+        full[a] = pads[k];
+        full[a + r] = pads[k + axes.size()];
+    }
+    pads = full;
+    return Status::ok();
+}
+
+// ncnn Padding's params for ONNX pads on a blob of `nd` dims (`shift` 1 when the batch axis is
+// dropped): the innermost axis takes left/right, the next top/bottom, the next front/behind
+// (channels of a 3D blob, depth of a 4D one); the channels of a 4D blob cannot be padded.
+// `any` false when every pad is 0.
+Status padding_params(Importer& im, const Dims& pads, size_t r, int shift, int nd, int type, const std::string& mode,
+                      ParamDict& pd, bool& any) {
+    any = false;
     for (size_t a = shift; a < r; a++) {
         int na = (int)a - shift;  // outermost-first ncnn axis
         int from_inner = nd - 1 - na;
@@ -483,6 +465,40 @@ Status op_pad(Importer& im, const Node& n) {
             return im.unsupported_here("padding the channel axis of a 4D tensor");
         }
     }
+    return Status::ok();
+}
+
+Status op_pad(Importer& im, const Node&) {
+    const Value& x = im.in(0);
+    const Dims& xs = x.shape;
+    size_t r = xs.size();
+    Dims pads;
+    float value = 0.f;
+    NF_RETURN_IF_ERROR(pad_operands(im, r, pads, value));
+    if (pads.size() != 2 * r)
+        return im.invalid_here("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
+    std::string mode = im.attr_s("mode", "constant");
+    int type = mode == "constant" ? 0 : mode == "edge" ? 1 : mode == "reflect" ? 2 : -1;
+    if (type < 0)
+        return im.unsupported_here("mode '" + sanitize(mode) + "'");
+    Dims od = xs;
+    for (size_t a = 0; a < r; a++) {
+        if (pads[a] < 0 || pads[a + r] < 0)
+            return im.unsupported_here("negative pads (cropping)");
+        if (pads[a] > 65536 || pads[a + r] > 65536)
+            return im.invalid_here("huge pads");
+        od[a] += pads[a] + pads[a + r];
+        if (type == 2 && (pads[a] >= xs[a] || pads[a + r] >= xs[a]) && (pads[a] || pads[a + r]))
+            return im.invalid_here("reflect pads must be smaller than the dimension");
+    }
+    int shift = drops_batch(xs) ? 1 : 0;
+    if (shift && (pads[0] || pads[r]))
+        return im.unsupported_here("padding the batch axis");
+    int xb;
+    NF_RETURN_IF_ERROR(im.input_blob(0, xb));
+    ParamDict pd;
+    bool any = false;
+    NF_RETURN_IF_ERROR(padding_params(im, pads, r, shift, im.g.blobs[xb].shape.dims, type, mode, pd, any));
     if (!any)
         return im.define_alias(0, x);
     pd.set_int(4, type);
@@ -491,7 +507,6 @@ Status op_pad(Importer& im, const Node& n) {
     NF_RETURN_IF_ERROR(ncnn_shape_of(od, so).with_context(im.where()));
     int top = im.temp_blob(so);
     im.emit("Padding", "", {xb}, {top}, pd);
-    (void)n;
     return im.define_runtime(0, top, od, x.dtype);
 }
 
@@ -539,39 +554,32 @@ int64_t ncnn_nearest(int64_t x, int64_t in, int64_t out) {
     return std::min<int64_t>(i, in - 1);
 }
 
-Status op_resize(Importer& im, const Node& n) {
-    const Value& x = im.in(0);
-    const Dims& xs = x.shape;
-    if (xs.size() != 4)
-        return im.unsupported_here("input of rank " + std::to_string(xs.size()) + " (nnfold resizes [N,C,H,W])");
-    bool upsample = n.op_type == "Upsample";
-    std::vector<float> scales;
-    Dims sizes;
-    // scales: Upsample opset 7 attribute, Upsample 9 / Resize 10 input 1, Resize 11+ input 2
+// Resize's scales and sizes: Upsample opset 7 attribute, Upsample 9 / Resize 10 input 1, Resize
+// 11+ input 2 (sizes input 3).
+Status resize_operands(Importer& im, const Node& n, bool upsample, std::vector<float>& scales, Dims& sizes) {
     if (upsample && im.opset < 9) {
-        const Attribute* a = n.attr("scales");
-        if (a)
+        if (const Attribute* a = n.attr("scales"))
             scales = a->floats;
-    } else {
-        size_t si = (upsample || im.opset < 11) ? 1 : 2;
-        if (im.has_in(si)) {
-            const Tensor* t;
-            NF_RETURN_IF_ERROR(im.need_const(si, "scales", t));
-            for (size_t k = 0; k < t->numel(); k++)
-                scales.push_back((float)t->at(k));
-        }
-        if (!upsample && im.opset >= 11 && im.has_in(3)) {
-            NF_RETURN_IF_ERROR(im.need_ints(3, "sizes", sizes));
-        }
+        return Status::ok();
     }
-    if (!upsample && n.attr("axes") != nullptr)
-        return im.unsupported_here("the axes attribute");
-    if (im.attr_i("antialias", 0) != 0)
-        return im.unsupported_here("antialias (ncnn's Interp does not filter when downscaling)");
-    if (im.attr_s("keep_aspect_ratio_policy", "stretch") != "stretch")
-        return im.unsupported_here("keep_aspect_ratio_policy other than stretch");
-    Dims od(4);
-    std::vector<float> eff(4, 1.f);
+    size_t si = (upsample || im.opset < 11) ? 1 : 2;
+    if (im.has_in(si)) {
+        const Tensor* t;
+        NF_RETURN_IF_ERROR(im.need_const(si, "scales", t));
+        for (size_t k = 0; k < t->numel(); k++)
+            scales.push_back((float)t->at(k));
+    }
+    if (!upsample && im.opset >= 11 && im.has_in(3))
+        NF_RETURN_IF_ERROR(im.need_ints(3, "sizes", sizes));
+    return Status::ok();
+}
+
+// The output shape `od` (from sizes, else floor(in * scale)) and the scale each axis effectively
+// has (`eff`); only H and W may change.
+Status resize_output(Importer& im, const Dims& xs, const std::vector<float>& scales, const Dims& sizes, Dims& od,
+                     std::vector<float>& eff) {
+    od.assign(4, 0);
+    eff.assign(4, 1.f);
     if (!sizes.empty()) {
         if (sizes.size() != 4)
             return im.invalid_here("sizes must have 4 entries");
@@ -593,12 +601,19 @@ Status op_resize(Importer& im, const Node& n) {
     for (int k = 2; k < 4; k++)
         if (od[k] <= 0 || od[k] > 0x7fffffff)
             return im.invalid_here("output size " + dims_str(od) + " is not valid");
+    return Status::ok();
+}
+
+// ncnn Interp's resize_type (1 nearest, 2 bilinear, 3 bicubic) and align_corner for the ONNX
+// mode, coordinate transformation and nearest mode; unsupported where ncnn samples differently.
+Status interp_type(Importer& im, bool legacy, const Dims& xs, const Dims& od, const std::vector<float>& eff,
+                   bool by_sizes, int& resize_type, int& align) {
     std::string mode = im.attr_s("mode", "nearest");
-    std::string ctm = (upsample || im.opset < 11) ? "asymmetric" : im.attr_s("coordinate_transformation_mode", "half_pixel");
-    std::string nmode = (upsample || im.opset < 11) ? "simple" : im.attr_s("nearest_mode", "round_prefer_floor");
+    std::string ctm = legacy ? "asymmetric" : im.attr_s("coordinate_transformation_mode", "half_pixel");
+    std::string nmode = legacy ? "simple" : im.attr_s("nearest_mode", "round_prefer_floor");
     if (ctm == "tf_crop_and_resize")
         return im.unsupported_here("coordinate_transformation_mode tf_crop_and_resize");
-    int resize_type = 0, align = 0;
+    align = 0;
     if (mode == "nearest") {
         // the ONNX index map must equal ncnn's for both axes at these sizes
         for (int k = 2; k < 4; k++)
@@ -609,26 +624,47 @@ Status op_resize(Importer& im, const Node& n) {
                                                "' and nearest_mode '" + sanitize(nmode) + "' from " + dims_str(xs) +
                                                " to " + dims_str(od) + " samples differently from ncnn's Interp");
         resize_type = 1;
-    } else if (mode == "linear" || mode == "bilinear" || mode == "cubic") {
-        bool cubic = mode == "cubic";
-        if (cubic && (im.attr_f("cubic_coeff_a", -0.75f) != -0.75f || im.attr_i("exclude_outside", 0) != 0))
-            return im.unsupported_here("cubic with cubic_coeff_a != -0.75 or exclude_outside (ncnn's bicubic)");
-        if (ctm == "align_corners") {
-            align = 1;
-        } else if (ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && od[2] > 1 && od[3] > 1)) {
-            // ncnn maps with in/out; ONNX with the given scale: they agree when out == in * scale
-            for (int k = 2; k < 4; k++)
-                if ((double)od[k] != (double)xs[k] * (double)eff[k] && sizes.empty())
-                    return im.unsupported_here("scale " + std::to_string(eff[k]) +
-                                               " that does not give a whole output size (ncnn samples by size)");
-        } else {
-            return im.unsupported_here(mode + " resize with coordinate_transformation_mode '" + sanitize(ctm) +
-                                       "' (ncnn's Interp does half_pixel and align_corners)");
-        }
-        resize_type = cubic ? 3 : 2;
-    } else {
-        return im.unsupported_here("mode '" + sanitize(mode) + "'");
+        return Status::ok();
     }
+    if (mode != "linear" && mode != "bilinear" && mode != "cubic")
+        return im.unsupported_here("mode '" + sanitize(mode) + "'");
+    bool cubic = mode == "cubic";
+    if (cubic && (im.attr_f("cubic_coeff_a", -0.75f) != -0.75f || im.attr_i("exclude_outside", 0) != 0))
+        return im.unsupported_here("cubic with cubic_coeff_a != -0.75 or exclude_outside (ncnn's bicubic)");
+    if (ctm == "align_corners") {
+        align = 1;
+    } else if (ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && od[2] > 1 && od[3] > 1)) {
+        // ncnn maps with in/out; ONNX with the given scale: they agree when out == in * scale
+        for (int k = 2; k < 4; k++)
+            if ((double)od[k] != (double)xs[k] * (double)eff[k] && !by_sizes)
+                return im.unsupported_here("scale " + std::to_string(eff[k]) +
+                                           " that does not give a whole output size (ncnn samples by size)");
+    } else {
+        return im.unsupported_here(mode + " resize with coordinate_transformation_mode '" + sanitize(ctm) +
+                                   "' (ncnn's Interp does half_pixel and align_corners)");
+    }
+    resize_type = cubic ? 3 : 2;
+    return Status::ok();
+}
+
+Status op_resize(Importer& im, const Node& n) {
+    const Value& x = im.in(0);
+    const Dims& xs = x.shape;
+    if (xs.size() != 4)
+        return im.unsupported_here("input of rank " + std::to_string(xs.size()) + " (nnfold resizes [N,C,H,W])");
+    bool upsample = n.op_type == "Upsample";
+    std::vector<float> scales, eff;
+    Dims sizes, od;
+    NF_RETURN_IF_ERROR(resize_operands(im, n, upsample, scales, sizes));
+    if (!upsample && n.attr("axes") != nullptr)
+        return im.unsupported_here("the axes attribute");
+    if (im.attr_i("antialias", 0) != 0)
+        return im.unsupported_here("antialias (ncnn's Interp does not filter when downscaling)");
+    if (im.attr_s("keep_aspect_ratio_policy", "stretch") != "stretch")
+        return im.unsupported_here("keep_aspect_ratio_policy other than stretch");
+    NF_RETURN_IF_ERROR(resize_output(im, xs, scales, sizes, od, eff));
+    int resize_type, align;
+    NF_RETURN_IF_ERROR(interp_type(im, upsample || im.opset < 11, xs, od, eff, !sizes.empty(), resize_type, align));
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     ParamDict pd;

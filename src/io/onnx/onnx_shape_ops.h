@@ -1,4 +1,4 @@
-// ONNX shape arithmetic shared by constant folding and the translators (onnx_fold.cpp).
+// ONNX shape arithmetic shared by constant folding and the translators (onnx_shape_ops.cpp).
 #pragma once
 
 #include "io/onnx/onnx_importer.h"
@@ -21,6 +21,8 @@ Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const 
 // Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
 // (num_outputs in opset 18).
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
+// Shape (with its start/end attributes) or Size of a value of shape `dims`, as an int64 tensor.
+Tensor shape_query(const Node& n, const Dims& dims);
 Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out);
 
 }  // namespace onnx

@@ -11,6 +11,7 @@
 #include "io/ncnn_io.h"
 #include "io/onnx/onnx_import.h"
 #include "onnx/onnx_builder.h"
+#include "onnx/onnx_run.h"
 #include "runtime/net.h"
 #include "test_util.h"
 
@@ -35,23 +36,10 @@ std::string small_model(int64_t batch = 1) {
 }
 
 Status import(const std::string& bytes, Graph& g, IoMap& io, const OnnxImportOptions& opt = {}) {
-    Warnings w;
-    return import_onnx((const uint8_t*)bytes.data(), bytes.size(), g, io, w, opt);
+    return test::import_bytes(bytes, g, io, opt);
 }
 
-std::vector<float> run_io(const Graph& g, const IoMap& io, const std::vector<float>& x) {
-    Net net;
-    Graph copy = g;
-    EXPECT_TRUE(net.load(std::move(copy)).is_ok());
-    Mat in;
-    EXPECT_TRUE(io_to_ncnn(io.inputs[0], x.data(), x.size(), in).is_ok());
-    std::map<std::string, Mat> outs;
-    Status st = net.run({{io.inputs[0].blob, in}}, {io.outputs[0].blob}, outs);
-    EXPECT_TRUE(st.is_ok()) << st.message();
-    std::vector<float> y;
-    EXPECT_TRUE(io_from_ncnn(io.outputs[0], outs[io.outputs[0].blob], y).is_ok());
-    return y;
-}
+using test::run_io;
 
 TEST(OnnxImport, SmallModelComputesHandCheckedValues) {
     Graph g;
