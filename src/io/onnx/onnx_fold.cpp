@@ -742,6 +742,13 @@ bool folds_without_data(const std::string& op) {
 
 }  // namespace
 
+std::vector<std::string> folded_operators() {
+    std::vector<std::string> ops;
+    for (auto& kv : fold_table())
+        ops.push_back(kv.first);
+    return ops;
+}
+
 Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& in, std::vector<Tensor>& out,
                  bool& done) {
     done = true;

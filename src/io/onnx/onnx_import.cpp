@@ -471,6 +471,15 @@ Status Importer::verify_shapes() {
 
 }  // namespace onnx
 
+std::vector<std::string> onnx_translated_operators() {
+    std::vector<std::string> ops;
+    for (auto& kv : onnx::op_table())
+        ops.push_back(kv.first);
+    return ops;
+}
+
+std::vector<std::string> onnx_folded_operators() { return onnx::folded_operators(); }
+
 Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& w, const OnnxImportOptions& opt) {
     std::vector<OnnxRewriteRecord> rewrites;
     return import_onnx(data, size, g, io, w, opt, rewrites);

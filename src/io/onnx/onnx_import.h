@@ -42,6 +42,11 @@ Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnin
 Status import_onnx(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& w, const OnnxImportOptions& opt,
                    std::vector<OnnxRewriteRecord>& rewrites);
 
+// The operators the importer knows, by name (docs/coverage.md is generated from these): those
+// translated into layers, and those evaluated at import when all their inputs are constants.
+std::vector<std::string> onnx_translated_operators();
+std::vector<std::string> onnx_folded_operators();
+
 // True when the bytes look like a serialized ONNX ModelProto (first field: ir_version varint),
 // for tools deciding between .param and .onnx by content.
 bool looks_like_onnx(const uint8_t* data, size_t size);

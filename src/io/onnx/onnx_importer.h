@@ -68,6 +68,8 @@ void register_elementwise_ops(std::map<std::string, OpFn>& t);
 void register_nn_ops(std::map<std::string, OpFn>& t);
 void register_shape_ops(std::map<std::string, OpFn>& t);
 
+// The operators fold_node evaluates (sorted).
+std::vector<std::string> folded_operators();
 // Constant folding (onnx_fold.cpp): computes a node whose inputs are all constants. `done` false
 // means the op has no folder (the node is then translated to layers).
 Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& out,
