@@ -3,7 +3,7 @@
 // its `nnfold` bin works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import os from 'node:os';
@@ -21,7 +21,8 @@ test('npm pack -> offline install in an empty folder -> import and run', { skip:
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], root));
     const files = packed[0].files.map((f) => f.path).sort();
     assert.deepEqual(files, ['README.md', 'bin/nnfold.mjs', 'dist/index.d.ts', 'dist/index.mjs', 'dist/nnfold-base.mjs',
-      'dist/nnfold-base.wasm', 'dist/nnfold-simd.mjs', 'dist/nnfold-simd.wasm', 'package.json']);
+      'dist/nnfold-base.wasm', 'dist/nnfold-cli-base.cjs', 'dist/nnfold-cli-base.wasm', 'dist/nnfold-cli-simd.cjs',
+      'dist/nnfold-cli-simd.wasm', 'dist/nnfold-simd.mjs', 'dist/nnfold-simd.wasm', 'package.json']);
     const tgz = path.join(tmp, packed[0].filename);
     const app = path.join(tmp, 'app');
     fs.mkdirSync(app);
@@ -48,6 +49,17 @@ import zlib from 'node:zlib';
     assert.match(execFileSync(bin, ['--version'], { encoding: 'utf8' }), /^nnfold \d+\.\d+\.\d+\n$/);
     const info = JSON.parse(execFileSync(bin, ['info', 'model.param', 'model.bin', '--json'], { cwd: app, encoding: 'utf8' }));
     assert.equal(info.layers, 3);
+    // the C++ CLI for Node in both flavours, no node flags: files written, the command's exit code
+    fs.writeFileSync(path.join(app, 'x.f32'), new Uint8Array(new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]).buffer));
+    for (const flavour of ['simd', 'base']) {
+      const env = { ...process.env, NNFOLD_WASM: flavour };
+      execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour], { cwd: app, env, stdio: 'ignore' });
+      const got = new Float32Array(new Uint8Array(fs.readFileSync(path.join(app, flavour, 'out.f32'))).buffer);
+      assert.deepEqual(Array.from(got), Array.from(convReluExpected(new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]))));
+      const r = spawnSync(bin, ['run', 'missing.param'], { cwd: app, env, encoding: 'utf8' });
+      assert.equal(r.status, 1);
+      assert.equal(r.stderr, 'nnfold run: error: cannot open missing.param: No such file or directory\n');
+    }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
