@@ -1,6 +1,7 @@
 // ModelHandle: the library's facade for front ends (the Embind bindings of the npm package and
-// the page, and the `nnfold` command in src/cli, which prints its own texts). One loaded model: its Graph (structure + weights, kept so it
-// can be written back or optimized) and a Net built lazily on the first run from a copy of it.
+// the page, and the `nnfold` command in src/cli, which prints its own texts). One loaded model:
+// its Graph (structure + weights, kept so it can be written back or optimized) and a Net built
+// lazily on the first run from a copy of it.
 // Every entry point returns a Status; nothing throws out of this class except std::bad_alloc from
 // the standard library, which front ends turn into ResourceLimit (see guard()).
 #pragma once

@@ -85,7 +85,9 @@ int usage_error(const std::string& cmd, const Status& st) {
     return kUsage;
 }
 
-Status seed_option(const Args& a, uint32_t& seed) { return a.has("seed") ? parse_seed(a.get("seed"), seed) : Status::ok(); }
+Status seed_option(const Args& a, uint32_t& seed) {
+    return a.has("seed") ? parse_seed(a.get("seed"), seed) : Status::ok();
+}
 
 int exit_code_for(const Status& st) {
     switch (st.code()) {

@@ -1,5 +1,6 @@
-// Shared pieces of the `nnfold` command (native, and built for Node as the npm package's bin): argument parsing, file I/O, model loading and the
-// exit codes of CONVENTIONS section 2 (0 ok, 1 bad input / failed check, 2 usage, 3 internal).
+// Shared pieces of the `nnfold` command (native, and built for Node as the npm package's bin):
+// argument parsing, file I/O, model loading and the exit codes of CONVENTIONS section 2 (0 ok,
+// 1 bad input / failed check, 2 usage, 3 internal).
 #pragma once
 
 #include <cstdint>

@@ -26,9 +26,10 @@ static const char* kConvertHelp =
 int cmd_convert(int argc, char** argv) {
     Args a;
     // IN.onnx OUT.param OUT.bin, or IN.param IN.bin OUT.param OUT.bin
-    int code = start_command(argc, argv, kConvertHelp, {"help", "fp16", "optimize"}, {"shape", "seed"}, [](const Args& a) {
+    auto arity_ok = [](const Args& a) {
         return a.positional.size() == (!a.positional.empty() && is_onnx_path(a.positional[0]) ? 3u : 4u);
-    }, a);
+    };
+    int code = start_command(argc, argv, kConvertHelp, {"help", "fp16", "optimize"}, {"shape", "seed"}, arity_ok, a);
     if (code >= 0)
         return code;
     const bool onnx = is_onnx_path(a.positional[0]);

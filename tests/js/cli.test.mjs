@@ -80,11 +80,15 @@ test('the launcher: flavours, arguments as given, absolute paths, clear errors',
       const rel = same(['info', odd, 'm.bin'], { cwd: tmp, flavour });
       assert.equal(rel.status, 0, rel.stderr);
       assert.ok(rel.stdout.startsWith(`${Buffer.from(odd).toString('latin1')}: 3 layers`), rel.stdout);
-      // absolute paths from another working directory; the output directory is created
-      const out = path.join(tmp, `out-${flavour}`);
-      const r = same(['run', path.join(tmp, odd), path.join(tmp, 'm.bin'), '--seed', '4', '--output-dir', out, '--output', 'out'], { cwd: os.tmpdir(), flavour });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(fs.statSync(path.join(out, 'out.f32')).size, 48);
+      // absolute paths from another working directory; the output directories are created
+      for (const w of ['native', 'js']) {
+        const out = path.join(tmp, `out-${w}-${flavour}`, 'sub');
+        const r = cli(w, ['run', path.join(tmp, odd), path.join(tmp, 'm.bin'), '--seed', '4', '--output-dir', out, '--output', 'out'], { cwd: os.tmpdir(), flavour });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(fs.statSync(path.join(out, 'out.f32')).size, 48);
+      }
+      // the same arithmetic as native in the baseline flavour (SIMD layers may sum in another order)
+      if (flavour === 'base') sameFile(path.join(tmp, 'out-native-base/sub/out.f32'), path.join(tmp, 'out-js-base/sub/out.f32'));
     }
     // the flavour each one runs: the summary says whether SIMD layers ran
     const simd = JSON.parse(cli('js', ['run', odd, 'm.bin'], { cwd: tmp, flavour: 'simd' }).stdout).simd;

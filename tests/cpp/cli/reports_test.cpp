@@ -88,7 +88,8 @@ TEST(CliOptions, ShapesParseOrSayWhatIsWrong) {
     ASSERT_TRUE(cli::parse_onnx_shapes({"image=1,4,4,3,2"}, onnx).is_ok());
     EXPECT_EQ(onnx["image"], (std::vector<int64_t>{1, 4, 4, 3, 2}));
     EXPECT_EQ(cli::parse_onnx_shapes({"=1"}, onnx).message(), "--shape expects NAME=d0,d1,..., got '=1'");
-    EXPECT_EQ(cli::parse_onnx_shapes({"x=1,,2"}, onnx).message(), "--shape x=1,,2: dimensions must be positive integers");
+    EXPECT_EQ(cli::parse_onnx_shapes({"x=1,,2"}, onnx).message(),
+              "--shape x=1,,2: dimensions must be positive integers");
     EXPECT_EQ(cli::parse_onnx_shapes({"x=1,1,1,1,1,1,1,1,1"}, onnx).message(),
               "--shape x=1,1,1,1,1,1,1,1,1: at most 8 dimensions");
 }
