@@ -14,29 +14,34 @@ using namespace nnfold;
 
 namespace {
 
-// Conv, ReLU, max pooling, fully connected, softmax on a declared [3, 8, 8] input; no .bin.
-const char* kSmallNet =
+// 1x1 convolution, ReLU, fully connected on a declared [2, 4, 4] input: 6 + 3 + 240 + 5 weight
+// values; no .bin.
+const char* kConvFc =
     "7767517\n"
-    "6 6\n"
-    "Input data 0 1 data 0=8 1=8 2=3\n"
-    "Convolution conv 1 1 data conv 0=4 1=3 4=1 5=1 6=108\n"
+    "4 4\n"
+    "Input data 0 1 data 0=4 1=4 2=2\n"
+    "Convolution conv 1 1 data conv 0=3 1=1 5=1 6=6\n"
     "ReLU relu 1 1 conv relu\n"
-    "Pooling pool 1 1 relu pool 0=0 1=2 2=2\n"
-    "InnerProduct fc 1 1 pool fc 0=10 1=1 2=640\n"
-    "Softmax prob 1 1 fc prob\n";
+    "InnerProduct fc 1 1 relu fc 0=5 1=1 2=240\n";
 
 }  // namespace
 
 TEST(CliReports, InfoTextListsSizesInputsOutputsAndLayers) {
     ModelHandle m;
-    ASSERT_TRUE(m.load_ncnn(kSmallNet, nullptr, 0, false, LoadOptions()).is_ok());
-    std::string t = cli::info_text(m, "small.param");
-    EXPECT_EQ(t.rfind("small.param: 6 layers, 762 weight values", 0), 0u) << t;
-    EXPECT_NE(t.find("  input  data                     [3,8,8]\n"), std::string::npos) << t;
-    EXPECT_NE(t.find("  output prob                     [10]\n"), std::string::npos) << t;
-    EXPECT_NE(t.find("estimated peak memory: "), std::string::npos) << t;
-    EXPECT_NE(t.find("layers by type:\n  Convolution              1\n"), std::string::npos) << t;
-    EXPECT_NE(t.find("  InnerProduct             fc                       -> fc[10]\n"), std::string::npos) << t;
+    ASSERT_TRUE(m.load_ncnn(kConvFc, nullptr, 0, false, LoadOptions()).is_ok());
+    std::string t = cli::info_text(m, "t.param");
+    EXPECT_EQ(t.rfind("t.param: 4 layers, 254 weight values (1.0 KB in .bin)\n"
+                      "  input  data                     [2,4,4]\n"
+                      "  output fc                       [5]\n"
+                      "estimated peak memory: ",
+                      0),
+              0u)
+        << t;
+    EXPECT_NE(t.find("layers by type:\n  Convolution              1\n  InnerProduct             1\n"), std::string::npos)
+        << t;
+    EXPECT_NE(t.find("layers:\n  Input                    data                     -> data[2,4,4]\n"), std::string::npos)
+        << t;
+    EXPECT_NE(t.find("  ReLU                     relu                     -> relu[3,4,4]\n"), std::string::npos) << t;
 }
 
 TEST(CliReports, InfoTextSaysWhyShapesAreUnknown) {
