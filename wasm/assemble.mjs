@@ -13,10 +13,16 @@ const sources = [
   ['build-wasm-simd/nnfold-simd.wasm', 'nnfold-simd.wasm'],
   ['build-wasm-base/nnfold-base.mjs', 'nnfold-base.mjs'],
   ['build-wasm-base/nnfold-base.wasm', 'nnfold-base.wasm'],
+  // the `nnfold` command (bin/nnfold.mjs): the C++ CLI built for Node, CommonJS, hence .cjs in
+  // this "type": "module" package; its pre-js finds the .wasm under the glue's own base name
+  ['build-wasm-simd/nnfold.js', 'nnfold-cli-simd.cjs'],
+  ['build-wasm-simd/nnfold.wasm', 'nnfold-cli-simd.wasm'],
+  ['build-wasm-base/nnfold.js', 'nnfold-cli-base.cjs'],
+  ['build-wasm-base/nnfold.wasm', 'nnfold-cli-base.wasm'],
 ];
 const missing = sources.filter(([src]) => !fs.existsSync(path.join(root, src))).map(([src]) => src);
 if (missing.length) {
-  console.error(`assemble: missing ${missing.join(', ')} (build both flavours first: npm run build)`);
+  console.error(`assemble: missing ${missing.join(', ')} (build both flavours first, targets nnfold_js and nnfold_cli: npm run build)`);
   process.exit(1);
 }
 fs.rmSync(dist, { recursive: true, force: true });

@@ -207,13 +207,6 @@ public:
         });
     }
 
-    val infoText(const std::string& label) {
-        return result_of([&](val& v) -> Status {
-            v = val(model_.info_text(label));
-            return Status::ok();
-        });
-    }
-
     val graphJson() {
         return result_of([&](val& v) -> Status {
             v = val(model_.graph_json());
@@ -261,19 +254,13 @@ public:
     }
     void clearInputs() { pending_.clear(); }
 
-    // Seeded random values into the pending inputs: every input (all=true, nf.randomInputs) or
-    // only the ones not prepared yet (the CLI's rule). Returns the names in input order.
-    val randomInputs(double seed, bool all) {
+    // Seeded random values for every input, as the pending inputs (nf.randomInputs, profile).
+    // Returns the names in input order.
+    val randomInputs(double seed) {
         return result_of([&](val& v) -> Status {
-            if (all) {
-                std::vector<std::pair<std::string, Mat>> list;
-                NF_RETURN_IF_ERROR(model_.random_inputs((uint32_t)seed, list));
-                pending_.clear();
-                for (auto& kv : list)
-                    pending_[kv.first] = kv.second;
-            } else {
-                NF_RETURN_IF_ERROR(model_.fill_missing_inputs((uint32_t)seed, pending_));
-            }
+            pending_.clear();
+            // every input is missing from the cleared map: the values of ModelHandle::random_inputs
+            NF_RETURN_IF_ERROR(model_.fill_missing_inputs((uint32_t)seed, pending_));
             json names = json::array();
             for (auto& io : model_.inputs())
                 names.push_back(io.name);
@@ -308,17 +295,18 @@ public:
                     wanted.push_back(n.get<std::string>());
             std::map<std::string, Mat> in;
             in.swap(pending_);
-            NF_RETURN_IF_ERROR(model_.run(in, wanted, outputs_, &stats_));
-            order_ = wanted;
-            if (order_.empty())
+            RunStats stats;
+            NF_RETURN_IF_ERROR(model_.run(in, wanted, outputs_, &stats));
+            std::vector<std::string> order = wanted;
+            if (order.empty())
                 for (auto& io : model_.outputs())
-                    order_.push_back(io.name);
+                    order.push_back(io.name);
             json r;
             r["outputs"] = json::array();
-            for (auto& n : order_)
+            for (auto& n : order)
                 r["outputs"].push_back({{"name", n}, {"shape", outputs_[n].dims ? dims_json(model_.presented_dims(n, outputs_[n])) : json(nullptr)}});
-            r["peak_bytes"] = stats_.peak_bytes;
-            r["ms"] = stats_.total_ms;
+            r["peak_bytes"] = stats.peak_bytes;
+            r["ms"] = stats.total_ms;
             v = val(dump_json(r));
             return Status::ok();
         });
@@ -332,29 +320,7 @@ public:
             return Status::ok();
         });
     }
-    // `nnfold run`'s summary JSON for the last run; files: {outputName: fileName}.
-    val runSummary(const std::string& files_json) {
-        return result_of([&](val& v) -> Status {
-            json j;
-            NF_RETURN_IF_ERROR(parse_json(files_json, j));
-            std::map<std::string, std::string> files;
-            for (auto it = j.begin(); it != j.end(); ++it)
-                if (it.value().is_string())
-                    files[it.key()] = it.value().get<std::string>();
-            // mapped outputs print their original shape (as the native CLI)
-            std::map<std::string, std::vector<int64_t>> dims;
-            for (auto& n : order_)
-                if (model_.io_map().find_output(n) && outputs_.count(n))
-                    dims[n] = model_.presented_dims(n, outputs_[n]);
-            v = val(run_summary_json(order_, outputs_, files, stats_, model_.uses_simd(), dims));
-            return Status::ok();
-        });
-    }
-    void clearOutputs() {
-        outputs_.clear();
-        order_.clear();
-        stats_ = RunStats();
-    }
+    void clearOutputs() { outputs_.clear(); }
 
     // Per-layer times over `runs` runs on the pending inputs.
     val profile(int runs, val progress) {
@@ -422,8 +388,6 @@ private:
     ModelHandle model_;
     std::map<std::string, Mat> pending_;
     std::map<std::string, Mat> outputs_;
-    std::vector<std::string> order_;
-    RunStats stats_;
     std::string param_out_;
     std::vector<uint8_t> bin_out_;
 };
@@ -475,7 +439,6 @@ EMSCRIPTEN_BINDINGS(nnfold) {
         .function("ioJson", &WasmModel::ioJson)
         .function("setInputShapes", &WasmModel::setInputShapes)
         .function("infoJson", &WasmModel::infoJson)
-        .function("infoText", &WasmModel::infoText)
         .function("graphJson", &WasmModel::graphJson)
         .function("toNcnn", &WasmModel::toNcnn)
         .function("paramView", &WasmModel::paramView)
@@ -487,7 +450,6 @@ EMSCRIPTEN_BINDINGS(nnfold) {
         .function("inputView", &WasmModel::inputView)
         .function("run", &WasmModel::run)
         .function("outputView", &WasmModel::outputView)
-        .function("runSummary", &WasmModel::runSummary)
         .function("clearOutputs", &WasmModel::clearOutputs)
         .function("profile", &WasmModel::profile)
         .function("optimize", &WasmModel::optimize);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm run build`: both WebAssembly flavours of the Embind module (only that target, -j2), then
-# dist/ (JS API, types, glue + wasm pairs). Build trees: build-wasm-simd/, build-wasm-base/ (the
-# same trees tests/run_all.sh uses, so a full test run reuses them).
+# `npm run build`: both WebAssembly flavours of the Embind module and of the CLI (only those
+# targets, -j2), then dist/ (JS API, types, glue + wasm pairs). Build trees: build-wasm-simd/,
+# build-wasm-base/ (the same trees tests/run_all.sh uses, so a full test run reuses them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
@@ -15,7 +15,8 @@ for flavour in simd base; do
     emcmake cmake -S . -B "$dir" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=$simd \
       -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
   fi
-  targets=(nnfold_js)
+  # the Embind module (the API) and the CLI for Node (bin/nnfold.mjs)
+  targets=(nnfold_js nnfold_cli)
   # the kernel micro-benchmark that `npm run bench` runs (tests/bench/bench.mjs)
   [ "$flavour" = simd ] && targets+=(nnfold_kernel_bench)
   cmake --build "$dir" -j"$JOBS" --target "${targets[@]}"

@@ -164,25 +164,18 @@ Status ModelHandle::set_io_map(const IoMap& io) {
     return Status::ok();
 }
 
-const IoEntry* ModelHandle::mapped_input(const std::string& name) const {
-    if (const IoEntry* e = io_.find_input(name))
-        return e;
-    for (auto& e : io_.inputs)
-        if (e.blob == name)
-            return &e;
-    return nullptr;
-}
-
-const IoEntry* ModelHandle::mapped_output(const std::string& name) const {
-    if (const IoEntry* e = io_.find_output(name))
-        return e;
-    for (auto& e : io_.outputs)
-        if (e.blob == name)
-            return &e;
-    return nullptr;
-}
-
 namespace {
+
+// The entry of `list` named `name` (original name first, then ncnn blob), or null.
+const IoEntry* find_mapped(const std::vector<IoEntry>& list, const std::string& name) {
+    for (auto& e : list)
+        if (e.name == name)
+            return &e;
+    for (auto& e : list)
+        if (e.blob == name)
+            return &e;
+    return nullptr;
+}
 
 // The Shape for an original (ONNX) shape: itself when it has at most 4 dims, else unknown.
 Shape shape_of_dims(const std::vector<int64_t>& dims) {
@@ -220,13 +213,6 @@ IoInfo plain_info(const std::string& name, const Shape& s) {
     return r;
 }
 
-std::string dims_str(const std::vector<int64_t>& d) {
-    std::string r = "[";
-    for (size_t k = 0; k < d.size(); k++)
-        r += (k ? "," : "") + std::to_string(d[k]);
-    return r + "]";
-}
-
 }  // namespace
 
 std::vector<int64_t> ModelHandle::presented_dims(const std::string& name, const Mat& m) const {
@@ -260,7 +246,7 @@ Status ModelHandle::set_input_shapes(const std::map<std::string, Shape>& shapes)
     if (!loaded_)
         return invalid_argument("no model is loaded");
     for (auto& kv : shapes)
-        if (const IoEntry* e = mapped_input(kv.first))
+        if (const IoEntry* e = find_mapped(io_.inputs, kv.first))
             return invalid_argument("input " + quote(e->name) + " of an imported model has the fixed shape " +
                                     dims_str(e->shape) + "; give other ONNX shapes when loading the .onnx");
     NF_RETURN_IF_ERROR(check_shapes(shapes));
@@ -321,63 +307,6 @@ std::string ModelHandle::info_json() const {
     json j = json::parse(summary_json(graph_, s, blob_shapes), nullptr, false);
     j["io"] = json::parse(io_.to_json(), nullptr, false);
     return dump_json(j);
-}
-
-namespace {
-
-// printf into a std::string (the text `nnfold info` has always printed with printf).
-template <typename... A>
-void appendf(std::string& out, const char* fmt, A... args) {
-    int n = std::snprintf(nullptr, 0, fmt, args...);
-    if (n <= 0)
-        return;
-    std::string buf((size_t)n + 1, '\0');
-    std::snprintf(&buf[0], buf.size(), fmt, args...);
-    buf.resize((size_t)n);
-    out += buf;
-}
-
-}  // namespace
-
-std::string ModelHandle::info_text(const std::string& label) const {
-    ModelSummary s = summarize(graph_, shapes_);
-    std::vector<Shape> blob_shapes;
-    if (!infer_shapes(graph_, shapes_, blob_shapes))
-        blob_shapes.assign(graph_.blobs.size(), Shape());
-    std::string out;
-    appendf(out, "%s: %d layers, %llu weight values (%s in .bin)\n", label.c_str(), s.layers,
-            (unsigned long long)s.weight_values, format_bytes(s.weights_file_bytes).c_str());
-    if (!io_.empty()) {
-        // original names and shapes, with the ncnn blob each one maps to
-        for (auto& e : io_.inputs)
-            appendf(out, "  input  %-24s %s%s (ncnn blob %s %s)\n", e.name.c_str(), dims_str(e.shape).c_str(),
-                    e.layout.empty() ? "" : (" " + e.layout).c_str(), e.blob.c_str(), e.ncnn_shape.str().c_str());
-        for (auto& e : io_.outputs)
-            appendf(out, "  output %-24s %s (ncnn blob %s %s)\n", e.name.c_str(), dims_str(e.shape).c_str(),
-                    e.blob.c_str(), e.ncnn_shape.str().c_str());
-    } else {
-        for (auto& io : s.inputs)
-            appendf(out, "  input  %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
-        for (auto& io : s.outputs)
-            appendf(out, "  output %-24s %s\n", io.name.c_str(), io.shape.str().c_str());
-    }
-    if (s.shapes_known)
-        appendf(out, "estimated peak memory: %s\n", format_bytes(s.memory_bytes).c_str());
-    else
-        appendf(out, "shapes unknown: %s\n", s.shape_error.c_str());
-    appendf(out, "layers by type:\n");
-    for (auto& kv : s.layers_by_type)
-        appendf(out, "  %-24s %d\n", kv.first.c_str(), kv.second);
-    appendf(out, "layers:\n");
-    for (auto& l : graph_.layers) {
-        if (l.erased)
-            continue;
-        std::string tops;
-        for (int t : l.tops)
-            tops += (tops.empty() ? "" : " ") + graph_.blobs[t].name + blob_shapes[t].str();
-        appendf(out, "  %-24s %-24s -> %s\n", l.type.c_str(), l.name.c_str(), tops.c_str());
-    }
-    return out;
 }
 
 namespace {
@@ -505,17 +434,10 @@ Status ModelHandle::make_input(const IoInfo& io, Rng& rng, Mat& m) const {
 
 Status ModelHandle::random_inputs(uint32_t seed, std::vector<std::pair<std::string, Mat>>& out) const {
     out.clear();
-    if (!loaded_)
-        return invalid_argument("no model is loaded");
-    Rng rng(seed);
-    for (auto& io : inputs()) {
-        if (!io.mapped && !io.shape.known())
-            return invalid_argument("input " + quote(io.name) + " declares no shape; give one (shapes option, or --shape " +
-                                    io.name + "=c,h,w)");
-        Mat m;
-        NF_RETURN_IF_ERROR(make_input(io, rng, m));
-        out.emplace_back(io.name, m);
-    }
+    std::map<std::string, Mat> all;
+    NF_RETURN_IF_ERROR(fill_missing_inputs(seed, all));
+    for (auto& io : inputs())
+        out.emplace_back(io.name, all[io.name]);
     return Status::ok();
 }
 
@@ -527,8 +449,8 @@ Status ModelHandle::fill_missing_inputs(uint32_t seed, std::map<std::string, Mat
         if (inputs_map.count(io.name) || (io.mapped && inputs_map.count(io.blob)))
             continue;
         if (!io.mapped && !io.shape.known())
-            return invalid_argument("input " + quote(io.name) + " declares no shape; give one with --shape " + io.name +
-                                    "=c,h,w");
+            return invalid_argument("input " + quote(io.name) + " declares no shape; give one (shapes option, or --shape " +
+                                    io.name + "=c,h,w)");
         Mat m;
         NF_RETURN_IF_ERROR(make_input(io, rng, m));
         inputs_map[io.name] = m;
@@ -574,7 +496,7 @@ bool ModelHandle::uses_simd() const {
 Status ModelHandle::blob_inputs(const std::map<std::string, Mat>& in, std::map<std::string, Mat>& blobs_in) const {
     blobs_in.clear();
     for (auto& kv : in) {
-        const IoEntry* e = mapped_input(kv.first);
+        const IoEntry* e = find_mapped(io_.inputs, kv.first);
         if (!e) {
             blobs_in[kv.first] = kv.second;
             continue;
@@ -603,14 +525,14 @@ Status ModelHandle::run(const std::map<std::string, Mat>& in, const std::vector<
             names.push_back(io.name);
     std::vector<std::string> blobs;
     for (auto& n : names) {
-        const IoEntry* e = mapped_output(n);
+        const IoEntry* e = find_mapped(io_.outputs, n);
         blobs.push_back(e ? e->blob : n);
     }
     std::map<std::string, Mat> raw;
     NF_RETURN_IF_ERROR(net_->run(blobs_in, blobs, raw, stats));
     out.clear();
     for (size_t k = 0; k < names.size(); k++) {
-        const IoEntry* e = mapped_output(names[k]);
+        const IoEntry* e = find_mapped(io_.outputs, names[k]);
         const Mat& m = raw[blobs[k]];
         if (!e) {
             out[names[k]] = m;
@@ -719,52 +641,6 @@ Status ModelHandle::optimize(const OptimizeRequest& req, std::string& report_jso
     fp16_default_ = req.fp16;
     net_.reset();
     return Status::ok();
-}
-
-std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
-                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
-                             const std::map<std::string, std::vector<int64_t>>& dims) {
-    json summary;
-    summary["outputs"] = json::array();
-    for (auto& name : order) {
-        auto it = outputs.find(name);
-        if (it == outputs.end())
-            continue;
-        const Mat& m = it->second;
-        size_t n = m.total_floats();
-        double mn = INFINITY, mx = -INFINITY, sum = 0;
-        size_t nonfinite = 0;
-        for (size_t i = 0; i < n; i++) {
-            float v = m.data[i];
-            if (!std::isfinite(v)) {
-                nonfinite++;
-                continue;
-            }
-            mn = std::min(mn, (double)v);
-            mx = std::max(mx, (double)v);
-            sum += v;
-        }
-        json o;
-        o["name"] = name;
-        auto d = dims.find(name);
-        o["shape"] = d != dims.end() ? json(d->second) : shape_to_json(m.shape());
-        o["min"] = n > nonfinite ? json(mn) : json(nullptr);
-        o["max"] = n > nonfinite ? json(mx) : json(nullptr);
-        o["mean"] = n > nonfinite ? json(sum / (double)(n - nonfinite)) : json(nullptr);
-        o["nonfinite"] = nonfinite;
-        json first = json::array();
-        for (size_t i = 0; i < n && i < 8; i++)
-            first.push_back(std::isfinite(m.data[i]) ? json(m.data[i]) : json(nullptr));
-        o["first"] = first;
-        auto f = files.find(name);
-        if (f != files.end())
-            o["file"] = f->second;
-        summary["outputs"].push_back(o);
-    }
-    summary["peak_bytes"] = stats.peak_bytes;
-    summary["ms"] = stats.total_ms;
-    summary["simd"] = simd;
-    return dump_json(summary, 2) + "\n";
 }
 
 }  // namespace nnfold

@@ -1,6 +1,7 @@
-// ModelHandle: the library's facade for front ends (the Embind bindings, the npm CLI, the native
-// CLI where it removes duplication). One loaded model: its Graph (structure + weights, kept so it
-// can be written back or optimized) and a Net built lazily on the first run from a copy of it.
+// ModelHandle: the library's facade for front ends (the Embind bindings of the npm package and
+// the page, and the `nnfold` command in src/cli, which prints its own texts). One loaded model:
+// its Graph (structure + weights, kept so it can be written back or optimized) and a Net built
+// lazily on the first run from a copy of it.
 // Every entry point returns a Status; nothing throws out of this class except std::bad_alloc from
 // the standard library, which front ends turn into ResourceLimit (see guard()).
 #pragma once
@@ -98,7 +99,7 @@ public:
     // info/graph; such a handle cannot run or be written (used by `nnfold info`).
     Status load_structure(const std::string& param_text, const uint8_t* bin, size_t bin_size, bool has_bin,
                           const LoadOptions& opt);
-    // Imports ONNX bytes (src/io/onnx through plugins.h). The model keeps the import's IoMap:
+    // Imports ONNX bytes (src/io/onnx). The model keeps the import's IoMap:
     // inputs(), outputs(), run() and the random inputs use the ONNX names, shapes and layouts.
     Status load_onnx(const uint8_t* data, size_t size, const LoadOptions& opt);
 
@@ -127,8 +128,6 @@ public:
 
     // Summary JSON (runtime/analysis.h summary_json) as `nnfold info --json` prints it.
     std::string info_json() const;
-    // The text `nnfold info` prints; `label` names the model (its .param path).
-    std::string info_text(const std::string& label) const;
     // Drawing data: {nodes: [{id, type, name, params: [{id, name, value}], weights_bytes,
     // bottoms: [edge ids], tops: [edge ids]}], edges: [{id, name, shape, from, to: [node ids]}]}.
     std::string graph_json() const;
@@ -140,8 +139,9 @@ public:
     // Seeded random inputs (docs/numbers.md): one stream, in the model's input order,
     // U(-1, 1). Errors when an input has no known shape.
     Status random_inputs(uint32_t seed, std::vector<std::pair<std::string, Mat>>& out) const;
-    // Random values for the inputs not present in `inputs` (the CLI's rule: one stream consumed
-    // only by the inputs still missing, in input order).
+    // Random values for the inputs not present in `inputs` (`nnfold run`'s rule for inputs not
+    // given with --input: one stream consumed only by the inputs still missing, in input order;
+    // with nothing given, the values of random_inputs()).
     Status fill_missing_inputs(uint32_t seed, std::map<std::string, Mat>& inputs) const;
 
     // Runs the model. `wanted` empty: the model's outputs. Inputs are checked by name; a model
@@ -156,9 +156,8 @@ public:
     Status profile(const std::map<std::string, Mat>& inputs, int runs, ProfileResult& result,
                    const ProgressFn& progress = nullptr);
 
-    // The optimizer (Unsupported until src/passes lands; see plugins.h). On success the graph is
-    // replaced, the Net rebuilt on the next run, and `report_json` holds the docs/optimizer.md
-    // report.
+    // The optimizer (src/passes). On success the graph is replaced, the Net rebuilt on the next
+    // run, and `report_json` holds the docs/optimizer.md report.
     Status optimize(const OptimizeRequest& req, std::string& report_json, const ProgressFn& progress = nullptr);
 
     // The shape to present for a tensor `m` that run()/random_inputs() returned under `name`:
@@ -177,8 +176,6 @@ private:
     Status finish_load(Graph g, Warnings w, const LoadOptions& opt);
     Status ensure_net();
     Status check_shapes(const std::map<std::string, Shape>& shapes) const;
-    const IoEntry* mapped_input(const std::string& name) const;
-    const IoEntry* mapped_output(const std::string& name) const;
     Status make_input(const IoInfo& io, Rng& rng, Mat& m) const;
     Status blob_inputs(const std::map<std::string, Mat>& in, std::map<std::string, Mat>& blobs_in) const;
 
@@ -192,14 +189,6 @@ private:
     bool use_simd_ = true;
     bool fp16_default_ = false;
 };
-
-// The JSON `nnfold run` prints: per output (in `order`) shape, min, max, mean over finite values,
-// nonfinite count, the first 8 values, and `file` when files are written; then peak_bytes, ms, simd.
-// `files` maps output names to the .f32 file names written (empty: none).
-// `dims` (optional) gives the shape to print per output name (ModelHandle::presented_dims).
-std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
-                             const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
-                             const std::map<std::string, std::vector<int64_t>>& dims = {});
 
 // Runs `fn`, turning std::bad_alloc (the standard library on memory exhaustion, e.g. a wasm heap
 // that cannot grow) into ResourceLimit and any other exception into Internal, so nothing escapes

@@ -64,6 +64,31 @@ bool parse_args(int argc, char** argv, int start, const std::vector<std::string>
     return true;
 }
 
+int start_command(int argc, char** argv, const char* help, const std::vector<std::string>& flags,
+                  const std::vector<std::string>& takes_value, const std::function<bool(const Args&)>& arity_ok,
+                  Args& a) {
+    if (!parse_args(argc, argv, 2, flags, takes_value, a))
+        return kUsage;
+    if (a.has("help")) {
+        fputs(help, stdout);
+        return kOk;
+    }
+    if (!arity_ok(a)) {
+        fputs(help, stderr);
+        return kUsage;
+    }
+    return -1;
+}
+
+int usage_error(const std::string& cmd, const Status& st) {
+    report(cmd, st);
+    return kUsage;
+}
+
+Status seed_option(const Args& a, uint32_t& seed) {
+    return a.has("seed") ? parse_seed(a.get("seed"), seed) : Status::ok();
+}
+
 int exit_code_for(const Status& st) {
     switch (st.code()) {
     case ErrorCode::Ok: return kOk;
@@ -132,24 +157,37 @@ Status make_dirs(const std::string& path) {
     return Status::ok();
 }
 
+namespace {
+
+// One "--shape NAME=d0,d1,..." value: the name (up to the last '=') and positive int32 dimensions.
+// `form` is the syntax the message shows (c,h,w for ncnn shapes, d0,d1,... for ONNX ones).
+Status parse_shape_spec(const std::string& s, const char* form, std::string& name, std::vector<int>& list) {
+    size_t eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+        return invalid_argument("--shape expects NAME=" + std::string(form) + ", got '" + s + "'");
+    name = s.substr(0, eq);
+    const std::string dims = s.substr(eq + 1);
+    size_t pos = 0;
+    while (pos <= dims.size()) {
+        size_t comma = dims.find(',', pos);
+        if (comma == std::string::npos)
+            comma = dims.size();
+        int32_t v;
+        if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
+            return invalid_argument("--shape " + s + ": dimensions must be positive integers");
+        list.push_back(v);
+        pos = comma + 1;
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
 Status parse_shapes(const std::vector<std::string>& specs, std::map<std::string, Shape>& out) {
     for (auto& s : specs) {
-        size_t eq = s.rfind('=');
-        if (eq == std::string::npos || eq == 0)
-            return invalid_argument("--shape expects NAME=c,h,w, got '" + s + "'");
-        std::string name = s.substr(0, eq), dims = s.substr(eq + 1);
+        std::string name;
         std::vector<int> list;
-        size_t pos = 0;
-        while (pos <= dims.size()) {
-            size_t comma = dims.find(',', pos);
-            if (comma == std::string::npos)
-                comma = dims.size();
-            int32_t v;
-            if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
-                return invalid_argument("--shape " + s + ": dimensions must be positive integers");
-            list.push_back(v);
-            pos = comma + 1;
-        }
+        NF_RETURN_IF_ERROR(parse_shape_spec(s, "c,h,w", name, list));
         Shape sh = Shape::from_list(list);
         if (!sh.valid())
             return invalid_argument("--shape " + s + ": 1 to 4 dimensions, outermost first (c,h,w)");
@@ -198,25 +236,12 @@ bool is_onnx_path(const std::string& path) {
 
 Status parse_onnx_shapes(const std::vector<std::string>& specs, std::map<std::string, std::vector<int64_t>>& out) {
     for (auto& s : specs) {
-        size_t eq = s.rfind('=');
-        if (eq == std::string::npos || eq == 0)
-            return invalid_argument("--shape expects NAME=d0,d1,..., got '" + s + "'");
-        std::string name = s.substr(0, eq), dims = s.substr(eq + 1);
-        std::vector<int64_t> list;
-        size_t pos = 0;
-        while (pos <= dims.size()) {
-            size_t comma = dims.find(',', pos);
-            if (comma == std::string::npos)
-                comma = dims.size();
-            int32_t v;
-            if (!parse_int_token(dims.substr(pos, comma - pos), v) || v <= 0)
-                return invalid_argument("--shape " + s + ": dimensions must be positive integers");
-            list.push_back(v);
-            pos = comma + 1;
-        }
+        std::string name;
+        std::vector<int> list;
+        NF_RETURN_IF_ERROR(parse_shape_spec(s, "d0,d1,...", name, list));
         if (list.size() > 8)
             return invalid_argument("--shape " + s + ": at most 8 dimensions");
-        out[name] = list;
+        out[name] = std::vector<int64_t>(list.begin(), list.end());
     }
     return Status::ok();
 }

@@ -1,8 +1,10 @@
-// Shared pieces of the native `nnfold` command: argument parsing, file I/O, model loading and the
-// exit codes of docs/errors.md (0 ok, 1 bad input / failed check, 2 usage, 3 internal).
+// Shared pieces of the `nnfold` command (native, and built for Node as the npm package's bin):
+// argument parsing, file I/O, model loading and the exit codes of docs/errors.md (0 ok,
+// 1 bad input / failed check, 2 usage, 3 internal).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +32,17 @@ struct Args {
 // Returns false (and prints to stderr) on an unknown option.
 bool parse_args(int argc, char** argv, int start, const std::vector<std::string>& flags,
                 const std::vector<std::string>& takes_value, Args& out);
+
+// The start every subcommand shares: parses argv from argv[2] (problems go to stderr), prints
+// `help` to stdout for --help, and to stderr (a usage error) when `arity_ok` rejects the
+// arguments. Returns -1 when the command should go on, else the exit code to return.
+int start_command(int argc, char** argv, const char* help, const std::vector<std::string>& flags,
+                  const std::vector<std::string>& takes_value, const std::function<bool(const Args&)>& arity_ok,
+                  Args& a);
+// A bad option value: prints it as report() does and returns kUsage.
+int usage_error(const std::string& cmd, const Status& st);
+// --seed N when given (`seed` is left as it is otherwise).
+Status seed_option(const Args& a, uint32_t& seed);
 
 int exit_code_for(const Status& st);
 // Prints "nnfold <cmd>: <message>" to stderr and returns the exit code.

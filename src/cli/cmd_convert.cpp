@@ -25,25 +25,20 @@ static const char* kConvertHelp =
 
 int cmd_convert(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "fp16", "optimize"}, {"shape", "seed"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kConvertHelp, stdout);
-        return kOk;
-    }
-    const bool onnx = !a.positional.empty() && is_onnx_path(a.positional[0]);
-    if (a.positional.size() != (onnx ? 3u : 4u)) {
-        fputs(kConvertHelp, stderr);
-        return kUsage;
-    }
+    // IN.onnx OUT.param OUT.bin, or IN.param IN.bin OUT.param OUT.bin
+    auto arity_ok = [](const Args& a) {
+        return a.positional.size() == (!a.positional.empty() && is_onnx_path(a.positional[0]) ? 3u : 4u);
+    };
+    int code = start_command(argc, argv, kConvertHelp, {"help", "fp16", "optimize"}, {"shape", "seed"}, arity_ok, a);
+    if (code >= 0)
+        return code;
+    const bool onnx = is_onnx_path(a.positional[0]);
     LoadOptions lo;
     Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
-    if (st && a.has("seed"))
-        st = parse_seed(a.get("seed"), lo.seed);
-    if (!st) {
-        report("convert", st);
-        return kUsage;
-    }
+    if (st)
+        st = seed_option(a, lo.seed);
+    if (!st)
+        return usage_error("convert", st);
     ModelHandle model;
     st = load_cli_model(a.positional[0], onnx ? "null" : a.positional[1], lo, false, model);
     if (!st) {

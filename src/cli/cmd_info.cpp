@@ -5,6 +5,7 @@
 #include "api/model.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/reports.h"
 
 namespace nnfold {
 namespace cli {
@@ -20,23 +21,16 @@ static const char* kInfoHelp =
 
 int cmd_info(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "json"}, {"shape"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kInfoHelp, stdout);
-        return kOk;
-    }
-    const bool onnx = !a.positional.empty() && is_onnx_path(a.positional[0]);
-    if (a.positional.empty() || a.positional.size() > (onnx ? 1u : 2u)) {
-        fputs(kInfoHelp, stderr);
-        return kUsage;
-    }
+    // an .onnx file carries its weights: no .bin after it
+    int code = start_command(argc, argv, kInfoHelp, {"help", "json"}, {"shape"}, [](const Args& a) {
+        return !a.positional.empty() && a.positional.size() <= (is_onnx_path(a.positional[0]) ? 1u : 2u);
+    }, a);
+    if (code >= 0)
+        return code;
     LoadOptions lo;
     Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
-    if (!st) {
-        report("info", st);
-        return kUsage;
-    }
+    if (!st)
+        return usage_error("info", st);
     // Structure only without a .bin: sizes come from the layers' weight specs (no random weights
     // are drawn just to describe the model).
     ModelHandle model;
@@ -47,7 +41,7 @@ int cmd_info(int argc, char** argv) {
     if (a.has("json"))
         printf("%s\n", model.info_json().c_str());
     else
-        fputs(model.info_text(a.positional[0]).c_str(), stdout);
+        fputs(info_text(model, a.positional[0]).c_str(), stdout);
     return kOk;
 }
 

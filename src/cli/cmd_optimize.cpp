@@ -58,23 +58,19 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
 
 int cmd_optimize(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "fp16", "explain", "list-passes"},
-                    {"passes", "keep", "report", "shape", "seed"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kOptimizeHelp, stdout);
-        return kOk;
-    }
+    // IN.param IN.bin OUT.param OUT.bin [flag [cutstart [cutend]]]; --list-passes alone
+    int code = start_command(argc, argv, kOptimizeHelp, {"help", "fp16", "explain", "list-passes"},
+                             {"passes", "keep", "report", "shape", "seed"}, [](const Args& a) {
+                                 return a.has("list-passes") || (a.positional.size() >= 4 && a.positional.size() <= 7);
+                             }, a);
+    if (code >= 0)
+        return code;
     if (a.has("list-passes")) {
         for (auto& n : optimizer_pass_names())
             printf("%s\n", n.c_str());
         return kOk;
     }
     const auto& pos = a.positional;
-    if (pos.size() < 4 || pos.size() > 7) {
-        fputs(kOptimizeHelp, stderr);
-        return kUsage;
-    }
     bool fp16 = a.has("fp16");
     if (pos.size() >= 5) {
         const std::string& f = pos[4];
@@ -107,12 +103,10 @@ int cmd_optimize(int argc, char** argv) {
     opt.explain = a.has("explain");
     uint32_t seed = 0;
     Status st = parse_shapes(a.all("shape"), opt.input_shapes);
-    if (st && a.has("seed"))
-        st = parse_seed(a.get("seed"), seed);
-    if (!st) {
-        report("optimize", st);
-        return kUsage;
-    }
+    if (st)
+        st = seed_option(a, seed);
+    if (!st)
+        return usage_error("optimize", st);
 
     if (is_onnx_path(pos[0]))
         return report("optimize", invalid_argument("optimize takes ncnn models; for an .onnx model use nnfold convert " +
@@ -153,7 +147,6 @@ int cmd_optimize(int argc, char** argv) {
     }
     if (!st)
         return report("optimize", st);
-    // integers only, so that the npm CLI (bin/nnfold.mjs) prints the same line from the report JSON
     std::string mem = rep.after.memory_known ? std::to_string(rep.before.memory_bytes) + " -> " +
                                                    std::to_string(rep.after.memory_bytes) + " bytes"
                                              : std::string("unknown");

@@ -17,26 +17,16 @@ static const char* kRandomizeHelp =
 
 int cmd_randomize(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help"}, {"seed"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kRandomizeHelp, stdout);
-        return kOk;
-    }
-    if (a.positional.size() != 2) {
-        fputs(kRandomizeHelp, stderr);
-        return kUsage;
-    }
+    int code = start_command(argc, argv, kRandomizeHelp, {"help"}, {"seed"},
+                             [](const Args& a) { return a.positional.size() == 2; }, a);
+    if (code >= 0)
+        return code;
     uint32_t seed = 0;
-    if (a.has("seed")) {
-        Status st = parse_seed(a.get("seed"), seed);
-        if (!st) {
-            report("randomize", st);
-            return kUsage;
-        }
-    }
+    Status st = seed_option(a, seed);
+    if (!st)
+        return usage_error("randomize", st);
     std::vector<uint8_t> text;
-    Status st = read_file(a.positional[0], text);
+    st = read_file(a.positional[0], text);
     if (!st)
         return report("randomize", st);
     LoadOptions lo;

@@ -9,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "cli/cpu_clock.h"
 #include "cli/commands.h"
+#include "cli/reports.h"
 #include "api/model.h"
 #include "core/json.h"
 #include "core/strings.h"
@@ -42,31 +43,21 @@ static const char* kRunHelp =
 
 int cmd_run(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "no-simd", "reference"},
-                    {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kRunHelp, stdout);
-        return kOk;
-    }
-    if (a.positional.empty() || a.positional.size() > 2) {
-        fputs(kRunHelp, stderr);
-        return kUsage;
-    }
+    int code = start_command(argc, argv, kRunHelp, {"help", "no-simd", "reference"},
+                             {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"},
+                             [](const Args& a) { return !a.positional.empty() && a.positional.size() <= 2; }, a);
+    if (code >= 0)
+        return code;
     uint32_t seed = 0;
-    if (a.has("seed")) {
-        Status st = parse_seed(a.get("seed"), seed);
-        if (!st) {
-            report("run", st);
-            return kUsage;
-        }
-    }
+    Status st = seed_option(a, seed);
+    if (!st)
+        return usage_error("run", st);
     int runs = 1, warmup = 0;
     for (const char* opt : {"runs", "warmup"}) {
         if (!a.has(opt))
             continue;
         const std::string v = a.get(opt);
-        // an optional '-' and digits only (as the npm CLI checks), then the range
+        // an optional '-' and digits only, then the range
         bool digits = v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
         for (size_t i = v[0] == '-' ? 1 : 0; digits && i < v.size(); i++)
             digits = v[i] >= '0' && v[i] <= '9';
@@ -81,17 +72,13 @@ int cmd_run(int argc, char** argv) {
     if (runs > 1 && !a.has("warmup"))
         warmup = 3;
     LoadOptions lo;
-    {
-        Status st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
-        if (!st) {
-            report("run", st);
-            return kUsage;
-        }
-    }
+    st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
+    if (!st)
+        return usage_error("run", st);
     lo.seed = seed;
     lo.use_simd = !a.has("no-simd") && !a.has("reference");  // false: the reference layers
     ModelHandle model;
-    Status st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", lo, false, model);
+    st = load_cli_model(a.positional[0], a.positional.size() > 1 ? a.positional[1] : "null", lo, false, model);
     print_warnings(model.warnings());
     if (!st)
         return report("run", st);

@@ -42,20 +42,14 @@ std::string err_str(double e) {
 
 int cmd_verify(int argc, char** argv) {
     Args a;
-    if (!parse_args(argc, argv, 2, {"help", "json", "no-simd", "no-divergence"}, {"seed", "shape", "tolerance"}, a))
-        return kUsage;
-    if (a.has("help")) {
-        fputs(kVerifyHelp, stdout);
-        return kOk;
-    }
-    if (a.positional.size() != 4) {
-        fputs(kVerifyHelp, stderr);
-        return kUsage;
-    }
+    int code = start_command(argc, argv, kVerifyHelp, {"help", "json", "no-simd", "no-divergence"},
+                             {"seed", "shape", "tolerance"}, [](const Args& a) { return a.positional.size() == 4; }, a);
+    if (code >= 0)
+        return code;
     VerifyOptions opt;
     Status st = parse_shapes(a.all("shape"), opt.input_shapes);
-    if (st && a.has("seed"))
-        st = parse_seed(a.get("seed"), opt.seed);
+    if (st)
+        st = seed_option(a, opt.seed);
     if (st && a.has("tolerance")) {
         std::string v = a.get("tolerance");
         char* end = nullptr;
@@ -65,10 +59,8 @@ int cmd_verify(int argc, char** argv) {
         else
             opt.tolerance = t;
     }
-    if (!st) {
-        report("verify", st);
-        return kUsage;
-    }
+    if (!st)
+        return usage_error("verify", st);
     opt.use_simd = !a.has("no-simd");
     opt.find_divergence = !a.has("no-divergence");
 

@@ -1,4 +1,4 @@
-// Subcommands of the native `nnfold` command; each takes the whole argv (argv[1] is its name).
+// Subcommands of the `nnfold` command; each takes the whole argv (argv[1] is its name).
 #pragma once
 
 namespace nnfold {

@@ -1,4 +1,5 @@
-// The native `nnfold` command: a thin dispatcher over the library (docs/cli.md).
+// The `nnfold` command: a thin dispatcher over the library (docs/cli.md). The same
+// program runs natively and, built for Node, as the npm package's bin (bin/nnfold.mjs).
 #include <cstdio>
 #include <cstring>
 #include <exception>

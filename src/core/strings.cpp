@@ -45,4 +45,11 @@ std::string escape_file_name(const std::string& name) {
     return out;
 }
 
+std::string dims_str(const std::vector<int64_t>& dims) {
+    std::string r = "[";
+    for (size_t k = 0; k < dims.size(); k++)
+        r += (k ? "," : "") + std::to_string(dims[k]);
+    return r + "]";
+}
+
 }  // namespace nnfold

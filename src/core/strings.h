@@ -2,7 +2,9 @@
 // characters escaped and their length capped, so a hostile file cannot flood or garble an error.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nnfold {
 
@@ -13,5 +15,7 @@ std::string quote(const std::string& s);
 std::string layer_desc(const std::string& name, const std::string& type);
 // Escapes every byte outside [A-Za-z0-9._-] as %XX (docs/shapes-and-files.md), for file names.
 std::string escape_file_name(const std::string& name);
+// "[1,3,224,224]": a shape of any rank (an ONNX tensor's), outermost first.
+std::string dims_str(const std::vector<int64_t>& dims);
 
 }  // namespace nnfold

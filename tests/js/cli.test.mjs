@@ -1,8 +1,10 @@
-// The npm CLI (bin/nnfold.mjs, on the wasm module) against the native CLI (build/nnfold): the same
-// stdout, stderr and exit codes for help, usage errors and bad input, and byte-identical files
-// (randomize, convert, run .f32 outputs) on every zoo model this build loads. The runs use the
-// baseline flavour and the SIMD flavour with --no-simd: the same scalar arithmetic as native
-// (docs/numbers.md's 1e-5 budget covers what may differ; here nothing does).
+// The npm CLI (bin/nnfold.mjs starting dist/nnfold-cli-<flavour>.cjs, the C++ CLI built for Node)
+// against the native CLI (build/nnfold): the same stdout, stderr and exit codes for help, usage
+// errors and bad input in both flavours, and byte-identical files (randomize, convert, run .f32
+// outputs) on every zoo model this build loads. The runs use the baseline flavour and the SIMD
+// flavour with --no-simd: the same scalar arithmetic as native (docs/numbers.md's 1e-5 budget
+// covers what may differ; here nothing does). Also the launcher's own part: flavour choice,
+// arguments as given, and a clear error when the package's CLI files are missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -55,10 +57,56 @@ test('help, version and usage errors match the native CLI', { skip }, () => {
       [['run', 'm.param', '--shape', 'data=3,2,2'], 1], [['convert', 'nope.param', 'null', 'o.param', 'o.bin'], 1],
       [['randomize', 'bogus.param', 'o.bin'], 1], [['info', 'm.param', '--shape', 'nope=1'], 1],
     ];
-    for (const [args, code] of cases) {
-      const r = same(args, { cwd: tmp });
-      assert.equal(r.status, code, `${args.join(' ')}: exit ${r.status}, expected ${code}\n${r.stderr}`);
+    for (const flavour of ['base', 'simd']) {
+      for (const [args, code] of cases) {
+        const r = same(args, { cwd: tmp, flavour });
+        assert.equal(r.status, code, `${flavour}: ${args.join(' ')}: exit ${r.status}, expected ${code}\n${r.stderr}`);
+      }
     }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('the launcher: flavours, arguments as given, absolute paths, clear errors', { skip }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-cli-'));
+  try {
+    // a name with a space, a quote and non-ASCII letters reaches the C++ argv unchanged
+    const odd = "m ö'x.param";
+    fs.writeFileSync(path.join(tmp, odd), convReluParam);
+    fs.writeFileSync(path.join(tmp, 'm.bin'), convReluBin());
+    for (const flavour of ['base', 'simd']) {
+      const rel = same(['info', odd, 'm.bin'], { cwd: tmp, flavour });
+      assert.equal(rel.status, 0, rel.stderr);
+      assert.ok(rel.stdout.startsWith(`${Buffer.from(odd).toString('latin1')}: 3 layers`), rel.stdout);
+      // absolute paths from another working directory; the output directories are created
+      for (const w of ['native', 'js']) {
+        const out = path.join(tmp, `out-${w}-${flavour}`, 'sub');
+        const r = cli(w, ['run', path.join(tmp, odd), path.join(tmp, 'm.bin'), '--seed', '4', '--output-dir', out, '--output', 'out'], { cwd: os.tmpdir(), flavour });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(fs.statSync(path.join(out, 'out.f32')).size, 48);
+      }
+      // the same arithmetic as native in the baseline flavour (SIMD layers may sum in another order)
+      if (flavour === 'base') sameFile(path.join(tmp, 'out-native-base/sub/out.f32'), path.join(tmp, 'out-js-base/sub/out.f32'));
+    }
+    // the flavour each one runs: the summary says whether SIMD layers ran
+    const simd = JSON.parse(cli('js', ['run', odd, 'm.bin'], { cwd: tmp, flavour: 'simd' }).stdout).simd;
+    const base = JSON.parse(cli('js', ['run', odd, 'm.bin'], { cwd: tmp, flavour: 'base' }).stdout).simd;
+    assert.deepEqual([simd, base], [true, false]);
+    const bad = cli('js', ['--version'], { flavour: 'fast' });
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stderr, "nnfold: NNFOLD_WASM must be 'simd' or 'base', got 'fast'\n");
+    // a package without its CLI files: exit 3 naming the missing file
+    const pkg = path.join(tmp, 'pkg');
+    fs.mkdirSync(path.join(pkg, 'bin'), { recursive: true });
+    fs.mkdirSync(path.join(pkg, 'dist'));
+    fs.copyFileSync(path.join(root, 'bin/nnfold.mjs'), path.join(pkg, 'bin/nnfold.mjs'));
+    fs.copyFileSync(path.join(root, 'dist/index.mjs'), path.join(pkg, 'dist/index.mjs'));
+    fs.writeFileSync(path.join(pkg, 'package.json'), '{"type": "module"}');
+    const r = spawnSync(process.execPath, [path.join(pkg, 'bin/nnfold.mjs'), '--version'], { env: { ...process.env, NNFOLD_WASM: 'base' } });
+    assert.equal(r.status, 3);
+    assert.match(r.stderr.toString(), /^nnfold: .*dist\/nnfold-cli-base\.wasm is missing: this nnfold package is incomplete/);
+    assert.equal(r.stdout.length, 0);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

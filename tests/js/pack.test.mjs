@@ -6,7 +6,7 @@
 // page that uses dist/ as it is (docs/sizes.md); tests/bundlers measures bundled pages.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import os from 'node:os';
@@ -187,6 +187,17 @@ test('installed from the tarball: the nnfold bin', { skip: needs(distFixture) },
   assert.match(execFileSync(bin, ['--version'], { encoding: 'utf8' }), /^nnfold \d+\.\d+\.\d+\n$/);
   const info = JSON.parse(execFileSync(bin, ['info', 'model.param', 'model.bin', '--json'], { cwd: app, encoding: 'utf8' }));
   assert.equal(info.layers, 3);
+  // the C++ CLI for Node in both flavours, no node flags: files written, the command's exit code
+  fs.writeFileSync(path.join(app, 'x.f32'), new Uint8Array(new Float32Array(input).buffer));
+  for (const flavour of ['simd', 'base']) {
+    const env = { ...process.env, NNFOLD_WASM: flavour };
+    execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour], { cwd: app, env, stdio: 'ignore' });
+    const got = new Float32Array(new Uint8Array(fs.readFileSync(path.join(app, flavour, 'out.f32'))).buffer);
+    assert.deepEqual(Array.from(got), expected);
+    const r = spawnSync(bin, ['run', 'missing.param'], { cwd: app, env, encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr, 'nnfold run: error: cannot open missing.param: No such file or directory\n');
+  }
 });
 
 test('a page using dist/ unbundled downloads one .wasm and its JS within the budget', { skip: needs(distFixture) }, (t) => {

@@ -15,8 +15,9 @@ import { haveZoo, needs, root, zoo, zooFixture } from './helpers.mjs';
 
 const runners = {
   native: [path.join(root, 'build/nnfold')],
-  base: ['/usr/bin/node', '--no-experimental-fetch', path.join(root, 'build-wasm-base/nnfold.js')],
-  simd: ['/usr/bin/node', '--no-experimental-fetch', path.join(root, 'build-wasm-simd/nnfold.js')],
+  // no node flags: the CLI's pre-js reads its .wasm with fs (wasm/cli_pre.js), as the npm bin needs
+  base: ['/usr/bin/node', path.join(root, 'build-wasm-base/nnfold.js')],
+  simd: ['/usr/bin/node', path.join(root, 'build-wasm-simd/nnfold.js')],
 };
 // tensors feeding the detection heads, compared instead of the heads' data-dependent outputs
 const headInputs = {

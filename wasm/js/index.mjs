@@ -322,11 +322,6 @@ class Nnfold {
    * per output error and the first layer where they diverge.
    */
   verify(a, b, options) {
-    return JSON.parse(this._verifyJsonText(a, b, options));
-  }
-
-  // verify's report as the module wrote it (the npm CLI prints these exact bytes, as natively)
-  _verifyJsonText(a, b, options) {
     options = optionsOf(options, 'verify');
     if (!(a instanceof Model) || !(b instanceof Model)) fail('invalid_argument', 'verify(a, b) takes two models');
     const opts = { seed: checkSeed(options.seed) };
@@ -338,13 +333,24 @@ class Nnfold {
     }
     if (options.divergence !== undefined) opts.divergence = !!options.divergence;
     const pr = wrapProgress(options.onProgress);
-    return pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), JSON.stringify(opts), pr.cb));
+    return JSON.parse(pr.run(() => this._call(this.#M, 'verify', a._handle(), b._handle(), JSON.stringify(opts), pr.cb)));
   }
 
   /** Seeded random inputs (docs/numbers.md): U(-1, 1), one stream in input order. */
   randomInputs(model, seed = 0) {
     if (!(model instanceof Model)) fail('invalid_argument', 'randomInputs(model, seed) takes a model');
-    return model._randomInputs(checkSeed(seed));
+    const h = model._handle();
+    try {
+      const names = JSON.parse(this._call(h, 'randomInputs', checkSeed(seed)));
+      const out = {};
+      for (const n of names) {
+        const v = this._call(h, 'inputView', n);
+        out[n] = { data: v.view.slice(), shape: JSON.parse(v.shape) };
+      }
+      return out;
+    } finally {
+      h.clearInputs();
+    }
   }
 
   /**
@@ -434,11 +440,6 @@ class Model {
 
   /** Runs the optimizer; returns its report (docs/optimizer.md). */
   optimize(options) {
-    return JSON.parse(this._optimizeJsonText(options));
-  }
-
-  // the optimizer's report as the module wrote it (the npm CLI writes these exact bytes)
-  _optimizeJsonText(options) {
     options = optionsOf(options, 'optimize');
     const opts = {
       fp16: !!options.fp16,
@@ -454,7 +455,7 @@ class Model {
     const pr = wrapProgress(options.onProgress);
     const r = pr.run(() => this.#call('optimize', JSON.stringify(opts), pr.cb));
     this.#io = null;
-    return r;
+    return JSON.parse(r);
   }
 
   /**
@@ -500,7 +501,7 @@ class Model {
     const h = this._handle();
     const pr = wrapProgress(options.onProgress);
     try {
-      if (inputs === undefined || inputs === null) this.#call('randomInputs', 0, true);
+      if (inputs === undefined || inputs === null) this.#call('randomInputs', 0);
       else this.#setInputs(inputs);
       return JSON.parse(pr.run(() => this.#call('profile', runs, pr.cb)));
     } finally {
@@ -515,55 +516,6 @@ class Model {
     const h = this.#h;
     this.#h = null;
     h.delete();
-  }
-
-  _randomInputs(seed) {
-    const h = this._handle();
-    try {
-      const names = JSON.parse(this.#call('randomInputs', seed, true));
-      const out = {};
-      for (const n of names) {
-        const v = this.#call('inputView', n);
-        out[n] = { data: v.view.slice(), shape: JSON.parse(v.shape) };
-      }
-      return out;
-    } finally {
-      h.clearInputs();
-    }
-  }
-
-  // --- used by the npm CLI (bin/nnfold.mjs) to mirror the native CLI exactly ---
-  _infoText(label) {
-    return this.#call('infoText', label);
-  }
-
-  _infoJsonText() {
-    return this.#call('infoJson');
-  }
-
-  // Runs with the given inputs plus seeded random values for the missing ones (the CLI's rule).
-  // fileNameFor(name) gives the .f32 file name recorded in the summary (or null: no files).
-  // Returns {outputs: {name: {data, shape}}, order, files, summary: the `nnfold run` JSON text}.
-  _cliRun(inputs, seed, wanted, fileNameFor) {
-    const h = this._handle();
-    try {
-      this.#setInputs(inputs);
-      this.#call('randomInputs', seed, false);
-      const w = wanted && wanted.length ? strList(wanted, 'outputs') : [];
-      const r = JSON.parse(this.#call('run', JSON.stringify(w)));
-      const outputs = {};
-      const files = {};
-      for (const o of r.outputs) {
-        const view = this.#call('outputView', o.name);
-        outputs[o.name] = { data: view.slice(), shape: o.shape };
-        if (fileNameFor) files[o.name] = fileNameFor(o.name);
-      }
-      const summary = this.#call('runSummary', JSON.stringify(files));
-      return { outputs, order: r.outputs.map((o) => o.name), files, summary };
-    } finally {
-      h.clearInputs();
-      h.clearOutputs();
-    }
   }
 
   #setInputs(inputs) {
