@@ -486,7 +486,7 @@ bool ModelHandle::uses_simd() const {
         return false;
     for (auto& l : graph_.layers) {
         const LayerTypeInfo* info = find_layer_type(l.type);
-        if (!l.erased && info && info->create_simd)
+        if (!l.erased && info && info->create_optimized)
             return true;
     }
     return false;

@@ -105,9 +105,6 @@ struct LayerTypeInfo {
     Layer* (*create_optimized)();  // optimized implementation (src/layers/wasm/) or nullptr
     const std::vector<ParamSpec>& (*params)();
     bool extension;            // an nnfold extension layer stock ncnn cannot load (docs/extension-layers.md)
-    // Older name of create_optimized (the same factory), kept so existing callers compile. Whether
-    // the optimized layers run SIMD kernels is build_has_simd().
-    Layer* (*create_simd)() = nullptr;
 };
 
 // All registered layer types, in src/layers/layer_list.h order.

@@ -36,7 +36,7 @@ const std::vector<LayerTypeInfo>& layer_types() {
 #define NF_OPTIMIZED_LAYER(T)                \
     for (auto& info : t)                     \
         if (std::strcmp(info.type, #T) == 0) \
-            info.create_optimized = info.create_simd = nf_create_optimized_##T;
+            info.create_optimized = nf_create_optimized_##T;
 #include "layers/wasm/optimized_layer_list.h"
 #undef NF_OPTIMIZED_LAYER
         return t;
