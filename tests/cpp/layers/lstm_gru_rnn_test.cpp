@@ -238,3 +238,38 @@ TEST(Recurrent, RejectsBadParamsAndBlobs) {
     EXPECT_EQ(three[1], Shape::d2(4, 2));
     EXPECT_EQ(three[2], Shape::d2(4, 2));
 }
+
+// Random params, blob counts and shapes: each combination is refused with an error value or runs
+// with forward agreeing with infer_shape (the harness checks both ways); never a crash (the test
+// the sanitizer build runs).
+TEST(Recurrent, RandomParamsAndShapesNeverCrash) {
+    Rng rng(2024);
+    auto range = [&](int lo, int hi) { return lo + (int)(rng.next_u32() % (uint32_t)(hi - lo + 1)); };
+    int ran = 0;
+    for (int it = 0; it < 600; it++) {
+        const std::string type = it % 3 == 0 ? "LSTM" : it % 3 == 1 ? "GRU" : "RNN";
+        const int N = range(0, 5), Hs = range(1, 6), size = range(1, 5), direction = range(-1, 3);
+        const int dirs = direction == 2 ? 2 : 1;
+        const int rows = type == "LSTM" ? 4 * Hs : type == "GRU" ? 3 * N : N;
+        ParamDict pd = params({{0, N}, {1, dirs * rows * size + (range(0, 9) == 0 ? 1 : 0)}, {2, direction}});
+        if (type == "LSTM")
+            pd.set_int(3, Hs);
+        Built b = build(type, pd, {}, (uint32_t)it);
+        if (!b.st)
+            continue;
+        const int S = type == "LSTM" ? 2 : 1;
+        std::vector<Mat> in;
+        const int w = range(0, 5) == 0 ? size + 1 : size;
+        in.push_back(rand_mat(range(0, 4) == 0 ? Shape::d1(w) : Shape::d2(w, range(1, 7)), (uint32_t)it));
+        const int nstates = range(0, 3) == 0 ? range(0, S + 1) : (range(0, 1) ? S : 0);
+        for (int s = 0; s < nstates; s++) {
+            const int width = s == 1 ? Hs : N;
+            in.push_back(rand_mat(range(0, 5) == 0 ? Shape::d1(width * dirs + 1) : Shape::d2(width, dirs), (uint32_t)it + 1));
+        }
+        const size_t ntops = range(0, 3) == 0 ? (size_t)range(1, S + 2) : (range(0, 1) ? (size_t)S + 1 : 1);
+        std::vector<Mat> out;
+        if (run(*b.layer, in, out, ntops).is_ok())
+            ran++;
+    }
+    EXPECT_GT(ran, 100);  // enough combinations got past the checks to exercise forward
+}
