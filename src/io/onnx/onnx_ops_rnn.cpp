@@ -11,6 +11,7 @@
 // What ncnn's layers do not compute is refused with an error naming the attribute or input:
 // batch > 1, non-default activations, clip, LSTM's input_forget and peepholes P, GRU's
 // linear_before_reset = 0, and sequence_lens unless it is a constant equal to T everywhere.
+// activation_alpha / activation_beta are ignored: the default activations (Sigmoid, Tanh) take none.
 #include <algorithm>
 #include <cctype>
 

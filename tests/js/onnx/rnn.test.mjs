@@ -81,7 +81,7 @@ const runners = selectedRunners();
 let seed = 500;
 for (const [name, c] of Object.entries(cases)) {
   const s = seed++;
-  test(`ONNX ${name} matches onnxruntime (imported and converted)`, async () => {
+  test(`ONNX ${name} matches onnxruntime (imported and converted)`, async (t) => {
     const { model, feeds } = recurrentModel(c, s);
     // onnxruntime refuses layout=1 ("Batchwise recurrent operations are not supported"): with a
     // batch of 1 the layout-0 twin (same weights and values) holds the same data in every tensor,
@@ -113,6 +113,7 @@ for (const [name, c] of Object.entries(cases)) {
         assert.ok(out[o], `${which}: output ${o} missing`);
         assert.deepEqual(out[o].shape, ref[o].shape, `${which} ${o} shape`);
         const e = relErr(ref[o].data, out[o].data);
+        t.diagnostic(`${which}${Array.isArray(m) ? ' converted' : ''} ${o}: err ${e.toExponential(2)}`);
         assert.ok(e <= budget[which], `${which}${Array.isArray(m) ? ' converted' : ''} ${o}: err ${e} > ${budget[which]}`);
       }
     }
