@@ -16,7 +16,7 @@ namespace nnfold {
 Status LSTM::load_param(const ParamDict& pd) {
     hidden_size = pd.get_int(3, pd.get_int(0, 0));
     if (hidden_size <= 0)
-        return invalid_model("LSTM: hidden_size (param 3) must be positive, got " + std::to_string(hidden_size));
+        return invalid_model("hidden_size (param 3) must be positive, got " + std::to_string(hidden_size));
     return Recurrent::load_param(pd);
 }
 

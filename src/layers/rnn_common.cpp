@@ -14,15 +14,14 @@ Status Recurrent::load_param(const ParamDict& pd) {
     weight_data_size = pd.get_int(1, 0);
     direction = pd.get_int(2, 0);
     int8_scale_term = pd.get_int(8, 0);
-    const std::string t = type_name();
     if (num_output <= 0)
-        return invalid_model(t + ": num_output (param 0) must be positive, got " + std::to_string(num_output));
+        return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
     if (direction < 0 || direction > 2)
-        return invalid_model(t + ": direction (param 2) must be 0 (forward), 1 (reverse) or 2 (bidirectional), got " +
+        return invalid_model("direction (param 2) must be 0 (forward), 1 (reverse) or 2 (bidirectional), got " +
                              std::to_string(direction));
     const int64_t per_input = (int64_t)num_directions() * gate_rows();
     if (gate_rows() <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
-        return invalid_model(t + ": weight_data_size (param 1) " + std::to_string(weight_data_size) +
+        return invalid_model("weight_data_size (param 1) " + std::to_string(weight_data_size) +
                              " must be a positive multiple of directions x gate rows = " + std::to_string(per_input));
     return Status::ok();
 }
@@ -55,12 +54,12 @@ Status Recurrent::infer_shape(const std::vector<Shape>& bottoms, std::vector<Sha
                               " final state(s): asked for " + std::to_string(tops.size()) + " outputs");
     const Shape& x = bottoms[0];
     if ((x.dims != 1 && x.dims != 2) || x.w != input_size())
-        return shape_mismatch(t + " needs a [T, " + std::to_string(input_size()) + "] sequence, got " + x.str());
+        return shape_mismatch("the sequence must be [T, " + std::to_string(input_size()) + "], got " + x.str());
     const int dirs = num_directions();
     for (size_t k = 1; k < bottoms.size(); k++) {
         const uint64_t want = (uint64_t)dirs * state_width((int)k - 1);
         if (bottoms[k].total() != want)
-            return shape_mismatch(t + " initial state " + std::to_string(k) + " " + bottoms[k].str() + " must hold " +
+            return shape_mismatch("initial state " + std::to_string(k) + " " + bottoms[k].str() + " must hold " +
                                   std::to_string(dirs) + " x " + std::to_string(state_width((int)k - 1)) + " values");
     }
     tops[0] = Shape::d2(num_output * dirs, x.dims == 2 ? x.h : 1);
