@@ -71,6 +71,8 @@ const cases = {
   'GRU forward, no initial state, 64 steps': { op: 'GRU', dir: 'forward', T: 64, I: 6, H: 5 },
   'GRU bidirectional with initial state': { op: 'GRU', dir: 'bidirectional', T: 11, I: 4, H: 3, states: [true] },
   'GRU reverse, layout=1, hidden only': { op: 'GRU', dir: 'reverse', T: 7, I: 5, H: 4, layout: 1, states: [true], outputs: [false, true] },
+  'GRU bidirectional, one step': { op: 'GRU', dir: 'bidirectional', T: 1, I: 3, H: 4, states: [true] },
+  'LSTM one step, layout=1': { op: 'LSTM', dir: 'forward', T: 1, I: 2, H: 3, layout: 1, states: [false, true] },
   'RNN forward, 64 steps': { op: 'RNN', dir: 'forward', T: 64, I: 3, H: 8 },
   'RNN reverse with sequence_lens = T and explicit Tanh': { op: 'RNN', dir: 'reverse', T: 10, I: 4, H: 5, states: [true],
     seqLens: [10], attrs: { activations: ['Tanh'] } },
