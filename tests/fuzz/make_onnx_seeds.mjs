@@ -73,4 +73,8 @@ fs.writeFileSync(path.join(hostile, 'huge_input.onnx'), makeModel({ inputs: [vi(
 fs.writeFileSync(path.join(hostile, 'cycle.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'Add', inputs: ['x', 'b'], outputs: ['a'] }, { op: 'Relu', inputs: ['a'], outputs: ['b'] }, { op: 'Relu', inputs: ['a'], outputs: ['y'] }] }));
 // names with markup
 fs.writeFileSync(path.join(hostile, 'markup_names.onnx'), makeModel({ inputs: [vi('<img src=x onerror=alert(1)>', [1, 2, 4, 4])], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: '<script>alert(1)</script>', inputs: ['<img src=x onerror=alert(1)>'], outputs: ['y'] }] }));
+// an LSTM whose weights disagree with its hidden_size (W made for 5, hidden_size says 4)
+fs.writeFileSync(path.join(hostile, 'lstm_hidden_mismatch.onnx'), makeModel({ inputs: [vi('x', [6, 1, 3])], outputs: [vi('y')],
+  nodes: [{ op: 'LSTM', inputs: ['x', 'W', 'R'], outputs: ['y'], attrs: { hidden_size: 4 }, name: 'lstm' }],
+  inits: [tensor('W', [1, 20, 3], new Array(60).fill(0.1)), tensor('R', [1, 20, 5], new Array(100).fill(0.1))] }));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

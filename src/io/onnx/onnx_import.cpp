@@ -37,6 +37,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_elementwise_ops(m);
         register_nn_ops(m);
         register_shape_ops(m);
+        register_rnn_ops(m);
         return m;
     }();
     return t;

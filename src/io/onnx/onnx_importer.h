@@ -67,6 +67,7 @@ const std::map<std::string, OpFn>& op_table();
 void register_elementwise_ops(std::map<std::string, OpFn>& t);
 void register_nn_ops(std::map<std::string, OpFn>& t);
 void register_shape_ops(std::map<std::string, OpFn>& t);
+void register_rnn_ops(std::map<std::string, OpFn>& t);  // onnx_ops_rnn.cpp
 
 // The operators fold_node evaluates (sorted).
 std::vector<std::string> folded_operators();

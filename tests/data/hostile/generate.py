@@ -118,6 +118,10 @@ w('huge_conv.param', param(['Input data 0 1 data 0=8 1=8 2=3',
 w('huge_memorydata.param', param(['MemoryData md 0 1 out 0=100000 1=100000 2=100000']))
 w('huge_interp.param', param(['Input data 0 1 data 0=8 1=8 2=3', 'Interp up 1 1 data out 0=1 1=1.0e+04 2=1.0e+04']))
 w('huge_innerproduct.param', param(['Input data 0 1 data 0=16', 'InnerProduct ip 1 1 data out 0=2000000000 2=2000000000']))
+w('lstm_weight_size.param', param(['Input data 0 1 data 0=4 1=3', 'LSTM lstm 1 1 data out 0=8 1=100']))
+w('huge_lstm.param', param(['Input data 0 1 data 0=5000 1=3', 'LSTM lstm 1 1 data out 0=40000 1=1600000000 2=2']))
+w('lstm_state_mismatch.param', param(['Input data 0 1 data 0=4 1=3', 'Input h 0 1 h 0=5', 'Input c 0 1 c 0=8',
+                                      'LSTM lstm 3 1 data h c out 0=8 1=128']))
 w('long_name.param', param(['Input data 0 1 data 0=4', 'ReLU %s 1 1 data out' % ('n' * 70000)]))
 w('many_params.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 data out ' + ' '.join('%d=1' % (i % 32) for i in range(20000))]))
 w('tiny.bin', b'\x00' * 16)

@@ -16,9 +16,6 @@ const corpus = JSON.parse(fs.readFileSync(path.join(dir, 'corpus.json'), 'utf8')
 
 // file -> [extra CLI args, expected error text] for the models nnfold cannot import yet
 const refused = {
-  'lstm_bidir_2layer.onnx': [[], "unsupported ONNX operator: LSTM ('/rnn/LSTM', '/rnn/LSTM_1')"],
-  'gru_batch_first.onnx': [[], "unsupported ONNX operator: GRU ('/rnn/GRU')"],
-  'rnn_tanh.onnx': [[], "unsupported ONNX operator: RNN ('/rnn/RNN')"],
   'text_encoder.onnx': [[], "input 'ids' has element type int64; nnfold runs float32 inputs only"],
   'vit_block.onnx': [[], "node '/attn/Transpose' (Transpose) output '/attn/Transpose_output_0': tensor of shape [3,1,4,20,12]"],
   'swin_block.onnx': [[], 'unsupported ONNX operator: ScatterND'],

@@ -42,12 +42,13 @@ export const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 // model builder
 
 // Attribute values: integers -> INT, other numbers -> FLOAT, {f: x} forces FLOAT, arrays of
-// integers -> INTS, {floats: [...]} -> FLOATS, strings -> STRING, {t: tensor} -> TENSOR.
+// integers -> INTS, arrays of strings -> STRINGS, {floats: [...]} -> FLOATS, strings -> STRING, {t: tensor} -> TENSOR.
 function attribute(name, v) {
   if (typeof v === 'string') return { name, type: AttrType.STRING, s: Buffer.from(v) };
   if (typeof v === 'number') {
     return Number.isInteger(v) ? { name, type: AttrType.INT, i: v } : { name, type: AttrType.FLOAT, f: v };
   }
+  if (Array.isArray(v) && v.length && v.every((x) => typeof x === 'string')) return { name, type: AttrType.STRINGS, strings: v.map((x) => Buffer.from(x)) };
   if (Array.isArray(v)) return { name, type: AttrType.INTS, ints: v };
   if (v && 'f' in v) return { name, type: AttrType.FLOAT, f: v.f };
   if (v && 'floats' in v) return { name, type: AttrType.FLOATS, floats: v.floats };
