@@ -2,7 +2,7 @@
 // sizes around the GEMV's 4-row panels (hidden 1, 3, 4, 5, 17; inputs 1, 3, 8, 13), every
 // direction, with and without states, LSTM with a projection. The gate products run through
 // kernels::f32_gemv_packed (SIMD-128 or its scalar twin) and sum in the reference's order, so the
-// outputs and final states agree to rounding (held to 1e-6 here, 1e-4 allowed by CONVENTIONS 3).
+// outputs and final states agree to rounding (held to 1e-6 here, 1e-4 allowed by docs/numbers.md).
 #include <typeinfo>
 
 #include "fast_harness.h"
