@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis.h"
+#include "analysis/weight_specs.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "io/ncnn_io.h"
 #include "layers/layer.h"
 #include "passes/registry.h"
-#include "runtime/analysis.h"
 #include "version.h"
 
 namespace nnfold {

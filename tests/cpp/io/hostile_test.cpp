@@ -11,9 +11,8 @@
 #include <sstream>
 
 #include "api/model.h"
-#include "api/plugins.h"
-#include "io/ncnn_io.h"
 #include "core/strings.h"
+#include "io/ncnn_io.h"
 #include "test_util.h"
 
 using namespace nnfold;

@@ -1,10 +1,9 @@
-// The optimizer and verify behind the facade the bindings and the npm CLI use (src/api/plugins.h):
+// The optimizer and verify behind the facade the bindings and the npm CLI use (src/api/model.h):
 // input shapes given to the handle reach the passes, cut ranges, progress and cancel, verify's
 // options, and the handle keeps working after optimizing.
 #include <nlohmann/json.hpp>
 
 #include "api/model.h"
-#include "api/plugins.h"
 #include "passes_harness.h"
 
 using namespace nnfold;

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <set>
 
+#include "analysis/analysis.h"
 #include "io/float_token.h"
 #include "passes_harness.h"
-#include "runtime/analysis.h"
 #include "runtime/verify.h"
 
 using namespace nnfold;

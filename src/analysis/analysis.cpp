@@ -1,8 +1,8 @@
-#include "runtime/analysis.h"
+#include "analysis/analysis.h"
 
+#include "analysis/weight_specs.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "io/ncnn_io.h"
 #include "layers/layer.h"
 
 namespace nnfold {
@@ -114,7 +114,14 @@ uint64_t weights_bytes(const Graph& g) {
     return n;
 }
 
-uint64_t weights_file_bytes(const Graph& g) { return bin_size(g); }
+uint64_t weights_file_bytes(const Graph& g) {
+    uint64_t n = 0;
+    for (auto& l : g.layers)
+        if (!l.erased)
+            for (auto& w : l.weights)
+                n += w.file_bytes();
+    return n;
+}
 
 ModelSummary summarize(const Graph& g, const std::map<std::string, Shape>& input_shapes) {
     ModelSummary s;
