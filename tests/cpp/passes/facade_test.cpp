@@ -19,7 +19,6 @@ std::string net(const std::string& input = "Input data 0 1 data 0=7 1=6 2=3") {
 }  // namespace
 
 TEST(Facade, OptimizeWithTheHandlesShapesAndCut) {
-    ASSERT_TRUE(have_optimizer() && have_verify());
     // Pooling 1x1 goes only when shapes are known: the input declares none, the handle has one
     ModelHandle m, ref;
     LoadOptions lo;

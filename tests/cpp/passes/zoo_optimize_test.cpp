@@ -106,6 +106,7 @@ TEST_P(ZooOptimize, SameOutputsFixedPointAndFormat) {
 
     OptimizeOptions opt;
     opt.input_shapes = zoo_input_shapes(name);
+    opt.check_use_index = true;  // every rewrite keeps the graph's use index equal to a rescan
     Graph o = g;
     OptimizeReport rep;
     st = optimize(o, opt, rep, w);
