@@ -99,7 +99,7 @@ public:
     // info/graph; such a handle cannot run or be written (used by `nnfold info`).
     Status load_structure(const std::string& param_text, const uint8_t* bin, size_t bin_size, bool has_bin,
                           const LoadOptions& opt);
-    // Imports ONNX bytes (src/io/onnx). The model keeps the import's IoMap:
+    // Imports ONNX bytes (src/io/onnx, import_onnx_model below). The model keeps the import's IoMap:
     // inputs(), outputs(), run() and the random inputs use the ONNX names, shapes and layouts.
     Status load_onnx(const uint8_t* data, size_t size, const LoadOptions& opt);
 
@@ -156,8 +156,9 @@ public:
     Status profile(const std::map<std::string, Mat>& inputs, int runs, ProfileResult& result,
                    const ProgressFn& progress = nullptr);
 
-    // The optimizer (src/passes). On success the graph is replaced, the Net rebuilt on the next
-    // run, and `report_json` holds the docs/optimizer.md report.
+    // The optimizer (optimize_graph below). On success the graph is
+    // replaced, the Net rebuilt on the next run, and `report_json` holds the docs/optimizer.md
+    // report.
     Status optimize(const OptimizeRequest& req, std::string& report_json, const ProgressFn& progress = nullptr);
 
     // The shape to present for a tensor `m` that run()/random_inputs() returned under `name`:
@@ -194,5 +195,30 @@ private:
 // that cannot grow) into ResourceLimit and any other exception into Internal, so nothing escapes
 // into a front end.
 Status guard(const std::function<Status()>& fn);
+
+// ---- the facade's entry points into the optimizer, verification and ONNX import (every build
+// has all three)
+
+// Optimizes `g` in place (after the cut the request asks for); `report_json` gets the
+// docs/optimizer.md report.
+Status optimize_graph(Graph& g, const OptimizeRequest& req, std::string& report_json, Warnings& warnings,
+                      const ProgressFn& progress);
+
+// Runs `a` and `b` on the same seeded random inputs and compares outputs (docs/numbers.md and
+// docs/cli.md); `report_json` gets per-output errors and the first layer where they diverge
+// (runtime/verify.h verify_json). Input shapes: those given to `a` (else declared).
+struct VerifyRequest {
+    uint32_t seed = 0;
+    double tolerance = 1e-4;
+    bool divergence = true;  // also search the first diverging layer
+};
+Status verify_models(ModelHandle& a, ModelHandle& b, const VerifyRequest& req, std::string& report_json,
+                     const ProgressFn& progress);
+
+// Imports an ONNX model into `g` (src/io/onnx/onnx_import.h); `io` gets how the ONNX inputs and
+// outputs map onto ncnn blobs. `input_shapes`: full ONNX shapes (batch included) by input name,
+// for symbolic dims or to override declared ones.
+Status import_onnx_model(const uint8_t* data, size_t size, Graph& g, IoMap& io, Warnings& warnings,
+                         const std::map<std::string, std::vector<int64_t>>& input_shapes = {});
 
 }  // namespace nnfold

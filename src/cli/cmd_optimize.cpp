@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/analysis.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "io/ncnn_io.h"
 #include "passes/cut.h"
 #include "passes/optimizer.h"
-#include "runtime/analysis.h"
 
 namespace nnfold {
 namespace cli {

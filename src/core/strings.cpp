@@ -4,10 +4,11 @@
 
 namespace nnfold {
 
-std::string sanitize(const std::string& s) {
-    std::string r = s.size() > 80 ? s.substr(0, 77) + "..." : s;
+std::string sanitize(const std::string& s) { return escape_controls(s.size() > 80 ? s.substr(0, 77) + "..." : s); }
+
+std::string escape_controls(const std::string& s) {
     std::string out;
-    for (unsigned char c : r) {
+    for (unsigned char c : s) {
         if (c < 0x20 || c == 0x7f) {
             char buf[8];
             snprintf(buf, sizeof(buf), "\\x%02x", c);

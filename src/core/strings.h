@@ -8,6 +8,9 @@
 
 namespace nnfold {
 
+// Control characters (and DEL) as \xNN, so a text stays one line; the length is kept.
+std::string escape_controls(const std::string& s);
+// escape_controls of `s` cut to 80 characters.
 std::string sanitize(const std::string& s);
 // 'name' with sanitize applied.
 std::string quote(const std::string& s);

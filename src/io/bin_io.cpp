@@ -5,25 +5,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "analysis/analysis.h"
+#include "analysis/weight_specs.h"
 #include "core/strings.h"
 #include "io/ncnn_io.h"
-#include "layers/layer.h"
 
 namespace nnfold {
-
-Status weight_specs_for(const LayerNode& layer, std::vector<WeightSpec>& specs) {
-    std::unique_ptr<Layer> impl = create_layer(layer.type, false);
-    if (!impl)
-        return unsupported(layer_desc(layer.name, layer.type) + ": unknown layer type");
-    impl->name = layer.name;
-    Status st = impl->load_param(layer.params);
-    if (!st)
-        return st.with_context(layer_desc(layer.name, layer.type));
-    st = impl->weight_specs(specs);
-    if (!st)
-        return st.with_context(layer_desc(layer.name, layer.type));
-    return Status::ok();
-}
 
 namespace {
 
@@ -140,14 +127,7 @@ Status read_bin(const uint8_t* data, size_t size, Graph& g, Warnings& warnings, 
     return Status::ok();
 }
 
-uint64_t bin_size(const Graph& g) {
-    uint64_t n = 0;
-    for (auto& l : g.layers)
-        if (!l.erased)
-            for (auto& w : l.weights)
-                n += w.file_bytes();
-    return n;
-}
+uint64_t bin_size(const Graph& g) { return weights_file_bytes(g); }
 
 namespace {
 

@@ -38,8 +38,4 @@ Status write_bin(const Graph& g, std::vector<uint8_t>& out, const BinWriteOption
 // Size in bytes the .bin of `g` will have.
 uint64_t bin_size(const Graph& g);
 
-// Fill every layer's weight arrays from their specs (sizes from params) with zeros (used before
-// randomization and by tools that build graphs).
-Status weight_specs_for(const LayerNode& layer, std::vector<struct WeightSpec>& specs);
-
 }  // namespace nnfold

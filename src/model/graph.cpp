@@ -1,5 +1,7 @@
 #include "model/graph.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace nnfold {
@@ -20,20 +22,157 @@ int Graph::find_layer(const std::string& name) const {
 
 int Graph::add_blob(const std::string& name, Shape shape) {
     blobs.push_back(BlobNode{name, shape});
+    if (index_on_)
+        uses_.resize(blobs.size());
     return (int)blobs.size() - 1;
 }
 
 int Graph::add_layer(LayerNode layer) {
     layers.push_back(std::move(layer));
-    return (int)layers.size() - 1;
+    int i = (int)layers.size() - 1;
+    if (indexed(i))
+        attach(i);
+    return i;
 }
 
 int Graph::insert_layer(int position, LayerNode layer) {
     layers.insert(layers.begin() + position, std::move(layer));
+    // every later layer's index moved: rare (cut, importers), so the index is rebuilt
+    if (index_on_)
+        rebuild_uses();
     return position;
 }
 
+namespace {
+
+// `v` sorted; one entry per use.
+void add_use(std::vector<int>& v, int layer) { v.insert(std::upper_bound(v.begin(), v.end(), layer), layer); }
+void remove_use(std::vector<int>& v, int layer) {
+    auto it = std::lower_bound(v.begin(), v.end(), layer);
+    if (it != v.end() && *it == layer)
+        v.erase(it);
+}
+
+}  // namespace
+
+void Graph::update_uses(int layer, void (*op)(std::vector<int>&, int)) {
+    const LayerNode& l = layers[layer];
+    for (int b : l.bottoms)
+        if (b >= 0 && b < (int)uses_.size())
+            op(uses_[b].consumers, layer);
+    for (int t : l.tops)
+        if (t >= 0 && t < (int)uses_.size())
+            op(uses_[t].producers, layer);
+}
+
+void Graph::attach(int layer) { update_uses(layer, add_use); }
+void Graph::detach(int layer) { update_uses(layer, remove_use); }
+
+std::vector<Graph::Uses> Graph::scan_uses() const {
+    std::vector<Uses> u(blobs.size());
+    // layers in order: push_back keeps every list sorted
+    for (size_t i = 0; i < layers.size(); i++) {
+        const LayerNode& l = layers[i];
+        if (l.erased)
+            continue;
+        for (int b : l.bottoms)
+            if (b >= 0 && b < (int)u.size())
+                u[b].consumers.push_back((int)i);
+        for (int t : l.tops)
+            if (t >= 0 && t < (int)u.size())
+                u[t].producers.push_back((int)i);
+    }
+    return u;
+}
+
+void Graph::rebuild_uses() { uses_ = scan_uses(); }
+
+void Graph::set_use_index(bool on) {
+    index_on_ = on;
+    if (on)
+        rebuild_uses();
+    else
+        uses_ = std::vector<Uses>();
+}
+
+Status Graph::check_use_index() const {
+    if (!index_on_)
+        return Status::ok();
+    if (uses_.size() != blobs.size())
+        return internal_error("use index: " + std::to_string(uses_.size()) + " entries for " +
+                              std::to_string(blobs.size()) + " blobs");
+    std::vector<Uses> fresh = scan_uses();
+    for (size_t b = 0; b < blobs.size(); b++) {
+        const char* what = nullptr;
+        if (uses_[b].producers != fresh[b].producers)
+            what = "producers";
+        else if (uses_[b].consumers != fresh[b].consumers)
+            what = "consumers";
+        if (what)
+            return internal_error("use index: the " + std::string(what) + " of blob '" + blobs[b].name +
+                                  "' differ from a rescan (a layer was edited around the Graph's edit functions)");
+    }
+    return Status::ok();
+}
+
+void Graph::erase_layer(int index) {
+    if (indexed(index))
+        detach(index);
+    layers[index].erased = true;
+}
+
+void Graph::retarget(int layer, int& slot, std::vector<int> Uses::*list, int blob) {
+    if (indexed(layer)) {
+        if (slot >= 0 && slot < (int)uses_.size())
+            remove_use(uses_[slot].*list, layer);
+        if (blob >= 0 && blob < (int)uses_.size())
+            add_use(uses_[blob].*list, layer);
+    }
+    slot = blob;
+}
+
+void Graph::set_bottom(int layer, size_t k, int blob) {
+    retarget(layer, layers[layer].bottoms[k], &Uses::consumers, blob);
+}
+
+void Graph::set_top(int layer, size_t k, int blob) { retarget(layer, layers[layer].tops[k], &Uses::producers, blob); }
+
+void Graph::set_bottoms(int layer, std::vector<int> bottoms) {
+    bool idx = indexed(layer);
+    if (idx)
+        detach(layer);
+    layers[layer].bottoms = std::move(bottoms);
+    if (idx)
+        attach(layer);
+}
+
+void Graph::set_tops(int layer, std::vector<int> tops) {
+    bool idx = indexed(layer);
+    if (idx)
+        detach(layer);
+    layers[layer].tops = std::move(tops);
+    if (idx)
+        attach(layer);
+}
+
+void Graph::erase_bottom(int layer, size_t k) {
+    std::vector<int> v = layers[layer].bottoms;
+    v.erase(v.begin() + k);
+    set_bottoms(layer, std::move(v));
+}
+
+void Graph::erase_top(int layer, size_t k) {
+    std::vector<int> v = layers[layer].tops;
+    v.erase(v.begin() + k);
+    set_tops(layer, std::move(v));
+}
+
 int Graph::producer(int blob) const {
+    if (index_on_) {
+        if (blob < 0 || blob >= (int)uses_.size() || uses_[blob].producers.empty())
+            return -1;
+        return uses_[blob].producers.front();
+    }
     for (size_t i = 0; i < layers.size(); i++) {
         if (layers[i].erased)
             continue;
@@ -45,6 +184,11 @@ int Graph::producer(int blob) const {
 }
 
 std::vector<int> Graph::consumers(int blob) const {
+    if (index_on_) {
+        if (blob < 0 || blob >= (int)uses_.size())
+            return {};
+        return uses_[blob].consumers;
+    }
     std::vector<int> r;
     for (size_t i = 0; i < layers.size(); i++) {
         if (layers[i].erased)
@@ -56,7 +200,35 @@ std::vector<int> Graph::consumers(int blob) const {
     return r;
 }
 
+int Graph::consumer_count(int blob) const {
+    if (index_on_)
+        return blob < 0 || blob >= (int)uses_.size() ? 0 : (int)uses_[blob].consumers.size();
+    return (int)consumers(blob).size();
+}
+
 void Graph::replace_uses(int from, int to) {
+    if (index_on_) {
+        if (from < 0 || from >= (int)uses_.size() || from == to)
+            return;
+        std::vector<int> readers = std::move(uses_[from].consumers);
+        uses_[from].consumers.clear();
+        for (size_t i = 0; i < readers.size(); i++) {
+            // a layer reading `from` twice is listed twice: rewrite it once
+            if (i > 0 && readers[i] == readers[i - 1])
+                continue;
+            for (int& b : layers[readers[i]].bottoms)
+                if (b == from)
+                    b = to;
+        }
+        if (to >= 0 && to < (int)uses_.size()) {
+            std::vector<int>& dst = uses_[to].consumers;
+            std::vector<int> merged;
+            merged.reserve(dst.size() + readers.size());
+            std::merge(dst.begin(), dst.end(), readers.begin(), readers.end(), std::back_inserter(merged));
+            dst = std::move(merged);
+        }
+        return;
+    }
     for (auto& l : layers) {
         if (l.erased)
             continue;
@@ -96,6 +268,8 @@ void Graph::compact() {
         for (int& t : l.tops)
             t = remap[t];
     }
+    if (index_on_)
+        rebuild_uses();
 }
 
 std::vector<int> Graph::input_blobs() const {

@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "analysis/analysis.h"
 #include "core/strings.h"
-#include "runtime/analysis.h"
 
 namespace nnfold {
 

@@ -31,9 +31,15 @@ namespace nnfold {
 
 namespace {
 
-MatchResult one_in_one_out(const Graph& g, int i) {
-    if (g.layers[i].bottoms.size() != 1 || g.layers[i].tops.size() != 1)
-        return MatchResult::blocked(lq(g, i) + " does not have one input and one output");
+// Blocked when the input and output shapes of layer i (one of each) are both known and differ;
+// `known` says whether both are.
+MatchResult check_keeps_shape(const PassContext& ctx, int i, bool& known) {
+    const Graph& g = ctx.g;
+    const Shape& in = ctx.shape(g.layers[i].bottoms[0]);
+    const Shape& out = ctx.shape(g.layers[i].tops[0]);
+    known = in.known() && out.known();
+    if (known && in != out)
+        return MatchResult::blocked(lq(g, i) + " turns " + in.str() + " into " + out.str());
     return MatchResult::ok();
 }
 
@@ -77,7 +83,7 @@ public:
         if (g.layers[i].type != "Dropout")
             return MatchResult::none();
         c.layers = {i};
-        MatchResult r = one_in_one_out(g, i);
+        MatchResult r = check_one_in_one_out(g, i);
         if (r.kind != MatchResult::Ok)
             return r;
         float scale = g.layers[i].params.get_float(0, 1.f);
@@ -105,16 +111,16 @@ public:
             pd.get_int(4, 0) != 0 || pd.get_int(7, 0) != 0)
             return MatchResult::none();
         c.layers = {i};
-        MatchResult r = one_in_one_out(g, i);
+        MatchResult r = check_one_in_one_out(g, i);
         if (r.kind != MatchResult::Ok)
             return r;
-        const Shape& in = ctx.shape(l.bottoms[0]);
-        const Shape& out = ctx.shape(l.tops[0]);
-        if (!in.known() || !out.known())
+        bool known = false;
+        r = check_keeps_shape(ctx, i, known);
+        if (r.kind != MatchResult::Ok)
+            return r;
+        if (!known)
             return MatchResult::blocked(lq(g, i) + "'s input shape is unknown (give input shapes): Pooling turns a 1D or "
                                         "2D input into 3D");
-        if (in != out)
-            return MatchResult::blocked(lq(g, i) + " turns " + in.str() + " into " + out.str());
         return check_pairs(ctx, i, c);
     }
 
@@ -183,19 +189,17 @@ public:
         if (producer_ == "global_pooling" ? !global_pool : pl.type != producer_)
             return MatchResult::none();
         c.layers = {p, i};
-        MatchResult r = one_in_one_out(g, i);
+        MatchResult r = check_one_in_one_out(g, i);
         if (r.kind != MatchResult::Ok)
             return r;
         if (type_ == "Reshape" && l.params.get_int(3, 0) != 0)
             return MatchResult::blocked(lq(g, i) + " permutes (param 3)");
-        const Shape& in = ctx.shape(l.bottoms[0]);
-        const Shape& out = ctx.shape(l.tops[0]);
-        if (in.known() && out.known()) {
-            if (in != out)
-                return MatchResult::blocked(lq(g, i) + " turns " + in.str() + " into " + out.str());
-        } else if (!(global_pool && identity_on_1d(l))) {
+        bool known = false;
+        r = check_keeps_shape(ctx, i, known);
+        if (r.kind != MatchResult::Ok)
+            return r;
+        if (!known && !(global_pool && identity_on_1d(l)))
             return MatchResult::blocked(lq(g, i) + "'s input shape is unknown (give input shapes)");
-        }
         r = check_pairs(ctx, i, c);
         c.layers = {p, i};
         return r;

@@ -28,10 +28,7 @@ public:
             return MatchResult::none();
         if (r.params.get_int(0, -233) != 1 || r.params.get_int(1, -233) != 1)
             return MatchResult::none();
-        int j = -1;
-        for (int k : g.consumers(r.tops[0]))
-            if (g.layers[k].type == "BinaryOp" && g.layers[k].bottoms.size() == 2)
-                j = k;
+        int j = next_consumer(g, i, [](const LayerNode& l) { return l.type == "BinaryOp" && l.bottoms.size() == 2; });
         if (j < 0)
             return MatchResult::none();
         c.layers = {i, j};
@@ -62,9 +59,9 @@ public:
         Graph& g = ctx.g;
         int i = c.layers[0], j = c.layers[1];
         int x = g.layers[i].bottoms[0], y = g.layers[i].tops[0];
-        for (int& b : g.layers[j].bottoms)
-            if (b == y)
-                b = x;
+        for (size_t k = 0; k < g.layers[j].bottoms.size(); k++)
+            if (g.layers[j].bottoms[k] == y)
+                g.set_bottom(j, k, x);
         detail = "BinaryOp " + g.layers[j].name + " reads " + g.blobs[x].name + " without Reshape " + g.layers[i].name;
         g.erase_layer(i);
         return Status::ok();

@@ -33,17 +33,12 @@ public:
         const LayerNode& host = g.layers[i];
         if (std::find(types_.begin(), types_.end(), host.type) == types_.end() || host.tops.size() != 1)
             return MatchResult::none();
-        int j = -1;
-        for (int k : g.consumers(host.tops[0]))
-            if (std::find(acts_.begin(), acts_.end(), g.layers[k].type) != acts_.end()) {
-                j = k;
-                break;
-            }
+        int j = next_consumer(
+            g, i, [&](const LayerNode& l) { return std::find(acts_.begin(), acts_.end(), l.type) != acts_.end(); });
         if (j < 0)
             return MatchResult::none();
-        c.layers = {i, j};
         const LayerNode& act = g.layers[j];
-        MatchResult r = check_intermediate(ctx, i, host.tops[0]);
+        MatchResult r = match_pair(ctx, i, j, c);
         if (r.kind != MatchResult::Ok)
             return r;
         AffineHost h = affine_host(host);
@@ -53,8 +48,9 @@ public:
         if (h.int8_scale_term != 0)
             return MatchResult::blocked(lq(g, i) + " has int8 weights (int8_scale_term " +
                                         std::to_string(h.int8_scale_term) + ")");
-        if (act.bottoms.size() != 1 || act.tops.size() != 1)
-            return MatchResult::blocked(lq(g, j) + " does not have one input and one output");
+        r = check_one_in_one_out(g, j);
+        if (r.kind != MatchResult::Ok)
+            return r;
         if (act.type == "Clip") {
             float lo = act.params.get_float(0, -FLT_MAX), hi = act.params.get_float(1, FLT_MAX);
             if (!(lo <= hi))

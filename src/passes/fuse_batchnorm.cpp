@@ -56,8 +56,9 @@ BatchNormParams bn_params(const LayerNode& l) { return {l.params.get_int(0, 0), 
 MatchResult check_batchnorm(const PassContext& ctx, int bn, int channels) {
     const LayerNode& l = ctx.g.layers[bn];
     BatchNormParams p = bn_params(l);
-    if (l.bottoms.size() != 1 || l.tops.size() != 1)
-        return MatchResult::blocked(lq(ctx.g, bn) + " does not have one input and one output");
+    MatchResult io = check_one_in_one_out(ctx.g, bn);
+    if (io.kind != MatchResult::Ok)
+        return io;
     if (p.channels != channels)
         return MatchResult::blocked(lq(ctx.g, bn) + " has " + std::to_string(p.channels) + " channels, " +
                                     std::to_string(channels) + " expected");
@@ -85,17 +86,6 @@ void bn_affine(const LayerNode& l, std::vector<double>& b, std::vector<double>& 
     }
 }
 
-// A consumer of `layer`'s single output with type `type`, whatever the consumer count (so a
-// refusal can name it), else -1.
-int any_next_of_type(const Graph& g, int layer, const char* type) {
-    if (g.layers[layer].tops.size() != 1)
-        return -1;
-    for (int c : g.consumers(g.layers[layer].tops[0]))
-        if (g.layers[c].type == type)
-            return c;
-    return -1;
-}
-
 class FuseBatchNormScale : public Pass {
 public:
     FuseBatchNormScale() : Pass("fuse_batchnorm_scale") {}
@@ -104,11 +94,10 @@ public:
         const Graph& g = ctx.g;
         if (g.layers[i].type != "BatchNorm")
             return MatchResult::none();
-        int j = any_next_of_type(g, i, "Scale");
+        int j = next_of_type(g, i, "Scale");
         if (j < 0)
             return MatchResult::none();
-        c.layers = {i, j};
-        MatchResult r = check_intermediate(ctx, i, g.layers[i].tops[0]);
+        MatchResult r = match_pair(ctx, i, j, c);
         if (r.kind != MatchResult::Ok)
             return r;
         int channels = bn_params(g.layers[i]).channels;
@@ -162,11 +151,10 @@ public:
         const LayerNode& host = g.layers[i];
         if (std::find(types_.begin(), types_.end(), host.type) == types_.end())
             return MatchResult::none();
-        int j = any_next_of_type(g, i, "BatchNorm");
+        int j = next_of_type(g, i, "BatchNorm");
         if (j < 0)
             return MatchResult::none();
-        c.layers = {i, j};
-        MatchResult r = check_intermediate(ctx, i, host.tops[0]);
+        MatchResult r = match_pair(ctx, i, j, c);
         if (r.kind != MatchResult::Ok)
             return r;
         r = check_foldable_weights(ctx, i);
@@ -236,11 +224,10 @@ public:
         const LayerNode& gm = g.layers[i];
         if (gm.type != "Gemm")
             return MatchResult::none();
-        int j = any_next_of_type(g, i, "BatchNorm");
+        int j = next_of_type(g, i, "BatchNorm");
         if (j < 0)
             return MatchResult::none();
-        c.layers = {i, j};
-        MatchResult r = check_intermediate(ctx, i, gm.tops[0]);
+        MatchResult r = match_pair(ctx, i, j, c);
         if (r.kind != MatchResult::Ok)
             return r;
         GemmParams p(gm.params);

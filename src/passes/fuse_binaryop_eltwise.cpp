@@ -90,7 +90,7 @@ public:
         add.params.clear();
         add.params.set_int(0, 1);  // sum
         add.params.set_floats(1, {coeff[0], coeff[1]});
-        add.bottoms = bottoms;
+        g.set_bottoms(i, bottoms);
         add.weights.clear();
         detail = "BinaryOp " + add.name + " with scalar multiplications " + muls + " became Eltwise sum with coeffs [" +
                  fmt(coeff[0]) + ", " + fmt(coeff[1]) + "]";

@@ -96,6 +96,22 @@ void stack_weights(Graph& g, const std::vector<int>& convs, LayerNode& into, std
     (void)into;
 }
 
+// The Convolutions (one input each) producing every input of Concat `ci`, in input order; false
+// when `ci` is not a Concat of at least two such inputs with one output.
+bool concat_of_convolutions(const Graph& g, int ci, std::vector<int>& convs) {
+    const LayerNode& cat = g.layers[ci];
+    if (cat.type != "Concat" || cat.bottoms.size() < 2 || cat.tops.size() != 1)
+        return false;
+    convs.clear();
+    for (int b : cat.bottoms) {
+        int k = g.producer(b);
+        if (k < 0 || g.layers[k].type != "Convolution" || g.layers[k].bottoms.size() != 1)
+            return false;
+        convs.push_back(k);
+    }
+    return true;
+}
+
 class FuseSliceConvolutionConcat : public Pass {
 public:
     FuseSliceConvolutionConcat() : Pass("fuse_slice_convolution_concat") {}
@@ -103,21 +119,17 @@ public:
     // Anchored at the Concat. layers: [slice, cv_1..cv_N, concat]
     MatchResult match(const PassContext& ctx, int ci, Candidate& c) const override {
         const Graph& g = ctx.g;
-        const LayerNode& cat = g.layers[ci];
-        if (cat.type != "Concat" || cat.bottoms.size() < 2 || cat.tops.size() != 1)
-            return MatchResult::none();
         std::vector<int> convs;
+        if (!concat_of_convolutions(g, ci, convs))
+            return MatchResult::none();
         int slice = -1;
-        for (int b : cat.bottoms) {
-            int k = g.producer(b);
-            if (k < 0 || g.layers[k].type != "Convolution" || g.layers[k].bottoms.size() != 1)
-                return MatchResult::none();
+        for (int k : convs) {
             int s = g.producer(g.layers[k].bottoms[0]);
             if (s < 0 || g.layers[s].type != "Slice" || (slice >= 0 && s != slice))
                 return MatchResult::none();
             slice = s;
-            convs.push_back(k);
         }
+        const LayerNode& cat = g.layers[ci];
         const LayerNode& sl = g.layers[slice];
         const int n = (int)convs.size();
         c.layers = {slice};
@@ -191,8 +203,8 @@ public:
         dst.weights.push_back(WeightArray::tagged_f32(std::move(w)));
         if (any_bias)
             dst.weights.push_back(WeightArray::untagged(std::move(b)));
-        dst.bottoms = {g.layers[slice].bottoms[0]};
-        dst.tops = {g.layers[ci].tops[0]};
+        g.set_bottoms(convs[0], {g.layers[slice].bottoms[0]});
+        g.set_tops(convs[0], {g.layers[ci].tops[0]});
         std::string names;
         for (int k = 1; k < n; k++) {
             names += (k > 1 ? ", " : "") + g.layers[convs[k]].name;
@@ -214,15 +226,12 @@ public:
     // Anchored at the Concat. layers: [split (if any), cv_1..cv_N, concat]; ints: [split or -1]
     MatchResult match(const PassContext& ctx, int ci, Candidate& c) const override {
         const Graph& g = ctx.g;
-        const LayerNode& cat = g.layers[ci];
-        if (cat.type != "Concat" || cat.bottoms.size() < 2 || cat.tops.size() != 1)
+        std::vector<int> all;
+        if (!concat_of_convolutions(g, ci, all))
             return MatchResult::none();
         std::vector<int> convs;
         int source = -1, split = -1;
-        for (int b : cat.bottoms) {
-            int k = g.producer(b);
-            if (k < 0 || g.layers[k].type != "Convolution" || g.layers[k].bottoms.size() != 1)
-                return MatchResult::none();
+        for (int k : all) {
             int in = g.layers[k].bottoms[0];
             int s = g.producer(in);
             int x = in, sp = -1;
@@ -243,7 +252,7 @@ public:
             c.layers.push_back(split);
         c.layers.insert(c.layers.end(), convs.begin(), convs.end());
         c.layers.push_back(ci);
-        if (!concat_axis0(cat))
+        if (!concat_axis0(g.layers[ci]))
             return MatchResult::blocked(lq(g, ci) + " is not along axis 0");
         std::unique_ptr<Convolution> first;
         for (int k = 0; k < n; k++) {
@@ -288,14 +297,14 @@ public:
         dst.weights.push_back(WeightArray::tagged_f32(std::move(w)));
         if (any_bias)
             dst.weights.push_back(WeightArray::untagged(std::move(b)));
-        dst.tops = {g.layers[ci].tops[0]};
+        g.set_tops(convs[0], {g.layers[ci].tops[0]});
         std::string names;
         for (int k = 1; k < n; k++) {
             const LayerNode& l = g.layers[convs[k]];
             names += (k > 1 ? ", " : "") + l.name;
             if (split >= 0) {
-                auto& tops = g.layers[split].tops;
-                tops.erase(std::find(tops.begin(), tops.end(), l.bottoms[0]));
+                const auto& tops = g.layers[split].tops;
+                g.erase_top(split, std::find(tops.begin(), tops.end(), l.bottoms[0]) - tops.begin());
             }
             g.erase_layer(convs[k]);
         }

@@ -234,9 +234,8 @@ public:
         absorb_consumer(ctx, hi, bi);
         // drop the constant's path when nothing else reads it
         if (kind == ConstSource::SplitMemory) {
-            LayerNode& sp = g.layers[split];
-            sp.tops.erase(sp.tops.begin() + split_top);
-            if (sp.tops.empty())
+            g.erase_top(split, split_top);
+            if (g.layers[split].tops.empty())
                 g.erase_layer(split);
         }
         if (kind >= 0) {

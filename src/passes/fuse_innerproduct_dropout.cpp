@@ -22,18 +22,15 @@ public:
         const Graph& g = ctx.g;
         if (g.layers[i].type != "InnerProduct" || g.layers[i].tops.size() != 1)
             return MatchResult::none();
-        int j = -1;
-        for (int k : g.consumers(g.layers[i].tops[0]))
-            if (g.layers[k].type == "Dropout")
-                j = k;
+        int j = next_of_type(g, i, "Dropout");
         if (j < 0)
             return MatchResult::none();
-        c.layers = {i, j};
-        MatchResult r = check_intermediate(ctx, i, g.layers[i].tops[0]);
+        MatchResult r = match_pair(ctx, i, j, c);
         if (r.kind != MatchResult::Ok)
             return r;
-        if (g.layers[j].bottoms.size() != 1 || g.layers[j].tops.size() != 1)
-            return MatchResult::blocked(lq(g, j) + " does not have one input and one output");
+        r = check_one_in_one_out(g, j);
+        if (r.kind != MatchResult::Ok)
+            return r;
         if (g.layers[j].params.get_float(0, 1.f) != 1.f)
             return check_foldable_weights(ctx, i);
         return MatchResult::ok();

@@ -110,14 +110,13 @@ public:
         bin.params.set_int(0, new_op);
         bin.params.set_int(1, 1);
         bin.params.set_float(2, value);
-        bin.bottoms.erase(bin.bottoms.begin() + side);
+        g.erase_bottom(j, side);
         detail = "BinaryOp " + bin.name + " takes MemoryData " + g.layers[md].name + " as scalar b = " + fmt(value);
         if (new_op != op)
             detail += " (op_type " + std::to_string(op) + " -> " + std::to_string(new_op) + ", operands swapped)";
         if (split >= 0) {
-            LayerNode& sp = g.layers[split];
-            sp.tops.erase(sp.tops.begin() + split_top);
-            if (sp.tops.empty())
+            g.erase_top(split, split_top);
+            if (g.layers[split].tops.empty())
                 g.erase_layer(split);
         }
         int mblob = g.layers[md].tops[0];

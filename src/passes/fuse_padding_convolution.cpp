@@ -51,8 +51,9 @@ public:
         c.layers = {i, j};
         const ParamDict& pp = p.params;
         int top = pp.get_int(0, 0), bottom = pp.get_int(1, 0), left = pp.get_int(2, 0), right = pp.get_int(3, 0);
-        if (p.bottoms.size() != 1 || p.tops.size() != 1)
-            return MatchResult::blocked(lq(g, i) + " does not have one input and one output");
+        MatchResult io = check_one_in_one_out(g, i);
+        if (io.kind != MatchResult::Ok)
+            return io;
         if (pp.get_int(4, 0) != 0)
             return MatchResult::blocked(lq(g, i) + " does not pad with a constant (type " +
                                         std::to_string(pp.get_int(4, 0)) + ")");
@@ -94,7 +95,7 @@ public:
         cv.params.set_int(14, top);
         cv.params.set_int(16, bottom);
         cv.params.set_float(18, pp.get_float(5, 0.f));
-        cv.bottoms[0] = p.bottoms[0];
+        g.set_bottom(c.layers[1], 0, p.bottoms[0]);
         detail = "folded Padding " + p.name + " into " + cv.type + " " + cv.name + ": pads left " +
                  std::to_string(left) + ", right " + std::to_string(right) + ", top " + std::to_string(top) +
                  ", bottom " + std::to_string(bottom) + ", value " + fmt(pp.get_float(5, 0.f));

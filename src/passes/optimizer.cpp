@@ -4,17 +4,16 @@
 #include "passes/optimizer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis.h"
+#include "analysis/weight_specs.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "io/ncnn_io.h"
 #include "layers/layer.h"
 #include "passes/registry.h"
-#include "runtime/analysis.h"
 #include "version.h"
 
 namespace nnfold {
@@ -55,6 +54,13 @@ Status check_weights(const Graph& g, const std::string& pass, bool input = false
                                   " has weight arrays that do not match its params");
     }
     return Status::ok();
+}
+
+std::string join_names(const std::vector<std::string>& v) {
+    std::string s;
+    for (auto& n : v)
+        s += (s.empty() ? "" : ", ") + n;
+    return s;
 }
 
 class Driver {
@@ -113,6 +119,14 @@ bool Driver::refresh() {
 }
 
 Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& report) {
+    // Producers and consumers from the graph's use index while the passes run (each query costs
+    // its number of uses, not a scan of the graph: a chain of N removable layers takes O(N) per
+    // round, not O(N^2)); off again on every way out, for callers that edit the graph directly.
+    struct IndexOn {
+        Graph& g;
+        explicit IndexOn(Graph& graph) : g(graph) { g.set_use_index(true); }
+        ~IndexOn() { g.set_use_index(false); }
+    } index_on(g_);
     for (int b : g_.output_blobs())
         protected_names_[g_.blobs[b].name] = "a model output";
     for (auto& k : opt_.keep) {
@@ -178,6 +192,11 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
                 }
                 report.passes[pi].rewrites.push_back(RewriteRecord{names, detail});
                 dirty = true;
+                if (opt_.check_use_index) {
+                    Status ci = g_.check_use_index();
+                    if (!ci)
+                        return internal_error(pass.name() + " (" + join_names(names) + "): " + ci.message());
+                }
             }
             if (dirty) {
                 changed = true;
@@ -198,13 +217,6 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
             break;
     }
     return Status::ok();
-}
-
-std::string join_names(const std::vector<std::string>& v) {
-    std::string s;
-    for (auto& n : v)
-        s += (s.empty() ? "" : ", ") + n;
-    return s;
 }
 
 }  // namespace
@@ -314,26 +326,14 @@ std::string report_json(const OptimizeReport& r) {
 }
 
 std::vector<std::string> report_lines(const OptimizeReport& r) {
-    // names come from user files: control characters are escaped so a line stays one line
-    auto clean = [](const std::string& s) {
-        std::string out;
-        for (unsigned char c : s) {
-            if (c < 0x20 || c == 0x7f) {
-                char buf[8];
-                snprintf(buf, sizeof(buf), "\\x%02x", c);
-                out += buf;
-            } else {
-                out += (char)c;
-            }
-        }
-        return out;
-    };
+    // names come from user files: control characters are escaped so a line stays one line (names
+    // are not cut: the report names every layer in full)
     std::vector<std::string> lines;
     for (auto& p : r.passes)
         for (auto& x : p.rewrites)
-            lines.push_back(clean(p.name + ": " + join_names(x.layers) + ": " + x.detail));
+            lines.push_back(escape_controls(p.name + ": " + join_names(x.layers) + ": " + x.detail));
     for (auto& s : r.skipped)
-        lines.push_back(clean(s.pass + ": skipped " + join_names(s.layers) + ": " + s.reason));
+        lines.push_back(escape_controls(s.pass + ": skipped " + join_names(s.layers) + ": " + s.reason));
     return lines;
 }
 

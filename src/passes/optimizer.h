@@ -52,6 +52,10 @@ struct OptimizeOptions {
     const volatile bool* cancel = nullptr;
     // Called before every pass.
     std::function<void(const OptimizeProgress&)> progress;
+    // Debug check (tests, the differential fuzzer): after every rewrite, compare the graph's use
+    // index (model/graph.h) with a full rescan; a difference is Internal naming the pass. Costs a
+    // scan of the graph per rewrite.
+    bool check_use_index = false;
 };
 
 struct RewriteRecord {

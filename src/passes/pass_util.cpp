@@ -43,6 +43,30 @@ MatchResult check_intermediate(const PassContext& ctx, int owner, int blob) {
     return MatchResult::ok();
 }
 
+MatchResult check_one_in_one_out(const Graph& g, int layer) {
+    if (g.layers[layer].bottoms.size() != 1 || g.layers[layer].tops.size() != 1)
+        return MatchResult::blocked(lq(g, layer) + " does not have one input and one output");
+    return MatchResult::ok();
+}
+
+int next_consumer(const Graph& g, int layer, const std::function<bool(const LayerNode&)>& accept) {
+    if (g.layers[layer].tops.size() != 1)
+        return -1;
+    for (int k : g.consumers(g.layers[layer].tops[0]))
+        if (accept(g.layers[k]))
+            return k;
+    return -1;
+}
+
+int next_of_type(const Graph& g, int layer, const std::string& type) {
+    return next_consumer(g, layer, [&](const LayerNode& l) { return l.type == type; });
+}
+
+MatchResult match_pair(const PassContext& ctx, int layer, int next, Candidate& c) {
+    c.layers = {layer, next};
+    return check_intermediate(ctx, layer, ctx.g.layers[layer].tops[0]);
+}
+
 MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memorydata, int split) {
     const Graph& g = ctx.g;
     int mblob = g.layers[memorydata].tops[0];
@@ -60,7 +84,7 @@ MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memor
 
 void absorb_consumer(PassContext& ctx, int p, int c) {
     Graph& g = ctx.g;
-    g.layers[p].tops[0] = g.layers[c].tops[0];
+    g.set_top(p, 0, g.layers[c].tops[0]);
     g.erase_layer(c);
 }
 
@@ -270,9 +294,9 @@ void remove_identity(PassContext& ctx, int layer, int in_blob, int out_blob) {
         return;
     }
     int p = g.producer(in_blob);
-    for (int& t : g.layers[p].tops)
-        if (t == in_blob)
-            t = out_blob;
+    for (size_t k = 0; k < g.layers[p].tops.size(); k++)
+        if (g.layers[p].tops[k] == in_blob)
+            g.set_top(p, k, out_blob);
     g.erase_layer(layer);
 }
 

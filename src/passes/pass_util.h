@@ -4,6 +4,7 @@
 // inputs or outputs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,18 @@ int sole_consumer(const Graph& g, int blob);
 // Blocked unless `blob` (the output of `owner`) can disappear: exactly one consumer, not a model
 // output, not kept. `ok()` otherwise.
 MatchResult check_intermediate(const PassContext& ctx, int owner, int blob);
+
+// The first live consumer of `layer`'s output that `accept` takes, whatever the consumer count
+// (so a refusal can name the pair), or -1, also when the layer does not have one output.
+int next_consumer(const Graph& g, int layer, const std::function<bool(const LayerNode&)>& accept);
+int next_of_type(const Graph& g, int layer, const std::string& type);
+
+// Blocked unless `layer` has one input and one output.
+MatchResult check_one_in_one_out(const Graph& g, int layer);
+
+// The start of every "layer, then its consumer `next`" pattern whose middle blob disappears:
+// names both layers as the candidate, then check_intermediate on the layer's output.
+MatchResult match_pair(const PassContext& ctx, int layer, int next, Candidate& c);
 
 // Blocked when a rewrite that stops reading a MemoryData's constant (directly, or through output
 // `split_top` of Split `split`; -1 when none) would leave that MemoryData's output kept (--keep)

@@ -131,7 +131,7 @@ public:
         p.params.clear();
         p.params.set_int(0, 1);  // average
         p.params.set_int(4, 1);  // global
-        p.bottoms = {x};
+        g.set_bottoms(last, {x});
         p.weights.clear();
         if (first != last)
             g.erase_layer(first);
@@ -161,8 +161,9 @@ public:
         if (l.type != "PReLU")
             return MatchResult::none();
         c.layers = {i};
-        if (l.bottoms.size() != 1 || l.tops.size() != 1)
-            return MatchResult::blocked(lq(g, i) + " does not have one input and one output");
+        MatchResult io = check_one_in_one_out(g, i);
+        if (io.kind != MatchResult::Ok)
+            return io;
         int n = l.params.get_int(0, 0);
         if (l.weights.size() != 1 || n <= 0 || l.weights[0].data.size() != (size_t)n)
             return MatchResult::blocked(lq(g, i) + " has no slopes loaded");

@@ -2,9 +2,8 @@
 
 #include <chrono>
 
+#include "analysis/analysis.h"
 #include "core/strings.h"
-#include "io/ncnn_io.h"
-#include "runtime/analysis.h"
 
 namespace nnfold {
 

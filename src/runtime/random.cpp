@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "analysis/weight_specs.h"
 #include "core/allocator.h"
-#include "io/ncnn_io.h"
 #include "layers/layer.h"
 
 namespace nnfold {

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "runtime/analysis.h"
 #include "runtime/net.h"
 #include "runtime/random.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "api/plugins.h"
+#include "api/model.h"
 #include "optfuzz.h"
 #include "targets.h"
 #include "test_util.h"

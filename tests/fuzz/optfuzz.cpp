@@ -119,6 +119,7 @@ OptFuzzResult check_optimizer_on_param(const std::string& param, const std::stri
     Graph after = before;
     OptimizeOptions opt;
     opt.keep = keep;
+    opt.check_use_index = true;  // every rewrite keeps the graph's use index equal to a rescan
     OptimizeReport report;
     Warnings ow;
     st = optimize(after, opt, report, ow);

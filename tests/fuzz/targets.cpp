@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "api/plugins.h"
+#include "analysis/weight_specs.h"
+#include "api/model.h"
 #include "io/ncnn_io.h"
 #include "layers/layer.h"
 #include "passes/optimizer.h"

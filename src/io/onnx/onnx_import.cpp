@@ -14,13 +14,13 @@
 #include <functional>
 #include <new>
 
+#include "analysis/analysis.h"
+#include "analysis/weight_specs.h"
 #include "core/strings.h"
-#include "io/ncnn_io.h"
 #include "io/onnx/onnx_importer.h"
 #include "io/onnx/onnx_rewrite.h"
 #include "io/onnx/onnx_shape_ops.h"
 #include "layers/layer.h"
-#include "runtime/analysis.h"
 
 namespace nnfold {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "analysis/analysis.h"
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
-#include "runtime/analysis.h"
 #include "runtime/random.h"
 #include "test_util.h"
 

@@ -9,9 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/analysis.h"
+#include "analysis/weight_specs.h"
 #include "io/ncnn_io.h"
 #include "layers1_harness.h"
-#include "runtime/analysis.h"
 #include "runtime/net.h"
 #include "runtime/random.h"
 #include "test_util.h"

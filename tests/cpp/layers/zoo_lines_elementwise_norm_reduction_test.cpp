@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/analysis.h"
 #include "io/ncnn_io.h"
 #include "layers1_harness.h"
-#include "runtime/analysis.h"
 #include "runtime/random.h"
 #include "test_util.h"
 

@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/analysis.h"
 #include "io/ncnn_io.h"
 #include "layers2_harness.h"
-#include "runtime/analysis.h"
 #include "test_util.h"
 
 using namespace nnfold;

@@ -1,10 +1,9 @@
-// The optimizer and verify behind the facade the bindings and the npm CLI use (src/api/plugins.h):
+// The optimizer and verify behind the facade the bindings and the npm CLI use (src/api/model.h):
 // input shapes given to the handle reach the passes, cut ranges, progress and cancel, verify's
 // options, and the handle keeps working after optimizing.
 #include <nlohmann/json.hpp>
 
 #include "api/model.h"
-#include "api/plugins.h"
 #include "passes_harness.h"
 
 using namespace nnfold;
@@ -20,7 +19,6 @@ std::string net(const std::string& input = "Input data 0 1 data 0=7 1=6 2=3") {
 }  // namespace
 
 TEST(Facade, OptimizeWithTheHandlesShapesAndCut) {
-    ASSERT_TRUE(have_optimizer() && have_verify());
     // Pooling 1x1 goes only when shapes are known: the input declares none, the handle has one
     ModelHandle m, ref;
     LoadOptions lo;

@@ -78,6 +78,7 @@ inline Optimized optimize_text(const std::string& param, OptimizeOptions opt = {
     Optimized o;
     o.before = test::graph_from_text(param, seed);
     o.after = o.before;
+    opt.check_use_index = true;  // every rewrite keeps the graph's use index equal to a rescan
     o.st = optimize(o.after, opt, o.report, o.warnings);
     return o;
 }
@@ -86,6 +87,7 @@ inline Optimized optimize_graph(const Graph& g, OptimizeOptions opt = {}) {
     Optimized o;
     o.before = g;
     o.after = g;
+    opt.check_use_index = true;  // every rewrite keeps the graph's use index equal to a rescan
     o.st = optimize(o.after, opt, o.report, o.warnings);
     return o;
 }

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/analysis.h"
 #include "io/ncnn_io.h"
-#include "runtime/analysis.h"
 #include "runtime/net.h"
 #include "runtime/random.h"
 #include "test_util.h"
