@@ -126,7 +126,7 @@ public:
     // The shape an input takes when the caller gives no shape (given or declared); dims 0 if none.
     Shape input_shape(const std::string& name) const;
 
-    // Summary JSON (runtime/analysis.h summary_json) as `nnfold info --json` prints it.
+    // Summary JSON (analysis/analysis.h summary_json) as `nnfold info --json` prints it.
     std::string info_json() const;
     // Drawing data: {nodes: [{id, type, name, params: [{id, name, value}], weights_bytes,
     // bottoms: [edge ids], tops: [edge ids]}], edges: [{id, name, shape, from, to: [node ids]}]}.

@@ -7,7 +7,7 @@
 #include "core/allocator.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "runtime/analysis.h"
+#include "analysis/analysis.h"
 
 namespace nnfold {
 namespace cli {
