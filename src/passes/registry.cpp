@@ -55,6 +55,9 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     p.push_back(make_replace_convolution_with_innerproduct("replace_convolution_with_innerproduct_after_innerproduct",
                                                            "InnerProduct"));
     p.push_back(make_eliminate_reshape_after("eliminate_flatten_after_innerproduct", "Flatten", "InnerProduct"));
+    // nnfold: what per-channel math is left once the hosts took theirs (after the identity layers
+    // went, so a host the chain follows has had its chance) becomes one Scale
+    p.push_back(make_fuse_affine_binaryop_chain());
     p.push_back(make_eliminate_orphaned_memorydata());
     return p;
 }

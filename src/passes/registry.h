@@ -43,6 +43,8 @@ std::unique_ptr<Pass> make_eliminate_reshape_after(const std::string& name, cons
 std::unique_ptr<Pass> make_eliminate_reshape_before_binaryop();
 // eliminate_orphaned_memorydata.cpp
 std::unique_ptr<Pass> make_eliminate_orphaned_memorydata();
+// fuse_affine_chain.cpp
+std::unique_ptr<Pass> make_fuse_affine_binaryop_chain();
 // replace_layers.cpp
 std::unique_ptr<Pass> make_replace_reduction_with_global_pooling();
 std::unique_ptr<Pass> make_replace_prelu_with_leaky_relu();

@@ -1,0 +1,169 @@
+// The fusions of issue 19 at the ONNX level: small graphs shaped the way exporters write them
+// (built with the tests' own writer, harness.mjs makeModel), converted with `nnfold convert
+// --optimize` by the native CLI, the layer count a complete fusion leaves asserted, and the
+// optimized model's outputs compared with onnxruntime-node (1e-4, CONVENTIONS section 3), each with
+// a "must not fire" twin.
+//
+// Covered here: per-channel affine math with nothing to fold into (after pooling or a concat),
+// written as Mul/Add/Sub/Div with constants or as Keras' fused=False BatchNormalization in small
+// ops (center / scale on and off), which becomes one Scale layer; scalar chains.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Rng, makeModel, nnfold, relErr, runNnfold, runOrt, tensor, tmpdir } from './harness.mjs';
+
+const TOL = 1e-4;
+
+// Converts with --optimize (the user's path); with `optArgs` (e.g. --keep=m), converts plain and
+// runs `nnfold optimize` with them, the conversion's .io.json (input/output layouts) carried over.
+// Returns the optimized model's files and its layer types.
+function convertOptimized(bytes, optArgs = []) {
+  const dir = tmpdir('nnfold-seed-');
+  const onnx = path.join(dir, 'm.onnx');
+  fs.writeFileSync(onnx, bytes);
+  const base = path.join(dir, 'opt');
+  if (optArgs.length === 0) {
+    nnfold('native', ['convert', onnx, base + '.param', base + '.bin', '--optimize']);
+  } else {
+    const plain = path.join(dir, 'plain');
+    nnfold('native', ['convert', onnx, plain + '.param', plain + '.bin']);
+    nnfold('native', ['optimize', plain + '.param', plain + '.bin', base + '.param', base + '.bin', ...optArgs]);
+    fs.copyFileSync(plain + '.io.json', base + '.io.json');
+  }
+  const lines = fs.readFileSync(base + '.param', 'utf8').trim().split('\n');
+  const types = lines.slice(2).map((l) => l.trim().split(/\s+/)[0]);
+  return { dir, onnx, files: [base + '.param', base + '.bin'], types };
+}
+
+async function check(bytes, feeds, wantTypes, extra = []) {
+  const ref = await runOrt(bytes, feeds);
+  const m = convertOptimized(bytes, extra);
+  if (wantTypes) assert.deepEqual([...m.types].sort(), [...wantTypes].sort(), `layers after optimize: ${m.types.join(', ')}`);
+  const { out } = runNnfold('native', m.files, feeds, [], path.join(m.dir, 'run'));
+  for (const name of Object.keys(ref)) {
+    assert.ok(out[name], `output ${name} missing`);
+    assert.deepEqual(out[name].shape, ref[name].shape, `${name} shape`);
+    const e = relErr(ref[name].data, out[name].data);
+    assert.ok(e <= TOL, `${name}: err ${e} > ${TOL}`);
+  }
+  return m;
+}
+
+const C = 6, H = 5, W = 7;
+
+function feeds(seed, shape = [1, C, H, W]) {
+  return { x: { data: new Rng(seed).fill(shape.reduce((a, b) => a * b, 1)), shape } };
+}
+
+// Keras BatchNormalization(fused=False) at inference, as tf2onnx writes it before constant folding:
+// rsqrt(var + eps) * gamma, then x * that + (beta - mean * that). `center` false drops beta,
+// `scale` false drops gamma. The constants are per channel, shaped [C,1,1] for NCHW.
+function smallOpBN(rng, input, output, { center = true, scale = true, cshape = [C, 1, 1] } = {}) {
+  const n = C;
+  const pos = (k) => Float32Array.from(rng.fill(n, 0.5, 2.0));
+  const inits = [tensor('bn_var', cshape, pos()), tensor('bn_eps', [], [1e-3]), tensor('bn_mean', cshape, rng.fill(n))];
+  const nodes = [
+    { op: 'Add', inputs: ['bn_var', 'bn_eps'], outputs: ['bn_ve'] },
+    { op: 'Sqrt', inputs: ['bn_ve'], outputs: ['bn_sd'] },
+    { op: 'Reciprocal', inputs: ['bn_sd'], outputs: ['bn_rs'] },
+  ];
+  let mulBy = 'bn_rs';
+  if (scale) {
+    inits.push(tensor('bn_gamma', cshape, pos()));
+    nodes.push({ op: 'Mul', inputs: ['bn_rs', 'bn_gamma'], outputs: ['bn_k'] });
+    mulBy = 'bn_k';
+  }
+  nodes.push({ op: 'Mul', inputs: [input, mulBy], outputs: ['bn_xk'] });
+  nodes.push({ op: 'Mul', inputs: ['bn_mean', mulBy], outputs: ['bn_mk'] });
+  if (center) {
+    inits.push(tensor('bn_beta', cshape, rng.fill(n)));
+    nodes.push({ op: 'Sub', inputs: ['bn_beta', 'bn_mk'], outputs: ['bn_shift'] });
+    nodes.push({ op: 'Add', inputs: ['bn_xk', 'bn_shift'], outputs: [output] });
+  } else {
+    nodes.push({ op: 'Sub', inputs: ['bn_xk', 'bn_mk'], outputs: [output] });
+  }
+  return { nodes, inits };
+}
+
+const pool = { op: 'MaxPool', inputs: ['x'], outputs: ['p'], attrs: { kernel_shape: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1] } };
+
+for (const center of [true, false]) {
+  for (const scale of [true, false]) {
+    test(`small-op BatchNorm (center ${center}, scale ${scale}) after a pooling becomes one Scale`, async () => {
+      const bn = smallOpBN(new Rng(11), 'p', 'y', { center, scale });
+      const bytes = makeModel({
+        inputs: [{ name: 'x', shape: [1, C, H, W] }],
+        outputs: [{ name: 'y' }],
+        nodes: [pool, ...bn.nodes],
+        inits: bn.inits,
+      });
+      await check(bytes, feeds(1), ['Input', 'Pooling', 'Scale']);
+    });
+  }
+}
+
+test('per-channel Mul + Add after a channel Concat becomes one Scale ([C] and [C,1,1] constants)', async () => {
+  for (const cshape of [[C, 1, 1], [1, C, 1, 1]]) {
+    const rng = new Rng(3);
+    const bytes = makeModel({
+      inputs: [{ name: 'x', shape: [1, C / 2, H, W] }, { name: 'z', shape: [1, C / 2, H, W] }],
+      outputs: [{ name: 'y' }],
+      nodes: [
+        { op: 'Concat', inputs: ['x', 'z'], outputs: ['c'], attrs: { axis: 1 } },
+        { op: 'Mul', inputs: ['c', 's'], outputs: ['m'] },
+        { op: 'Div', inputs: ['m', 'd'], outputs: ['q'] },
+        { op: 'Sub', inputs: ['q', 't'], outputs: ['y'] },
+      ],
+      inits: [tensor('s', cshape, rng.fill(C)), tensor('d', cshape, rng.fill(C, 0.5, 2)), tensor('t', cshape, rng.fill(C))],
+    });
+    const f = { x: feeds(4, [1, C / 2, H, W]).x, z: feeds(5, [1, C / 2, H, W]).x };
+    await check(bytes, f, ['Input', 'Input', 'Concat', 'Scale']);
+  }
+});
+
+test('a scalar chain shrinks to one multiply and one add', async () => {
+  const bytes = makeModel({
+    inputs: [{ name: 'x', shape: [1, C, H, W] }],
+    outputs: [{ name: 'y' }],
+    nodes: [
+      pool,
+      { op: 'Mul', inputs: ['p', 'a'], outputs: ['m1'] },
+      { op: 'Add', inputs: ['m1', 'b'], outputs: ['m2'] },
+      { op: 'Div', inputs: ['m2', 'c'], outputs: ['m3'] },
+      { op: 'Sub', inputs: ['m3', 'b'], outputs: ['y'] },
+    ],
+    inits: [tensor('a', [], [1.5]), tensor('b', [], [0.25]), tensor('c', [], [4])],
+  });
+  await check(bytes, feeds(2), ['Input', 'Pooling', 'BinaryOp', 'BinaryOp']);
+});
+
+test('must not fire: a constant that is not per channel, a second reader, a kept blob', async () => {
+  const rng = new Rng(9);
+  // [1,C,H,W] constant: elementwise, not per channel: the Mul stays (its Add still becomes a Scale)
+  const full = makeModel({
+    inputs: [{ name: 'x', shape: [1, C, H, W] }],
+    outputs: [{ name: 'y' }],
+    nodes: [pool, { op: 'Mul', inputs: ['p', 's'], outputs: ['m'] }, { op: 'Add', inputs: ['m', 't'], outputs: ['y'] }],
+    inits: [tensor('s', [1, C, H, W], rng.fill(C * H * W)), tensor('t', [C, 1, 1], rng.fill(C))],
+  });
+  const a = await check(full, feeds(6));
+  assert.ok(a.types.includes('BinaryOp') && a.types.includes('MemoryData'), a.types.join(', '));
+  // the blob between the Mul and the Add is also a model output: two Scales, m keeps its values
+  const second = makeModel({
+    inputs: [{ name: 'x', shape: [1, C, H, W] }],
+    outputs: [{ name: 'y' }, { name: 'm' }],
+    nodes: [pool, { op: 'Mul', inputs: ['p', 's'], outputs: ['m'] }, { op: 'Add', inputs: ['m', 't'], outputs: ['y'] }],
+    inits: [tensor('s', [C, 1, 1], rng.fill(C)), tensor('t', [C, 1, 1], rng.fill(C))],
+  });
+  const b = await check(second, feeds(7), ['Input', 'Pooling', 'Scale', 'Scale']);
+  // kept with --keep: the same
+  const single = makeModel({
+    inputs: [{ name: 'x', shape: [1, C, H, W] }],
+    outputs: [{ name: 'y' }],
+    nodes: [pool, { op: 'Mul', inputs: ['p', 's'], outputs: ['m'] }, { op: 'Add', inputs: ['m', 't'], outputs: ['y'] }],
+    inits: [tensor('s', [C, 1, 1], rng.fill(C)), tensor('t', [C, 1, 1], rng.fill(C))],
+  });
+  await check(single, feeds(8), ['Input', 'Pooling', 'Scale', 'Scale'], ['--keep=m']);
+  assert.ok(b);
+});
