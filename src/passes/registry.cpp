@@ -10,6 +10,10 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     // host takes all five layer types (ncnnoptimize lists fewer for the deconvolutions).
     const std::vector<std::string> acts = {"ReLU", "Clip", "Sigmoid", "Mish", "HardSwish"};
     std::vector<std::unique_ptr<Pass>> p;
+    // nnfold: NHWC transposes first: Reshape/Permute chains become one Permute (or cancel) and
+    // Permutes move below elementwise math, so that per-channel math meets its host in this round
+    p.push_back(make_fuse_permute_reshape_chain());
+    p.push_back(make_sink_permute());
     // nnfold: parallel convolutions first, so that a BatchNorm after them fuses in the same round;
     // explicit Padding into the convolution after it
     p.push_back(make_fuse_slice_convolution_concat());

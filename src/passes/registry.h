@@ -43,6 +43,9 @@ std::unique_ptr<Pass> make_eliminate_reshape_after(const std::string& name, cons
 std::unique_ptr<Pass> make_eliminate_reshape_before_binaryop();
 // eliminate_orphaned_memorydata.cpp
 std::unique_ptr<Pass> make_eliminate_orphaned_memorydata();
+// permute_sinking.cpp
+std::unique_ptr<Pass> make_fuse_permute_reshape_chain();
+std::unique_ptr<Pass> make_sink_permute();
 // fuse_affine_chain.cpp
 std::unique_ptr<Pass> make_fuse_affine_binaryop_chain();
 // replace_layers.cpp
