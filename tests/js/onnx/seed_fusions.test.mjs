@@ -6,7 +6,9 @@
 //
 // Covered here: per-channel affine math with nothing to fold into (after pooling or a concat),
 // written as Mul/Add/Sub/Div with constants or as Keras' fused=False BatchNormalization in small
-// ops (center / scale on and off), which becomes one Scale layer; scalar chains.
+// ops (center / scale on and off), which becomes one Scale layer; scalar chains; a Convolution
+// between NHWC transposes followed by a small-op BatchNorm on [C] (NHWC and NCHW, with and without
+// the convolution's bias, fixed and unknown sizes), which leaves the Convolution and one Permute.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,16 +20,16 @@ const TOL = 1e-4;
 // Converts with --optimize (the user's path); with `optArgs` (e.g. --keep=m), converts plain and
 // runs `nnfold optimize` with them, the conversion's .io.json (input/output layouts) carried over.
 // Returns the optimized model's files and its layer types.
-function convertOptimized(bytes, optArgs = []) {
+function convertOptimized(bytes, optArgs = [], convertArgs = []) {
   const dir = tmpdir('nnfold-seed-');
   const onnx = path.join(dir, 'm.onnx');
   fs.writeFileSync(onnx, bytes);
   const base = path.join(dir, 'opt');
   if (optArgs.length === 0) {
-    nnfold('native', ['convert', onnx, base + '.param', base + '.bin', '--optimize']);
+    nnfold('native', ['convert', onnx, base + '.param', base + '.bin', '--optimize', ...convertArgs]);
   } else {
     const plain = path.join(dir, 'plain');
-    nnfold('native', ['convert', onnx, plain + '.param', plain + '.bin']);
+    nnfold('native', ['convert', onnx, plain + '.param', plain + '.bin', ...convertArgs]);
     nnfold('native', ['optimize', plain + '.param', plain + '.bin', base + '.param', base + '.bin', ...optArgs]);
     fs.copyFileSync(plain + '.io.json', base + '.io.json');
   }
@@ -36,9 +38,9 @@ function convertOptimized(bytes, optArgs = []) {
   return { dir, onnx, files: [base + '.param', base + '.bin'], types };
 }
 
-async function check(bytes, feeds, wantTypes, extra = []) {
+async function check(bytes, feeds, wantTypes, extra = [], convertArgs = []) {
   const ref = await runOrt(bytes, feeds);
-  const m = convertOptimized(bytes, extra);
+  const m = convertOptimized(bytes, extra, convertArgs);
   if (wantTypes) assert.deepEqual([...m.types].sort(), [...wantTypes].sort(), `layers after optimize: ${m.types.join(', ')}`);
   const { out } = runNnfold('native', m.files, feeds, [], path.join(m.dir, 'run'));
   for (const name of Object.keys(ref)) {
@@ -166,4 +168,73 @@ test('must not fire: a constant that is not per channel, a second reader, a kept
   });
   await check(single, feeds(8), ['Input', 'Pooling', 'Scale', 'Scale'], ['--keep=m']);
   assert.ok(b);
+});
+
+// Keras NHWC: x [1,H,W,3] -> Transpose to NCHW -> Conv -> Transpose back -> small-op BN on [C]
+// (constants of shape [C]: along the last axis). NCHW: no transposes, constants [C,1,1].
+function convBN({ nhwc, bias, center, scale, unknown = false }) {
+  const rng = new Rng(21);
+  const Cin = 3;
+  const nodes = [];
+  const inits = [tensor('w', [C, Cin, 3, 3], rng.fill(C * Cin * 9))];
+  let cin = 'x';
+  if (nhwc) {
+    nodes.push({ op: 'Transpose', inputs: ['x'], outputs: ['xt'], attrs: { perm: [0, 3, 1, 2] } });
+    cin = 'xt';
+  }
+  const convIn = [cin, 'w'];
+  if (bias) {
+    inits.push(tensor('b', [C], rng.fill(C)));
+    convIn.push('b');
+  }
+  nodes.push({ op: 'Conv', inputs: convIn, outputs: ['c'], attrs: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } });
+  let bnIn = 'c';
+  if (nhwc) {
+    nodes.push({ op: 'Transpose', inputs: ['c'], outputs: ['ct'], attrs: { perm: [0, 2, 3, 1] } });
+    bnIn = 'ct';
+  }
+  const bn = smallOpBN(rng, bnIn, 'y', { center, scale, cshape: nhwc ? [C] : [C, 1, 1] });
+  const shape = nhwc ? (unknown ? [1, 'H', 'W', Cin] : [1, H, W, Cin]) : (unknown ? [1, Cin, 'H', 'W'] : [1, Cin, H, W]);
+  return {
+    bytes: makeModel({ inputs: [{ name: 'x', shape }], outputs: [{ name: 'y' }], nodes: [...nodes, ...bn.nodes], inits: [...inits, ...bn.inits] }),
+    feedShape: nhwc ? [1, H, W, Cin] : [1, Cin, H, W],
+  };
+}
+
+for (const nhwc of [true, false]) {
+  for (const bias of [true, false]) {
+    for (const [center, scale] of [[true, true], [false, true], [true, false], [false, false]]) {
+      test(`Conv${nhwc ? ' between NHWC transposes' : ' (NCHW)'}${bias ? ' with bias' : ''} + small-op BN (center ${center}, scale ${scale}) folds`, async () => {
+        const m = convBN({ nhwc, bias, center, scale });
+        await check(m.bytes, feeds(30, m.feedShape), nhwc ? ['Input', 'Convolution', 'Permute'] : ['Input', 'Convolution']);
+      });
+    }
+  }
+}
+
+test('NHWC and NCHW Conv + small-op BN with symbolic sizes (given at conversion) fold', async () => {
+  for (const nhwc of [true, false]) {
+    const m = convBN({ nhwc, bias: true, center: true, scale: true, unknown: true });
+    await check(m.bytes, feeds(31, m.feedShape), nhwc ? ['Input', 'Convolution', 'Permute'] : ['Input', 'Convolution'], [],
+      ['--shape', `x=${m.feedShape.join(',')}`]);
+  }
+});
+
+test('must not fire (NHWC): the transposed blob is also a model output', async () => {
+  const m = convBN({ nhwc: true, bias: true, center: true, scale: true });
+  // same graph, with 'ct' (the NHWC conv output) also an output: the Permute cannot move below the BN
+  const bytes = makeModel({
+    inputs: [{ name: 'x', shape: [1, H, W, 3] }],
+    outputs: [{ name: 'y' }, { name: 'ct' }],
+    nodes: [
+      { op: 'Transpose', inputs: ['x'], outputs: ['xt'], attrs: { perm: [0, 3, 1, 2] } },
+      { op: 'Conv', inputs: ['xt', 'w'], outputs: ['c'], attrs: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } },
+      { op: 'Transpose', inputs: ['c'], outputs: ['ct'], attrs: { perm: [0, 2, 3, 1] } },
+      { op: 'Mul', inputs: ['ct', 's'], outputs: ['m'] },
+      { op: 'Add', inputs: ['m', 't'], outputs: ['y'] },
+    ],
+    inits: [tensor('w', [C, 3, 3, 3], new Rng(5).fill(C * 27)), tensor('s', [C], new Rng(6).fill(C)), tensor('t', [C], new Rng(7).fill(C))],
+  });
+  // the constants run along the NHWC output's last axis, which no Scale can take: all stays
+  await check(bytes, feeds(32, m.feedShape), ['Input', 'Convolution', 'Permute', 'MemoryData', 'BinaryOp', 'MemoryData', 'BinaryOp']);
 });
