@@ -5,7 +5,8 @@
 //
 // fuse_permute_reshape_chain
 //   Before: x -> L1 -> L2 -> ... -> Lk -> y, each Li a Permute, a Flatten or a Reshape (without
-//           permute, every size given: no 0 / -1), k >= 2 (or one Permute that moves no data)
+//           permute, every size given: no 0 / -1), k >= 2 (or one Permute that moves no data),
+//           at least one Permute or only Reshapes
 //   After:  x -> P -> y with P one Permute when the chain moves the data as one Permute of x does;
 //           one Reshape when it leaves the data in place with a new shape; nothing (a Noop that
 //           eliminate_noop removes) when it leaves data and shape as they are. P keeps L1's name.
@@ -157,11 +158,15 @@ public:
                 break;
             chain.push_back(n);
         }
-        bool any_permute = false;
-        for (int l : chain)
+        bool any_permute = false, all_reshape = true;
+        for (int l : chain) {
             any_permute = any_permute || g.layers[l].type == "Permute";
-        if (!any_permute)
-            return MatchResult::none();  // reshapes alone: eliminate_* and ncnn's own rules
+            all_reshape = all_reshape && g.layers[l].type == "Reshape";
+        }
+        // Reshapes alone (each with every size given: the result is as fixed as they are) collapse
+        // too; a Flatten alone keeps its shape-generic meaning
+        if (!any_permute && !(all_reshape && chain.size() >= 2))
+            return MatchResult::none();
         if (chain.size() == 1 && l0.type != "Permute")
             return MatchResult::none();
         c.layers = chain;

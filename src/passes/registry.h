@@ -46,6 +46,8 @@ std::unique_ptr<Pass> make_eliminate_orphaned_memorydata();
 // permute_sinking.cpp
 std::unique_ptr<Pass> make_fuse_permute_reshape_chain();
 std::unique_ptr<Pass> make_sink_permute();
+// fuse_reshaped_affine.cpp
+std::unique_ptr<Pass> make_fuse_host_reshape_batchnorm();
 // fuse_affine_chain.cpp
 std::unique_ptr<Pass> make_fuse_affine_binaryop_chain();
 // replace_layers.cpp

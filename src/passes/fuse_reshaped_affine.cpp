@@ -1,0 +1,159 @@
+// fuse_host_reshape_batchnorm
+//
+//   Before: host -> Reshape/Flatten ... -> BatchNorm bn (or Scale sc)   (host: the Convolution
+//           family or InnerProduct; one or more Reshapes between, as exporters write MatMul ->
+//           Reshape -> Transpose -> BatchNormalization with a transpose that only moves unit axes)
+//   After:  host with the per-channel map folded into its weights; the Reshapes stay (a chain of
+//           Reshapes that ends where it started goes with fuse_permute_reshape_chain and
+//           eliminate_noop); bn is removed as an identity
+//   Math:   Reshape and Flatten keep the dense element order. Element k of the host's output
+//           belongs to host channel o(k) (k / (h*w) for a 3D output, k for a 1D one, k % N for a
+//           row-wise 2D one) and to bn's channel j(k) = k / size (layers/channel_slices.h). When
+//           every element of a host channel has the same bn channel, bn is y = b[j(o)] x + a[j(o)]
+//           per host channel: folded as W[o] *= b, bias[o] = bias[o] b + a. BatchNorm: b = slope /
+//           sqrt(var + eps), a = bias - slope mean / sqrt(var + eps); Scale: b = scale, a = bias.
+//   Conditions: every blob from the host to bn has one consumer and is neither a model output nor
+//   kept (each one's values change); the Reshapes keep order (no permute param); the host's
+//   output and bn's input shapes are known (at most 2^22 elements); the host's weights are
+//   foldable (no fused activation, fp32, not dynamic); bn can go (check_remove_identity); a
+//   Reshape sits between (host -> bn directly is fuse_<host>_batchnorm's).
+#include <cmath>
+
+#include "layers/channel_slices.h"
+#include "passes/pass_util.h"
+#include "passes/registry.h"
+
+namespace nnfold {
+
+namespace {
+
+bool order_keeping_reshape(const LayerNode& l) {
+    if (l.bottoms.size() != 1 || l.tops.size() != 1)
+        return false;
+    return l.type == "Flatten" || (l.type == "Reshape" && l.params.get_int(3, 0) == 0);
+}
+
+constexpr uint64_t kMaxElements = 1u << 22;
+
+class FuseHostReshapeBatchNorm : public Pass {
+public:
+    FuseHostReshapeBatchNorm() : Pass("fuse_host_reshape_batchnorm") {}
+
+    // layers: [bn, reshapes (from bn back), host]; ints: [host, channel size of bn]
+    MatchResult match(const PassContext& ctx, int j, Candidate& c) const override {
+        const Graph& g = ctx.g;
+        const LayerNode& bn = g.layers[j];
+        const bool is_bn = bn.type == "BatchNorm";
+        if (!is_bn && !(bn.type == "Scale" && bn.params.get_int(0, 0) > 0))
+            return MatchResult::none();
+        if (bn.bottoms.size() != 1 || bn.tops.size() != 1)
+            return MatchResult::none();
+        // back through the reshapes to a host
+        std::vector<int> path;
+        int blob = bn.bottoms[0];
+        int p = g.producer(blob);
+        while (p >= 0 && order_keeping_reshape(g.layers[p]) && path.size() < 8) {
+            path.push_back(p);
+            blob = g.layers[p].bottoms[0];
+            p = g.producer(blob);
+        }
+        if (path.empty() || p < 0 || !is_affine_host_type(g.layers[p].type) || g.layers[p].tops.size() != 1)
+            return MatchResult::none();
+        const int host = p;
+        c.layers = {j};
+        c.layers.insert(c.layers.end(), path.begin(), path.end());
+        c.layers.push_back(host);
+        // every blob from the host's output to bn's input changes values
+        for (int l : c.layers) {
+            if (l == j)
+                continue;
+            int out = g.layers[l].tops[0];
+            MatchResult r = check_intermediate(ctx, l, out);
+            if (r.kind != MatchResult::Ok)
+                return r;
+        }
+        MatchResult r = check_foldable_weights(ctx, host);
+        if (r.kind != MatchResult::Ok)
+            return r;
+        const size_t nw = is_bn ? 4 : (bn.params.get_int(1, 0) ? 2 : 1);
+        if (bn.weights.size() != nw)
+            return MatchResult::blocked(lq(g, j) + " has no weights loaded");
+        const Shape hs = ctx.shape(g.layers[host].tops[0]), bs = ctx.shape(bn.bottoms[0]);
+        if (!hs.known() || !bs.known())
+            return MatchResult::blocked("the shapes between " + lq(g, host) + " and " + lq(g, j) +
+                                        " are unknown (needs shapes: give the input shapes)");
+        if (hs.total() != bs.total() || hs.total() > kMaxElements)
+            return MatchResult::blocked("the shapes " + hs.str() + " and " + bs.str() + " cannot be checked");
+        ChannelSlices cs = channel_slices(bs);
+        AffineHost h = affine_host(g.layers[host]);
+        int bn_channels = is_bn ? bn.params.get_int(0, 0) : bn.params.get_int(0, 0);
+        if ((int)cs.count != bn_channels || cs.size == 0)
+            return MatchResult::blocked(lq(g, j) + " has " + std::to_string(bn_channels) + " channels, its input " +
+                                        bs.str() + " has " + std::to_string(cs.count));
+        for (auto& w : bn.weights)
+            if (w.data.size() != (size_t)bn_channels)
+                return MatchResult::blocked(lq(g, j) + " has weight arrays of unexpected size");
+        // host channel of element k
+        const int n = h.num_output;
+        uint64_t per = 0;
+        int layout = 0;  // 0: channel-major (3D or 1D), 1: row-wise 2D (channel = k % n)
+        if (hs.dims == 3 && hs.c == n)
+            per = (uint64_t)hs.w * hs.h;
+        else if (hs.dims == 1 && hs.w == n)
+            per = 1;
+        else if (hs.dims == 2 && hs.w == n)
+            layout = 1;
+        else
+            return MatchResult::blocked(lq(g, host) + "'s output " + hs.str() + " does not have its " +
+                                        std::to_string(n) + " channels where expected");
+        std::vector<int> bn_of(n, -1);
+        for (uint64_t k = 0; k < hs.total(); k++) {
+            int o = layout ? (int)(k % n) : (int)(k / per);
+            int jb = (int)(k / cs.size);
+            if (bn_of[o] < 0)
+                bn_of[o] = jb;
+            else if (bn_of[o] != jb)
+                return MatchResult::blocked("output channel " + std::to_string(o) + " of " + lq(g, host) +
+                                            " spans several channels of " + lq(g, j) + ": not one value per channel");
+        }
+        r = check_remove_identity(ctx, j, bn.bottoms[0], bn.tops[0]);
+        if (r.kind != MatchResult::Ok)
+            return r;
+        c.ints = {host};
+        c.ints.insert(c.ints.end(), bn_of.begin(), bn_of.end());
+        return MatchResult::ok();
+    }
+
+    Status rewrite(PassContext& ctx, const Candidate& c, std::string& detail) const override {
+        Graph& g = ctx.g;
+        const int j = c.layers[0], host = c.ints[0];
+        const LayerNode& bn = g.layers[j];
+        const int in = bn.bottoms[0], out = bn.tops[0];
+        const int n = (int)c.ints.size() - 1;
+        std::vector<double> scale(n), shift(n);
+        for (int o = 0; o < n; o++) {
+            int jb = c.ints[1 + o];
+            if (bn.type == "BatchNorm") {
+                double slope = bn.weights[0].data[jb], mean = bn.weights[1].data[jb], var = bn.weights[2].data[jb],
+                       bias = bn.weights[3].data[jb];
+                double sv = std::sqrt(var + (double)bn.params.get_float(1, 0.f));
+                scale[o] = slope / sv;
+                shift[o] = bias - slope * mean / sv;
+            } else {
+                scale[o] = bn.weights[0].data[jb];
+                shift[o] = bn.weights.size() > 1 ? bn.weights[1].data[jb] : 0.0;
+            }
+        }
+        NF_RETURN_IF_ERROR(fold_affine(g.layers[host], scale, shift));
+        detail = "folded " + bn.type + " " + bn.name + " into " + g.layers[host].type + " " + g.layers[host].name +
+                 " through " + std::to_string(c.layers.size() - 2) + " reshape(s): " + std::to_string(n) + " channels";
+        remove_identity(ctx, j, in, out);
+        return Status::ok();
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fuse_host_reshape_batchnorm() { return std::make_unique<FuseHostReshapeBatchNorm>(); }
+
+}  // namespace nnfold
