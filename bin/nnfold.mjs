@@ -555,6 +555,11 @@ async function cmdOptimize(argv) {
       for (const r of p.rewrites) err(escapeControls(`${p.name}: ${r.layers.join(', ')}: ${r.detail}`) + '\n');
     }
     for (const k of rep.skipped) err(escapeControls(`${k.pass}: skipped ${k.layers.join(', ')}: ${k.reason}`) + '\n');
+    const us = rep.unknown_shapes;
+    if (us && us.refused > 0) {
+      err(escapeControls(`unknown shapes: ${us.refused} candidate${us.refused === 1 ? '' : 's'} refused` +
+        (us.inputs.length ? `; give --shape for: ${us.inputs.join(', ')}` : '')) + '\n');
+    }
     let files;
     try {
       files = model.toNcnn({ fp16 });

@@ -187,7 +187,7 @@ public:
             if (!xs.known())
                 return MatchResult::blocked("the constant " + l.kshape.str() + " of " + lq(g, l.layer) +
                                             " may be per channel, but the shape of " + bq(g, x) +
-                                            " is unknown (needs shapes: give the input shapes)");
+                                            " is unknown (give input shapes)");
             int ch = xs.dims == 3 ? xs.c : xs.dims == 1 ? xs.w : 0;
             std::string why;
             if (ch <= 0 || classify_constant_operand(xs, xs.dims, false, ch, l.kshape, why) != Broadcast::PerChannel)

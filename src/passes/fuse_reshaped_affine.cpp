@@ -81,7 +81,7 @@ public:
         const Shape hs = ctx.shape(g.layers[host].tops[0]), bs = ctx.shape(bn.bottoms[0]);
         if (!hs.known() || !bs.known())
             return MatchResult::blocked("the shapes between " + lq(g, host) + " and " + lq(g, j) +
-                                        " are unknown (needs shapes: give the input shapes)");
+                                        " are unknown (give input shapes)");
         if (hs.total() != bs.total() || hs.total() > kMaxElements)
             return MatchResult::blocked("the shapes " + hs.str() + " and " + bs.str() + " cannot be checked");
         ChannelSlices cs = channel_slices(bs);

@@ -173,7 +173,7 @@ public:
         const Shape x = ctx.shape(l0.bottoms[0]);
         if (!x.known())
             return MatchResult::blocked("the shape of " + bq(g, l0.bottoms[0]) +
-                                        " is unknown (needs shapes: give the input shapes)");
+                                        " is unknown (give input shapes)");
         if (x.total() > kMaxElements || x.dims < 1 || x.dims > 4)
             return MatchResult::blocked("the input " + x.str() + " is too large to check the chain on (" +
                                         std::to_string(kMaxElements) + " elements at most)");
@@ -327,7 +327,7 @@ public:
         const Shape xs = ctx.shape(P.bottoms[0]), os = ctx.shape(p);
         if (!xs.known() || !os.known())
             return MatchResult::blocked("the shapes around " + lq(g, i) +
-                                        " are unknown (needs shapes: give the input shapes)");
+                                        " are unknown (give input shapes)");
         int perm[4];
         if (!order_perm(os.dims, P.params.get_int(0, 0), perm))
             return MatchResult::none();

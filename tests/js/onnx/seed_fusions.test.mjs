@@ -302,3 +302,22 @@ test('must not fire: MatMul + BN where the reshaped blob has a second reader', a
   const m = await check(bytes, { x: { data: new Rng(44).fill(8), shape: [1, 8] } });
   assert.ok(m.types.includes('BatchNorm'), m.types.join(', '));
 });
+
+test('optimize says how many candidates unknown shapes refused and which --shape unlocks them', () => {
+  const dir = tmpdir('nnfold-seed-');
+  const param = path.join(dir, 'm.param');
+  fs.writeFileSync(param, '7767517\n6 6\nInput data 0 1 data\nReLU r 1 1 data x\nMemoryData s 0 1 s 0=3\n' +
+    'MemoryData t 0 1 t 0=3\nBinaryOp mul 2 1 x s m 0=2\nBinaryOp add 2 1 m t out 0=0\n');
+  const o = (f) => path.join(dir, f);
+  const r = nnfold('native', ['optimize', param, 'null', o('a.param'), o('a.bin'), `--report=${o('a.json')}`]);
+  const lines = r.stderr.trim().split('\n');
+  assert.match(lines.at(-2), /^unknown shapes: \d+ candidates? refused; give --shape for: data$/, r.stderr);
+  const rep = JSON.parse(fs.readFileSync(o('a.json'), 'utf8'));
+  assert.ok(rep.unknown_shapes.refused >= 1);
+  assert.deepEqual(rep.unknown_shapes.inputs, ['data']);
+  // with the shape: the Mul and Add become one Scale, nothing left to report
+  const r2 = nnfold('native', ['optimize', param, 'null', o('b.param'), o('b.bin'), '--shape', 'data=3,6,7', `--report=${o('b.json')}`]);
+  assert.ok(!r2.stderr.includes('unknown shapes'), r2.stderr);
+  assert.deepEqual(JSON.parse(fs.readFileSync(o('b.json'), 'utf8')).unknown_shapes, { refused: 0, inputs: [] });
+  assert.match(fs.readFileSync(o('b.param'), 'utf8'), /\nScale +mul /);
+});
