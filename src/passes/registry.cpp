@@ -38,6 +38,7 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     p.push_back(make_fuse_host_binaryop("fuse_innerproduct_add", {"InnerProduct"}, false));
     p.push_back(make_fuse_gemm_batchnorm());  // nnfold
     p.push_back(make_fuse_host_reshape_batchnorm());  // nnfold
+    p.push_back(make_fuse_host_reshape_binaryop());  // nnfold
     p.push_back(make_fuse_innerproduct_dropout());
     p.push_back(make_replace_reduction_with_global_pooling());
     p.push_back(make_replace_prelu_with_leaky_relu());

@@ -48,6 +48,7 @@ std::unique_ptr<Pass> make_fuse_permute_reshape_chain();
 std::unique_ptr<Pass> make_sink_permute();
 // fuse_reshaped_affine.cpp
 std::unique_ptr<Pass> make_fuse_host_reshape_batchnorm();
+std::unique_ptr<Pass> make_fuse_host_reshape_binaryop();
 // fuse_affine_chain.cpp
 std::unique_ptr<Pass> make_fuse_affine_binaryop_chain();
 // replace_layers.cpp

@@ -79,3 +79,57 @@ TEST(FuseHostReshapeBatchNorm, MustNotFire) {
         EXPECT_EQ(pt::rewrites_of(o.report, kPass), 0);
     }
 }
+
+TEST(FuseHostReshapeBinaryOp, BatchedMatMulBiasFoldsIntoTheInnerProduct) {
+    PT_REQUIRE_LAYERS("InnerProduct", "Reshape", "BinaryOp");
+    // ONNX MatMul [2,5,8] x [8,6] + bias [6]: Reshape [10,8] -> row-wise InnerProduct [10,6] ->
+    // Reshape [2,5,6] -> Add [1,1,6] (along w = the InnerProduct's channels); also Mul and Sub
+    for (int op : {0, 1, 2, 7}) {
+        SCOPED_TRACE(op);
+        auto o = pt::optimize_text(model({"Input data 0 1 data 0=8 1=5 2=2", "Reshape r0 1 1 data r0 0=8 1=10",
+                                          "InnerProduct ip 1 1 r0 h 0=6 1=0 2=48", "Reshape r1 1 1 h r1 0=6 1=5 2=2",
+                                          "MemoryData b 0 1 b 0=6 1=1 2=1",
+                                          "BinaryOp add 2 1 r1 b out 0=" + std::to_string(op)}));
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_EQ(pt::rewrites_of(o.report, "fuse_host_reshape_binaryop"), 1);
+        EXPECT_EQ(o.after.live_layer_count(), 4);  // Input, Reshape, InnerProduct, Reshape
+        pt::expect_same_outputs(o.before, o.after);
+    }
+}
+
+TEST(FuseHostReshapeBinaryOp, MustNotFire) {
+    PT_REQUIRE_LAYERS("InnerProduct", "Reshape", "BinaryOp", "ReLU", "Split");
+    const std::string head = "Input data 0 1 data 0=8 1=5 2=2";
+    const std::string chain = "Reshape r0 1 1 data r0 0=8 1=10";
+    {
+        // a constant along h ([1,5,1]): each InnerProduct channel meets several values
+        auto o = pt::optimize_text(model({head, chain, "InnerProduct ip 1 1 r0 h 0=6 1=0 2=48",
+                                          "Reshape r1 1 1 h r1 0=6 1=5 2=2", "MemoryData b 0 1 b 0=1 1=5 2=1",
+                                          "BinaryOp add 2 1 r1 b out 0=0"}),
+                                   pt::only({"fuse_host_reshape_binaryop"}));
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_EQ(pt::rewrites_of(o.report, "fuse_host_reshape_binaryop"), 0);
+        EXPECT_NE(pt::skip_reasons(o.report, "fuse_host_reshape_binaryop").find("several values"), std::string::npos);
+    }
+    {
+        // the reshaped output has a second reader
+        auto o = pt::optimize_text(model({head, chain, "InnerProduct ip 1 1 r0 h 0=6 1=0 2=48",
+                                          "Reshape r1 1 1 h r1 0=6 1=5 2=2", "Split s 1 2 r1 r1a r1b",
+                                          "MemoryData b 0 1 b 0=6 1=1 2=1", "BinaryOp add 2 1 r1a b out 0=0",
+                                          "ReLU x 1 1 r1b out2"}),
+                                   pt::only({"fuse_host_reshape_binaryop"}));
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_EQ(pt::rewrites_of(o.report, "fuse_host_reshape_binaryop"), 0);
+    }
+    {
+        // the InnerProduct's output is kept
+        OptimizeOptions opt = pt::only({"fuse_host_reshape_binaryop"});
+        opt.keep = {"h"};
+        auto o = pt::optimize_text(model({head, chain, "InnerProduct ip 1 1 r0 h 0=6 1=0 2=48",
+                                          "Reshape r1 1 1 h r1 0=6 1=5 2=2", "MemoryData b 0 1 b 0=6 1=1 2=1",
+                                          "BinaryOp add 2 1 r1 b out 0=0"}),
+                                   opt);
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_EQ(pt::rewrites_of(o.report, "fuse_host_reshape_binaryop"), 0);
+    }
+}

@@ -321,3 +321,30 @@ test('optimize says how many candidates unknown shapes refused and which --shape
   assert.deepEqual(JSON.parse(fs.readFileSync(o('b.json'), 'utf8')).unknown_shapes, { refused: 0, inputs: [] });
   assert.match(fs.readFileSync(o('b.param'), 'utf8'), /\nScale +mul /);
 });
+
+// Batched MatMul with a constant B and a constant bias Add (the seed's BatchMatMul + BiasAdd):
+// the bias goes into the InnerProduct ncnn runs it with, for 2D, 3D and 4D inputs.
+for (const xs of [[5, 8], [1, 5, 8], [1, 2, 5, 8], [2, 5, 8]]) {
+  test(`MatMul [${xs}] x constant [8,6] + bias [6]: the bias folds (${xs.length}D)`, async () => {
+    const rng = new Rng(51);
+    const bytes = makeModel({
+      inputs: [{ name: 'x', shape: xs }], outputs: [{ name: 'y' }],
+      nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['mm'] }, { op: 'Add', inputs: ['b', 'mm'], outputs: ['y'] }],
+      inits: [tensor('w', [8, 6], rng.fill(48)), tensor('b', [6], rng.fill(6))],
+    });
+    const m = await check(bytes, { x: { data: new Rng(52).fill(xs.reduce((a, b) => a * b, 1)), shape: xs } });
+    assert.ok(!m.types.includes('BinaryOp') && !m.types.includes('MemoryData'), m.types.join(', '));
+    assert.equal(m.types.filter((t) => t === 'InnerProduct').length, 1, m.types.join(', '));
+  });
+}
+
+test('must not fire: batched MatMul + a bias that varies along the rows', async () => {
+  const rng = new Rng(53);
+  const bytes = makeModel({
+    inputs: [{ name: 'x', shape: [1, 2, 5, 8] }], outputs: [{ name: 'y' }],
+    nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['mm'] }, { op: 'Add', inputs: ['mm', 'b'], outputs: ['y'] }],
+    inits: [tensor('w', [8, 6], rng.fill(48)), tensor('b', [5, 1], rng.fill(5))],
+  });
+  const m = await check(bytes, { x: { data: new Rng(54).fill(80), shape: [1, 2, 5, 8] } });
+  assert.ok(m.types.includes('BinaryOp'), m.types.join(', '));
+});
