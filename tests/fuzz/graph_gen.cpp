@@ -323,6 +323,22 @@ public:
             emit("Reshape", new_layer_name("rs"), {b}, {r2}, "0=" + std::to_string(num));
             return;
         }
+        if (s.dims == 2 && s.h > 1 && chance(60)) {
+            // batched MatMul with a constant B: row-wise InnerProduct [h, num] -> Reshape to 3D
+            // [a, h/a, num] -> a bias along the channels (or along h: must not fold)
+            int num = uni(1, 6);
+            std::string ip = new_blob(S{2, 1, s.h, num});
+            emit("InnerProduct", new_layer_name("ipr"), {in.name}, {ip},
+                 "0=" + std::to_string(num) + " 1=" + std::to_string(uni(0, 1)) + " 2=" + std::to_string(num * s.w) +
+                     fused_act());
+            int a = s.h % 2 == 0 ? 2 : 1;
+            S rs{3, a, s.h / a, num};
+            std::string r1 = new_blob(rs);
+            emit("Reshape", new_layer_name("rs"), {ip}, {r1},
+                 "0=" + std::to_string(num) + " 1=" + std::to_string(rs.h) + " 2=" + std::to_string(a));
+            constant_chain(Blob{r1, rs}, uni(1, 2));
+            return;
+        }
         if (s.dims != 3) {
             constant_chain(in, uni(1, 3));
             return;
