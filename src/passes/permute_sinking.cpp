@@ -20,7 +20,9 @@
 //
 // sink_permute
 //   Before: x -> Permute P -> p -> E -> y, E elementwise: a unary layer (ReLU, Sigmoid, Clip, ...),
-//           or a BinaryOp with a scalar (with_scalar) or with a constant K from a MemoryData m
+//           a per-channel layer (BatchNorm, Scale, PReLU) when P keeps the channel axis of a 3D/4D
+//           blob in place (it swaps the inner axes only), or a BinaryOp with a scalar
+//           (with_scalar) or with a constant K from a MemoryData m
 //   After:  x -> E' -> q -> P -> y: E reads x instead; K' (m's new shape) is K with its axes moved
 //           back through P
 //   Math:   E(P(x)) = P(E'(x)) for an elementwise E; for a BinaryOp, op(P(x), K) = P(op(x, K'))
@@ -292,6 +294,17 @@ public:
         if (E.tops.size() != 1)
             return MatchResult::none();
         bool unary = unary_elementwise(E.type) && E.bottoms.size() == 1;
+        // per-channel layers commute with a Permute that leaves the channel axis where it is
+        if (!unary && E.bottoms.size() == 1 &&
+            (E.type == "BatchNorm" || E.type == "PReLU" || (E.type == "Scale" && E.params.get_int(0, 0) > 0))) {
+            const Shape& os = ctx.shape(p);
+            int perm[4];
+            if (!os.known() || os.dims < 3 || !order_perm(os.dims, P.params.get_int(0, 0), perm))
+                return MatchResult::none();
+            if (perm[os.dims - 1] != os.dims - 1)
+                return MatchResult::none();  // the channel axis moves: the layer cannot follow
+            unary = true;
+        }
         bool scalar_bin = E.type == "BinaryOp" && E.params.get_int(1, 0) && E.bottoms.size() == 1;
         bool const_bin = E.type == "BinaryOp" && !E.params.get_int(1, 0) && E.bottoms.size() == 2 &&
                          E.bottoms[0] != E.bottoms[1];

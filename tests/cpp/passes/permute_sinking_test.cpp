@@ -176,3 +176,21 @@ TEST(SinkPermute, MustNotFire) {
         pt::expect_same_outputs(shared.before, shared.after);
     }
 }
+
+TEST(SinkPermute, PerChannelLayersOnlyWhenTheChannelAxisStays) {
+    PT_REQUIRE_LAYERS("Permute", "BatchNorm", "Scale", "Convolution");
+    // order 1 swaps h and w, c stays: the BatchNorm moves above the Permute and folds into the conv
+    auto o = pt::optimize_text(model({"Input data 0 1 data 0=7 1=6 2=3", "Convolution conv 1 1 data c 0=4 1=3 4=1 5=1 6=108",
+                                      "Permute p 1 1 c p 0=1", "BatchNorm bn 1 1 p b 0=4 1=0.001",
+                                      "Scale sc 1 1 b out 0=4 1=1"}));
+    ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+    EXPECT_EQ(o.after.live_layer_count(), 3);  // Input, Convolution, Permute
+    pt::expect_same_outputs(o.before, o.after);
+    // order 3 moves c: the BatchNorm (of the NHWC blob's 6 "channels") stays below
+    auto n = pt::optimize_text(model({"Input data 0 1 data 0=7 1=6 2=3", "Convolution conv 1 1 data c 0=4 1=3 4=1 5=1 6=108",
+                                      "Permute p 1 1 c p 0=3", "BatchNorm bn 1 1 p out 0=6 1=0.001"}),
+                               pt::only({"sink_permute"}));
+    ASSERT_TRUE(n.st.is_ok()) << n.st.message();
+    EXPECT_EQ(pt::rewrites_of(n.report, "sink_permute"), 0);
+    pt::expect_same_outputs(n.before, n.after);
+}
