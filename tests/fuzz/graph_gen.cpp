@@ -366,7 +366,13 @@ public:
             cur = constant_chain(cur, uni(1, 2));
         if (chance(40)) {
             std::string t = new_blob(ps);
-            emit(chance(50) ? "ReLU" : "Sigmoid", new_layer_name("act"), {cur.name}, {t}, "");
+            int kind = uni(0, 3);
+            if (kind == 0)
+                emit("BatchNorm", new_layer_name("bn"), {cur.name}, {t}, "0=" + std::to_string(ps.c) + " 1=" + f(1e-3f));
+            else if (kind == 1)
+                emit("Scale", new_layer_name("sc"), {cur.name}, {t}, "0=" + std::to_string(ps.c) + " 1=" + std::to_string(uni(0, 1)));
+            else
+                emit(kind == 2 ? "ReLU" : "Sigmoid", new_layer_name("act"), {cur.name}, {t}, "");
             cur = Blob{t, ps};
         }
         if (chance(60)) {
