@@ -201,8 +201,15 @@ public:
             for (size_t q = 0; q < v.size() && identity; q++)
                 identity = v[q] == (int32_t)q;
             if (identity) {
-                best = (int)k;
-                best_kind = same_shape(s, x) ? 0 : 1;
+                // a new shape is written as a Reshape with every size given: only where the chain
+                // already fixed its sizes with one (a Flatten adapts to any input)
+                bool fixed = false;
+                for (size_t q = 0; q <= k; q++)
+                    fixed = fixed || g.layers[chain[q]].type == "Reshape";
+                if (same_shape(s, x) || fixed) {
+                    best = (int)k;
+                    best_kind = same_shape(s, x) ? 0 : 1;
+                }
                 continue;
             }
             if (k == 0 || s.dims != x.dims)
