@@ -105,22 +105,26 @@ uint64_t estimate_peak_memory(const Graph& g, const std::vector<Shape>& shapes) 
     return peak;
 }
 
-uint64_t weights_bytes(const Graph& g) {
+namespace {
+
+template <class Bytes>
+uint64_t sum_weights(const Graph& g, Bytes bytes) {
     uint64_t n = 0;
     for (auto& l : g.layers)
         if (!l.erased)
             for (auto& w : l.weights)
-                n += (uint64_t)w.count() * 4;
+                n += bytes(w);
     return n;
 }
 
+}  // namespace
+
+uint64_t weights_bytes(const Graph& g) {
+    return sum_weights(g, [](const WeightArray& w) { return (uint64_t)w.count() * 4; });
+}
+
 uint64_t weights_file_bytes(const Graph& g) {
-    uint64_t n = 0;
-    for (auto& l : g.layers)
-        if (!l.erased)
-            for (auto& w : l.weights)
-                n += w.file_bytes();
-    return n;
+    return sum_weights(g, [](const WeightArray& w) { return w.file_bytes(); });
 }
 
 ModelSummary summarize(const Graph& g, const std::map<std::string, Shape>& input_shapes) {

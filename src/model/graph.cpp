@@ -55,25 +55,18 @@ void remove_use(std::vector<int>& v, int layer) {
 
 }  // namespace
 
-void Graph::attach(int layer) {
+void Graph::update_uses(int layer, void (*op)(std::vector<int>&, int)) {
     const LayerNode& l = layers[layer];
     for (int b : l.bottoms)
         if (b >= 0 && b < (int)uses_.size())
-            add_use(uses_[b].consumers, layer);
+            op(uses_[b].consumers, layer);
     for (int t : l.tops)
         if (t >= 0 && t < (int)uses_.size())
-            add_use(uses_[t].producers, layer);
+            op(uses_[t].producers, layer);
 }
 
-void Graph::detach(int layer) {
-    const LayerNode& l = layers[layer];
-    for (int b : l.bottoms)
-        if (b >= 0 && b < (int)uses_.size())
-            remove_use(uses_[b].consumers, layer);
-    for (int t : l.tops)
-        if (t >= 0 && t < (int)uses_.size())
-            remove_use(uses_[t].producers, layer);
-}
+void Graph::attach(int layer) { update_uses(layer, add_use); }
+void Graph::detach(int layer) { update_uses(layer, remove_use); }
 
 std::vector<Graph::Uses> Graph::scan_uses() const {
     std::vector<Uses> u(blobs.size());
@@ -128,27 +121,21 @@ void Graph::erase_layer(int index) {
     layers[index].erased = true;
 }
 
-void Graph::set_bottom(int layer, size_t k, int blob) {
-    int& b = layers[layer].bottoms[k];
+void Graph::retarget(int layer, int& slot, std::vector<int> Uses::*list, int blob) {
     if (indexed(layer)) {
-        if (b >= 0 && b < (int)uses_.size())
-            remove_use(uses_[b].consumers, layer);
+        if (slot >= 0 && slot < (int)uses_.size())
+            remove_use(uses_[slot].*list, layer);
         if (blob >= 0 && blob < (int)uses_.size())
-            add_use(uses_[blob].consumers, layer);
+            add_use(uses_[blob].*list, layer);
     }
-    b = blob;
+    slot = blob;
 }
 
-void Graph::set_top(int layer, size_t k, int blob) {
-    int& t = layers[layer].tops[k];
-    if (indexed(layer)) {
-        if (t >= 0 && t < (int)uses_.size())
-            remove_use(uses_[t].producers, layer);
-        if (blob >= 0 && blob < (int)uses_.size())
-            add_use(uses_[blob].producers, layer);
-    }
-    t = blob;
+void Graph::set_bottom(int layer, size_t k, int blob) {
+    retarget(layer, layers[layer].bottoms[k], &Uses::consumers, blob);
 }
+
+void Graph::set_top(int layer, size_t k, int blob) { retarget(layer, layers[layer].tops[k], &Uses::producers, blob); }
 
 void Graph::set_bottoms(int layer, std::vector<int> bottoms) {
     bool idx = indexed(layer);

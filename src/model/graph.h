@@ -104,6 +104,9 @@ private:
     void rebuild_uses();
     void attach(int layer);  // adds a live layer's uses to the index
     void detach(int layer);  // removes them
+    void update_uses(int layer, void (*op)(std::vector<int>& list, int layer));
+    // Points one bottom or top `slot` of `layer` at `blob` (list: which side of the index).
+    void retarget(int layer, int& slot, std::vector<int> Uses::*list, int blob);
     bool indexed(int layer) const { return index_on_ && !layers[layer].erased; }
 };
 
