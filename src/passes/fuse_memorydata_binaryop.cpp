@@ -85,8 +85,9 @@ public:
         if (ks.dims > 1) {
             const Shape& other = ctx.shape(bin.bottoms[1 - side]);
             if (!other.known())
-                return MatchResult::blocked("the constant is " + ks.str() + " and the other input's shape is unknown: it "
-                                            "may raise the output's rank");
+                return MatchResult::blocked("the constant is " + ks.str() +
+                                            " and the other input's shape is unknown (give input shapes): it may "
+                                            "raise the output's rank");
             if (other.dims < ks.dims)
                 return MatchResult::blocked("the constant " + ks.str() + " would raise the " + std::to_string(other.dims) +
                                             "D input to " + std::to_string(ks.dims) + "D");

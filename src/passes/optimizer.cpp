@@ -154,6 +154,7 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
                                   " rounds");
         report.rounds = round;
         report.skipped.clear();
+        report.refused_unknown_shapes = 0;
         bool changed = false;
         for (size_t pi = 0; pi < passes.size(); pi++) {
             const Pass& pass = *passes[pi];
@@ -175,6 +176,9 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
                 if (names.empty())
                     names.push_back(g_.layers[i].name);
                 if (m.kind == MatchResult::Blocked) {
+                    // the passes' common wording for "shapes would let me decide"
+                    if (m.reason.find("give input shapes") != std::string::npos)
+                        report.refused_unknown_shapes++;
                     if (opt_.explain)
                         report.skipped.push_back(SkipRecord{pass.name(), names, m.reason});
                     continue;
@@ -216,6 +220,10 @@ Status Driver::run(const std::vector<const Pass*>& passes, OptimizeReport& repor
         if (!changed)
             break;
     }
+    report.shapeless_inputs.clear();
+    for (int b : g_.input_blobs())
+        if (!ctx_.shape(b).known())
+            report.shapeless_inputs.push_back(g_.blobs[b].name);
     return Status::ok();
 }
 
@@ -321,6 +329,10 @@ std::string report_json(const OptimizeReport& r) {
     };
     j["before"] = stats(r.before);
     j["after"] = stats(r.after);
+    json us = json::object();
+    us["refused"] = r.refused_unknown_shapes;
+    us["inputs"] = r.shapeless_inputs;
+    j["unknown_shapes"] = us;
     // invalid UTF-8 in user names is replaced, never thrown on (core/json.h)
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -334,6 +346,13 @@ std::vector<std::string> report_lines(const OptimizeReport& r) {
             lines.push_back(escape_controls(p.name + ": " + join_names(x.layers) + ": " + x.detail));
     for (auto& s : r.skipped)
         lines.push_back(escape_controls(s.pass + ": skipped " + join_names(s.layers) + ": " + s.reason));
+    if (r.refused_unknown_shapes > 0) {
+        std::string l = "unknown shapes: " + std::to_string(r.refused_unknown_shapes) + " candidate" +
+                        (r.refused_unknown_shapes == 1 ? "" : "s") + " refused";
+        if (!r.shapeless_inputs.empty())
+            l += "; give --shape for: " + join_names(r.shapeless_inputs);
+        lines.push_back(escape_controls(l));
+    }
     return lines;
 }
 

@@ -86,6 +86,11 @@ struct OptimizeReport {
     std::vector<SkipRecord> skipped; // with explain: candidates still refused at the fixed point
     ModelStats before, after;
     int rounds = 0;                  // pipeline rounds run (the last one changed nothing)
+    // Candidates refused at the fixed point only because shapes are unknown (a refusal whose reason
+    // says "give input shapes"; counted with or without explain), and the model inputs whose
+    // shape is unknown: the --shape that would let those passes decide.
+    int refused_unknown_shapes = 0;
+    std::vector<std::string> shapeless_inputs;
     int rewrite_count() const;
 };
 
@@ -96,12 +101,16 @@ Status optimize(Graph& g, const OptimizeOptions& opt, OptimizeReport& report, Wa
 //    "passes": [{"name": "...", "rewrites": [{"layers": ["conv1", "bn1"], "detail": "..."}]}],
 //    "skipped": [{"pass": "...", "layers": [...], "reason": "..."}],
 //    "before": {"layers": N, "weights_bytes": N, "memory_bytes": N | null},
-//    "after": {...}}
-// memory_bytes is null when shapes are unknown. Keys in this order; no whitespace.
+//    "after": {...},
+//    "unknown_shapes": {"refused": N, "inputs": ["data", ...]}}
+// memory_bytes is null when shapes are unknown. Keys in this order; no whitespace. unknown_shapes
+// (added after the first schema: readers of the older keys are unaffected) counts the candidates
+// refused for unknown shapes and names the inputs without a shape.
 std::string report_json(const OptimizeReport& report);
 
 // One line per rewrite: "<pass>: <layers...>: <detail>"; and, with explain, one per refusal:
-// "<pass>: skipped <layers...>: <reason>".
+// "<pass>: skipped <layers...>: <reason>"; then, when candidates were refused for unknown shapes,
+// "unknown shapes: N candidates refused; give --shape for: <inputs>".
 std::vector<std::string> report_lines(const OptimizeReport& report);
 
 // Names of every pass in pipeline order.

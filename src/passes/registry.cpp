@@ -10,6 +10,10 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     // host takes all five layer types (ncnnoptimize lists fewer for the deconvolutions).
     const std::vector<std::string> acts = {"ReLU", "Clip", "Sigmoid", "Mish", "HardSwish"};
     std::vector<std::unique_ptr<Pass>> p;
+    // nnfold: NHWC transposes first: Reshape/Permute chains become one Permute (or cancel) and
+    // Permutes move below elementwise math, so that per-channel math meets its host in this round
+    p.push_back(make_fuse_permute_reshape_chain());
+    p.push_back(make_sink_permute());
     // nnfold: parallel convolutions first, so that a BatchNorm after them fuses in the same round;
     // explicit Padding into the convolution after it
     p.push_back(make_fuse_slice_convolution_concat());
@@ -33,6 +37,8 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     p.push_back(make_fuse_host_binaryop("fuse_innerproduct_mul", {"InnerProduct"}, true));  // nnfold
     p.push_back(make_fuse_host_binaryop("fuse_innerproduct_add", {"InnerProduct"}, false));
     p.push_back(make_fuse_gemm_batchnorm());  // nnfold
+    p.push_back(make_fuse_host_reshape_batchnorm());  // nnfold
+    p.push_back(make_fuse_host_reshape_binaryop());  // nnfold
     p.push_back(make_fuse_innerproduct_dropout());
     p.push_back(make_replace_reduction_with_global_pooling());
     p.push_back(make_replace_prelu_with_leaky_relu());
@@ -55,6 +61,9 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     p.push_back(make_replace_convolution_with_innerproduct("replace_convolution_with_innerproduct_after_innerproduct",
                                                            "InnerProduct"));
     p.push_back(make_eliminate_reshape_after("eliminate_flatten_after_innerproduct", "Flatten", "InnerProduct"));
+    // nnfold: what per-channel math is left once the hosts took theirs (after the identity layers
+    // went, so a host the chain follows has had its chance) becomes one Scale
+    p.push_back(make_fuse_affine_binaryop_chain());
     p.push_back(make_eliminate_orphaned_memorydata());
     return p;
 }

@@ -43,6 +43,14 @@ std::unique_ptr<Pass> make_eliminate_reshape_after(const std::string& name, cons
 std::unique_ptr<Pass> make_eliminate_reshape_before_binaryop();
 // eliminate_orphaned_memorydata.cpp
 std::unique_ptr<Pass> make_eliminate_orphaned_memorydata();
+// permute_sinking.cpp
+std::unique_ptr<Pass> make_fuse_permute_reshape_chain();
+std::unique_ptr<Pass> make_sink_permute();
+// fuse_reshaped_affine.cpp
+std::unique_ptr<Pass> make_fuse_host_reshape_batchnorm();
+std::unique_ptr<Pass> make_fuse_host_reshape_binaryop();
+// fuse_affine_chain.cpp
+std::unique_ptr<Pass> make_fuse_affine_binaryop_chain();
 // replace_layers.cpp
 std::unique_ptr<Pass> make_replace_reduction_with_global_pooling();
 std::unique_ptr<Pass> make_replace_prelu_with_leaky_relu();

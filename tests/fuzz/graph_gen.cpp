@@ -246,9 +246,150 @@ public:
         }
     }
 
+    // ncnn Permute of a 3D [c,h,w] blob (layers/permute.cpp: input axis per output axis,
+    // innermost first, w=0 h=1 c=2).
+    static S permuted(const S& s, int order) {
+        static const int kOrder3[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}};
+        int e[3] = {s.w, s.h, s.c};
+        return S{3, e[kOrder3[order][2]], e[kOrder3[order][1]], e[kOrder3[order][0]]};
+    }
+
+    // A MemoryData constant for a BinaryOp on `s`: one value, or a vector along one axis.
+    std::string axis_constant(const S& s) {
+        S k{1, 1, 1, 1};
+        int axis = uni(0, 3);
+        if (axis != 0 && s.dims == 1)
+            k = S{1, 1, 1, s.w};
+        else if (axis == 1 && s.dims == 3)
+            k = chance(50) ? S{3, s.c, 1, 1} : S{1, 1, 1, s.c};
+        else if (axis == 2 && s.dims == 3)
+            k = S{3, 1, s.h, 1};
+        else if (axis == 3 && s.dims == 3)
+            k = S{3, 1, 1, s.w};
+        std::string p = "0=" + std::to_string(k.w);
+        if (k.dims == 3)
+            p += " 1=" + std::to_string(k.h) + " 2=" + std::to_string(k.c);
+        std::string name = new_blob(k);
+        emit("MemoryData", new_layer_name("md"), {}, {name}, p);
+        return name;
+    }
+
+    // Elementwise math with constants: scalars and per-axis vectors, on either side (the affine
+    // chain pass, sink_permute). Returns the last output.
+    Blob constant_chain(const Blob in, int n) {
+        Blob cur = in;
+        for (int i = 0; i < n; i++) {
+            static const int ops[] = {0, 1, 2, 7};
+            std::string k;
+            if (!chance(35))
+                k = axis_constant(in.s);
+            std::string top = new_blob(in.s);
+            if (k.empty()) {
+                float v = chance(20) ? 1.f : real(-2.f, 2.f);
+                int op = chance(15) ? 3 : ops[uni(0, 3)];
+                if (op == 3)
+                    v = real(0.5f, 2.f);
+                emit("BinaryOp", new_layer_name("sb"), {cur.name}, {top}, "0=" + std::to_string(op) + " 1=1 2=" + f(v));
+            } else {
+                std::string op = "0=" + std::to_string(ops[uni(0, 3)]);
+                if (chance(50))
+                    emit("BinaryOp", new_layer_name("cb"), {cur.name, k}, {top}, op);
+                else
+                    emit("BinaryOp", new_layer_name("cb"), {k, cur.name}, {top}, op);
+            }
+            cur = Blob{top, in.s};
+        }
+        return cur;
+    }
+
+    // NHWC-shaped graphs: Permutes (sometimes spelled Reshape -> 2D Permute -> Reshape), math in
+    // between, a second Permute that may undo the first; MatMul-like InnerProduct -> Reshape ->
+    // BatchNorm -> Reshape.
+    void seed_shapes(const Blob in) {
+        const S s = in.s;
+        if (s.dims == 1 && chance(60)) {
+            int num = uni(1, 6);
+            std::string ip = new_blob(S{1, 1, 1, num});
+            emit("InnerProduct", new_layer_name("ip"), {in.name}, {ip},
+                 "0=" + std::to_string(num) + " 1=" + std::to_string(uni(0, 1)) + " 2=" + std::to_string(num * s.w) +
+                     fused_act());
+            bool chan = chance(50);
+            S rs = chan ? S{3, num, 1, 1} : S{3, 1, 1, num};
+            std::string r1 = new_blob(rs);
+            emit("Reshape", new_layer_name("rs"), {ip}, {r1}, "0=" + std::to_string(rs.w) + " 1=1 2=" + std::to_string(rs.c));
+            std::string b = new_blob(rs);
+            emit("BatchNorm", new_layer_name("bn"), {r1}, {b}, "0=" + std::to_string(rs.channels()) + " 1=" + f(1e-3f));
+            std::string r2 = new_blob(S{1, 1, 1, num});
+            emit("Reshape", new_layer_name("rs"), {b}, {r2}, "0=" + std::to_string(num));
+            return;
+        }
+        if (s.dims == 2 && s.h > 1 && chance(60)) {
+            // batched MatMul with a constant B: row-wise InnerProduct [h, num] -> Reshape to 3D
+            // [a, h/a, num] -> a bias along the channels (or along h: must not fold)
+            int num = uni(1, 6);
+            std::string ip = new_blob(S{2, 1, s.h, num});
+            emit("InnerProduct", new_layer_name("ipr"), {in.name}, {ip},
+                 "0=" + std::to_string(num) + " 1=" + std::to_string(uni(0, 1)) + " 2=" + std::to_string(num * s.w) +
+                     fused_act());
+            int a = s.h % 2 == 0 ? 2 : 1;
+            S rs{3, a, s.h / a, num};
+            std::string r1 = new_blob(rs);
+            emit("Reshape", new_layer_name("rs"), {ip}, {r1},
+                 "0=" + std::to_string(num) + " 1=" + std::to_string(rs.h) + " 2=" + std::to_string(a));
+            constant_chain(Blob{r1, rs}, uni(1, 2));
+            return;
+        }
+        if (s.dims != 3) {
+            constant_chain(in, uni(1, 3));
+            return;
+        }
+        if (chance(30)) {
+            constant_chain(in, uni(1, 3));
+            return;
+        }
+        int order = uni(1, 5);
+        S ps = permuted(s, order);
+        std::string p1 = new_blob(ps);
+        if (order == 3 && chance(50)) {
+            // the importers' spelling of NCHW -> NHWC
+            std::string a = new_blob(S{2, 1, s.c, s.h * s.w});
+            emit("Reshape", new_layer_name("rs"), {in.name}, {a}, "0=" + std::to_string(s.h * s.w) + " 1=" + std::to_string(s.c));
+            std::string t = new_blob(S{2, 1, s.h * s.w, s.c});
+            emit("Permute", new_layer_name("pm"), {a}, {t}, "0=1");
+            emit("Reshape", new_layer_name("rs"), {t}, {p1},
+                 "0=" + std::to_string(ps.w) + " 1=" + std::to_string(ps.h) + " 2=" + std::to_string(ps.c));
+        } else {
+            emit("Permute", new_layer_name("pm"), {in.name}, {p1}, "0=" + std::to_string(order));
+        }
+        Blob cur{p1, ps};
+        if (chance(60))
+            cur = constant_chain(cur, uni(1, 2));
+        if (chance(40)) {
+            std::string t = new_blob(ps);
+            int kind = uni(0, 3);
+            if (kind == 0)
+                emit("BatchNorm", new_layer_name("bn"), {cur.name}, {t}, "0=" + std::to_string(ps.c) + " 1=" + f(1e-3f));
+            else if (kind == 1)
+                emit("Scale", new_layer_name("sc"), {cur.name}, {t}, "0=" + std::to_string(ps.c) + " 1=" + std::to_string(uni(0, 1)));
+            else
+                emit(kind == 2 ? "ReLU" : "Sigmoid", new_layer_name("act"), {cur.name}, {t}, "");
+            cur = Blob{t, ps};
+        }
+        if (chance(60)) {
+            // back: the inverse order (3 <-> 4, the others are their own inverses) or any
+            int back = chance(70) ? (order == 3 ? 4 : order == 4 ? 3 : order) : uni(0, 5);
+            std::string t = new_blob(permuted(ps, back));
+            emit("Permute", new_layer_name("pm"), {cur.name}, {t}, "0=" + std::to_string(back));
+        }
+    }
+
     void step() {
         const Blob src = pick();
         const S s = src.s;
+        if (chance(8)) {
+            seed_shapes(src);
+            return;
+        }
         int r = uni(0, 99);
         if (s.dims == 3) {
             if (r < 14) {

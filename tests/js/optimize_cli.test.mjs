@@ -83,7 +83,8 @@ test('optimize logs rewrites, writes the report and the same bytes for the same 
   assert.ok(lines.some((l) => l.startsWith('replace_convolution_with_innerproduct_after_global_pooling: gp, fc:')), r1.err);
   assert.match(lines.at(-1), /^optimized: 4 rewrites; layers 7 -> 4; weights \d+ -> \d+ bytes \(\.bin \d+ bytes\); memory \d+ -> \d+ bytes$/);
   const rep = JSON.parse(fs.readFileSync(o('r1.json'), 'utf8'));
-  assert.deepEqual(Object.keys(rep), ['version', 'passes', 'skipped', 'before', 'after']);
+  assert.deepEqual(Object.keys(rep), ['version', 'passes', 'skipped', 'before', 'after', 'unknown_shapes']);
+  assert.deepEqual(rep.unknown_shapes, { refused: 0, inputs: [] });
   assert.equal(typeof rep.version, 'string');
   assert.ok(Array.isArray(rep.passes) && rep.passes.length > 30);
   for (const pass of rep.passes) {

@@ -229,6 +229,8 @@ export interface OptimizeReport {
   /** `memory_bytes` (estimated peak: live tensors + weights) is null when shapes are unknown. */
   before: { layers: number; weights_bytes: number; memory_bytes: number | null };
   after: { layers: number; weights_bytes: number; memory_bytes: number | null };
+  /** Candidates refused only because shapes are unknown, and the inputs without a shape (give them). */
+  unknown_shapes: { refused: number; inputs: string[] };
 }
 
 export interface VerifyOptions {

@@ -141,7 +141,10 @@ TEST(Optimizer, ReportJsonSchema) {
     EXPECT_LT(text.find("\"passes\""), text.find("\"skipped\""));
     EXPECT_LT(text.find("\"skipped\""), text.find("\"before\""));
     EXPECT_LT(text.find("\"before\""), text.find("\"after\""));
-    EXPECT_EQ(keys.size(), 5u);
+    EXPECT_LT(text.find("\"after\""), text.find("\"unknown_shapes\""));
+    EXPECT_EQ(keys.size(), 6u);
+    EXPECT_EQ(j["unknown_shapes"]["refused"], 0);
+    EXPECT_TRUE(j["unknown_shapes"]["inputs"].empty());
     EXPECT_TRUE(j["version"].is_string());
     ASSERT_TRUE(j["passes"].is_array());
     EXPECT_EQ(j["passes"].size(), optimizer_pass_names().size());
@@ -330,4 +333,34 @@ TEST(Verify, MismatchedModels) {
     ASSERT_TRUE(verify_models(d, d, opt, r).is_ok());
     EXPECT_TRUE(r.passed);
     EXPECT_EQ(r.outputs[0].shape_a, Shape::d2(5, 4));
+}
+
+TEST(Optimizer, ReportCountsRefusalsForUnknownShapes) {
+    // a per-channel Mul + Add without shapes: refused (give input shapes), counted with or without
+    // explain, the input named; with the shape given nothing is left to count
+    const std::string text = model({"Input data 0 1 data", "ReLU r 1 1 data x", "MemoryData s 0 1 s 0=3",
+                                    "MemoryData t 0 1 t 0=3", "BinaryOp mul 2 1 x s m 0=2",
+                                    "BinaryOp add 2 1 m t out 0=0"});
+    for (bool explain : {false, true}) {
+        OptimizeOptions opt;
+        opt.explain = explain;
+        auto o = pt::optimize_text(text, opt);
+        ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+        EXPECT_GE(o.report.refused_unknown_shapes, 1);
+        EXPECT_EQ(o.report.shapeless_inputs, std::vector<std::string>{"data"});
+        auto j = nlohmann::json::parse(report_json(o.report));
+        EXPECT_EQ(j["unknown_shapes"]["refused"], o.report.refused_unknown_shapes);
+        EXPECT_EQ(j["unknown_shapes"]["inputs"], nlohmann::json({"data"}));
+        auto lines = report_lines(o.report);
+        ASSERT_FALSE(lines.empty());
+        EXPECT_EQ(lines.back().rfind("unknown shapes: ", 0), 0u) << lines.back();
+        EXPECT_NE(lines.back().find("give --shape for: data"), std::string::npos) << lines.back();
+    }
+    OptimizeOptions opt;
+    opt.input_shapes = {{"data", Shape::d3(7, 6, 3)}};
+    auto o = pt::optimize_text(text, opt);
+    ASSERT_TRUE(o.st.is_ok()) << o.st.message();
+    EXPECT_EQ(o.report.refused_unknown_shapes, 0);
+    EXPECT_TRUE(o.report.shapeless_inputs.empty());
+    EXPECT_EQ(o.after.live_layer_count(), 3);  // Input, ReLU, Scale
 }
