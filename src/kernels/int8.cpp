@@ -1,7 +1,24 @@
 #include "kernels/int8.h"
 
+#include <cstring>
+
+#include "kernels/int8_rcp_table.h"
+
 namespace nnfold {
 namespace kernels {
+
+float x86_rcp(float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    const int e = (int)((b >> 23) & 0xff) - 127;
+    if (e < -125 || e > 125)  // the result (or the input) would not be a normal float
+        return 1.f / x;
+    const uint32_t rb = 0x3f000000u + ((uint32_t)kX86RcpTable[(b >> 11) & 0xfff] << 11);
+    float r;
+    std::memcpy(&r, &rb, 4);
+    r = std::ldexp(r, -e);
+    return (b >> 31) ? -r : r;
+}
 
 void int8_quantize(const float* src, size_t n, float scale, int8_t* dst) {
     for (size_t i = 0; i < n; i++)

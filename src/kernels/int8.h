@@ -41,6 +41,12 @@ inline float int8_scale_in(float bottom_scale, float weight_scale) {
     return weight_scale == 0.f ? 0.f : 1.f / (bottom_scale * weight_scale);
 }
 
+// The 12-bit reciprocal ncnn's x86 build takes instead of 1 / x in one place (ConvolutionDepthWise
+// with a multiple of 8 channels: _mm_rcp_ps of bottom_scale * weight_scale), bit for bit as the
+// CPU of ncnn's oracle computes it (kernels/int8_rcp_table.h), so every build gives ncnn's codes.
+// Inputs outside the table's range (zero, subnormal, huge, inf, NaN) give 1 / x.
+float x86_rcp(float x);
+
 // dst[i] = float2int8(src[i] * scale).
 void int8_quantize(const float* src, size_t n, float scale, int8_t* dst);
 

@@ -91,6 +91,7 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     std::vector<int32_t> sums((size_t)l.num_output);
     Int8Weights dq = q;
     dq.requantize = false;
+    dq.fused_bias = false;  // ncnn's x86 InnerProduct multiplies, then adds
     for (int r = 0; r < rows; r++) {
         kernels::int8_dot_rows(x.data() + (size_t)r * n, n, q.weight.data(), l.num_output, sums.data());
         float* out = top.data + (size_t)r * l.num_output;
@@ -106,7 +107,9 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
 Status Convolution::load_model(const std::vector<WeightArray>& w) {
     if (!int8_scale_term || dynamic_weight)
         return WeightedLayer::load_model(w);
-    return load_int8_weights(*this, w, num_output, num_output, 1, int8);
+    Int8Flavor f;
+    f.fused_bias = true;  // x86 Requantize / Dequantize
+    return load_int8_weights(*this, w, num_output, num_output, 1, f, int8);
 }
 
 Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -130,7 +133,14 @@ Status ConvolutionDepthWise::load_model(const std::vector<WeightArray>& w) {
         return invalid_model("ConvolutionDepthWise int8_scale_term (param 8) must be 1, 2, 101 or 102, got " +
                              std::to_string(int8_scale_term));
     const int per_group_scales = (int8_scale_term == 1 || int8_scale_term == 101) ? group : 1;
-    return load_int8_weights(*this, w, group, per_group_scales, num_output / group, int8);
+    // ncnn's x86 depthwise path (elempack 8 when the channels are a multiple of 8) takes
+    // _mm_rcp_ps of the scale product and multiplies, then adds; a grouped layer runs one int8
+    // Convolution per group, with its fused epilogue
+    const bool depthwise = group == num_output && num_input() == group;
+    Int8Flavor f;
+    f.x86_rcp = depthwise && group % 8 == 0;
+    f.fused_bias = !depthwise;
+    return load_int8_weights(*this, w, group, per_group_scales, num_output / group, f, int8);
 }
 
 Status ConvolutionDepthWise::forward_int8(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -145,7 +155,7 @@ Status ConvolutionDepthWise::forward_int8(const Mat& bottom, Mat& top, const Opt
 Status InnerProduct::load_model(const std::vector<WeightArray>& w) {
     if (!int8_scale_term)
         return WeightedLayer::load_model(w);
-    return load_int8_weights(*this, w, num_output, num_output, 1, int8);
+    return load_int8_weights(*this, w, num_output, num_output, 1, Int8Flavor(), int8);
 }
 
 Status InnerProduct::forward_int8(const Mat& bottom, Mat& top, const Option& opt) const {

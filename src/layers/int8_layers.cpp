@@ -24,7 +24,7 @@ Status read_scales(const WeightedLayer& l, const std::vector<WeightArray>& w, si
 }  // namespace
 
 Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, int rows, int weight_scale_count,
-                         int outch_per_row, Int8Weights& q) {
+                         int outch_per_row, Int8Flavor flavor, Int8Weights& q) {
     const size_t need = 1 + (l.bias_term ? 1 : 0) + 2 + (l.int8_scale_term > 100 ? 1 : 0);
     if (w.size() < need)
         return internal_error(l.type + ": missing weight arrays");
@@ -66,7 +66,10 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
     q.scale_in.resize((size_t)rows * outch_per_row);
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < outch_per_row; j++)
-            q.scale_in[(size_t)r * outch_per_row + j] = kernels::int8_scale_in(q.bottom_scale, wscales[(size_t)r]);
+            q.scale_in[(size_t)r * outch_per_row + j] =
+                flavor.x86_rcp && wscales[(size_t)r] != 0.f ? kernels::x86_rcp(q.bottom_scale * wscales[(size_t)r])
+                                                            : kernels::int8_scale_in(q.bottom_scale, wscales[(size_t)r]);
+    q.fused_bias = flavor.fused_bias;
     l.weight_data.clear();  // the fp32 paths (and the optimized subclasses) see no fp32 weights
     return Status::ok();
 }
@@ -85,8 +88,14 @@ void int8_store(const Int8Weights& q, int p, const int32_t* sums, size_t n, cons
     const float scale_in = q.scale_in[(size_t)p];
     const float b = bias.empty() ? 0.f : bias[(size_t)p];
     // ncnn: sumfp32 = sum * scale_in; if (bias_term) sumfp32 += bias; activation; then
-    // float2int8(sumfp32 * scale_out) or the float (no fused multiply-add: two roundings)
-    if (q.requantize) {
+    // float2int8(sumfp32 * scale_out) or the float; fused_bias: one rounding for sum * scale_in + bias
+    if (q.fused_bias) {
+        for (size_t i = 0; i < n; i++) {
+            float v = std::fma((float)sums[i], scale_in, b);
+            v = act.apply(v);
+            dst[i] = q.requantize ? (float)kernels::float2int8(v * q.top_scale) : v;
+        }
+    } else if (q.requantize) {
         for (size_t i = 0; i < n; i++) {
             float v = (float)sums[i] * scale_in;
             v = v + b;

@@ -43,6 +43,16 @@ struct Int8Weights {
     float bottom_scale = 0.f;
     float top_scale = 0.f;        // requantize only
     bool requantize = false;      // int8_scale_term > 100: the output is int8 codes
+    // sum * scale_in + bias in one fused multiply-add, as ncnn's x86 Requantize and Dequantize
+    // (the epilogue of its int8 Convolution) compute it on a CPU with FMA (_mm_comp_fmadd_ps), the
+    // oracle's; ConvolutionDepthWise (depthwise) and InnerProduct multiply, then add.
+    bool fused_bias = false;
+};
+
+// How ncnn's x86 build (the oracle's) differs from its generic int8 code, per layer:
+struct Int8Flavor {
+    bool fused_bias = false;  // Int8Weights::fused_bias
+    bool x86_rcp = false;     // scale_in = kernels::x86_rcp(bottom_scale * weight_scale)
 };
 
 // Reads a WeightedLayer's arrays with int8_scale_term != 0: weight_data (int8 codes, or fp32
@@ -51,7 +61,7 @@ struct Int8Weights {
 // `weight_scale_count` how many scales the .bin holds (rows, or 1 for ConvolutionDepthWise 2/102),
 // `outch_per_row` the output channels of one row (1, or num_output / group).
 Status load_int8_weights(WeightedLayer& layer, const std::vector<WeightArray>& w, int rows, int weight_scale_count,
-                         int outch_per_row, Int8Weights& out);
+                         int outch_per_row, Int8Flavor flavor, Int8Weights& out);
 
 // The input as int8 codes: the codes themselves for an int8 blob, float2int8(x * bottom_scale)
 // otherwise (ncnn quantize_to_int8). `n` values from `m.data`.
