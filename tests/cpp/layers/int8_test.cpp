@@ -40,15 +40,15 @@ Weights8 make_weights(const ConvCase& c, int n_weights, int n_wscales, uint32_t 
     Rng rng(seed);
     Weights8 w;
     for (int i = 0; i < n_weights; i++)
-        w.codes.push_back((int8_t)((int)(rng.uniform() * 255.f) - 127));
+        w.codes.push_back((int8_t)((int)(rng.uniform01() * 255.f) - 127));
     for (int i = 0; i < c.outch; i++)
-        w.bias.push_back(rng.uniform() * 2.f - 1.f);
+        w.bias.push_back(rng.uniform01() * 2.f - 1.f);
     for (int i = 0; i < n_wscales; i++)
-        w.wscales.push_back(40.f + rng.uniform() * 100.f);
+        w.wscales.push_back(40.f + rng.uniform01() * 100.f);
     if (n_wscales > 1)
         w.wscales[n_wscales / 2] = 0.f;  // an all-zero channel: ncnn's scale_in 0
-    w.bscale = 30.f + rng.uniform() * 40.f;
-    w.tscale = 0.5f + rng.uniform();
+    w.bscale = 30.f + rng.uniform01() * 40.f;
+    w.tscale = 0.5f + rng.uniform01();
     return w;
 }
 
@@ -157,7 +157,7 @@ void check_conv(const ConvCase& c, bool dw, bool optimized, bool x_codes, uint32
     Rng rng(seed + 1);
     std::vector<float> x((size_t)c.inch * c.w * c.h);
     for (auto& v : x)
-        v = x_codes ? (float)((int)(rng.uniform() * 255.f) - 127) : rng.uniform() * 4.f - 2.f;
+        v = x_codes ? (float)((int)(rng.uniform01() * 255.f) - 127) : rng.uniform01() * 4.f - 2.f;
     Mat in = test::make_mat({c.inch, c.h, c.w}, x);
     in.int8 = x_codes;
     Mat out;
@@ -194,7 +194,7 @@ TEST(Int8, Float2Int8RoundsHalfAwayFromZeroAndClamps) {
 TEST(Int8, X86RcpIsA12BitReciprocalThatScalesWithTheExponent) {
     Rng rng(3);
     for (int i = 0; i < 20000; i++) {
-        float x = std::ldexp(1.f + rng.uniform(), (int)(rng.uniform() * 200.f) - 100);
+        float x = std::ldexp(1.f + rng.uniform01(), (int)(rng.uniform01() * 200.f) - 100);
         float r = kernels::x86_rcp(x);
         EXPECT_LE(std::fabs(r * x - 1.f), 1.5f / 4096.f) << x;
         EXPECT_EQ(kernels::x86_rcp(x * 4.f), r / 4.f) << x;
@@ -251,7 +251,7 @@ TEST(Int8, InnerProductMatchesTheReference) {
                 Rng rng(7);
                 std::vector<float> x(n);
                 for (auto& v : x)
-                    v = rng.uniform() * 2.f - 1.f;
+                    v = rng.uniform01() * 2.f - 1.f;
                 Mat in = test::make_mat({n}, x), out;
                 ASSERT_TRUE(layer->forward(in, out, Option()).is_ok());
                 ASSERT_EQ(out.shape(), Shape::d1(outch));
