@@ -97,7 +97,7 @@ class Int8Oracle : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
 
-TEST(Int8Oracle, Sha256) {
+TEST(Int8OracleSha256, KnownDigests) {
     EXPECT_EQ(sha256_hex({}), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     std::vector<uint8_t> abc = {'a', 'b', 'c'};
     EXPECT_EQ(sha256_hex(abc), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -203,4 +203,5 @@ TEST_P(Int8Oracle, MatchesNcnn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Int8Oracle,
-                         ::testing::Values("squeezenet", "mobilenet", "mobilenet_v2", "mobilenet_ssd", "googlenet"));
+                         ::testing::Values("squeezenet", "mobilenet", "mobilenet_v2", "mobilenet_ssd", "googlenet"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
