@@ -26,8 +26,9 @@ NNFOLD_BINARY_KERNELS(NF_KERNEL_DECLARE)
 
 // out[i] = a[i] * ca + b[i] * cb (Eltwise's weighted sum, two rounded products and a rounded sum,
 // as the reference computes po[i] += p[i] * c after po[i] = p0[i] * c0).
-#define NNFOLD_AXPBY_KERNELS(X) \
-    X(void, f32_axpby, (const float* a, float ca, const float* b, float cb, float* out, size_t n), (a, ca, b, cb, out, n))
+#define NNFOLD_AXPBY_KERNELS(X)                                                                   \
+    X(void, f32_axpby, (const float* a, float ca, const float* b, float cb, float* out, size_t n), \
+      (a, ca, b, cb, out, n))
 NNFOLD_AXPBY_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels

@@ -9,19 +9,14 @@ namespace nnfold {
 
 class Clip : public UnaryLayer<Clip> {
 public:
-    float min = -FLT_MAX;
-    float max = FLT_MAX;
+    FloatParam min{0, -FLT_MAX}, max{1, FLT_MAX};
+    auto params() { return std::tie(min, max); }
 
-    Status load_param(const ParamDict& pd) override {
-        min = pd.get_float(0, -FLT_MAX);
-        max = pd.get_float(1, FLT_MAX);
-        return Status::ok();
-    }
     float apply(float x) const {
         if (x < min)
-            x = min;
+            x = min.value;
         if (x > max)
-            x = max;
+            x = max.value;
         return x;
     }
 };

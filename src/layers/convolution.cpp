@@ -57,22 +57,9 @@ Status Convolution::output_shape(const Shape& in, Shape& out, ConvGeometry* geom
         out = Shape::d1(num_output);
         return Status::ok();
     }
-    Planes p;
-    NF_RETURN_IF_ERROR(conv_input_planes(in, "Convolution", p));
-    if (p.c != num_input())
-        return shape_mismatch("input " + in.str() + " has " + std::to_string(p.c) + " channel(s), the weights expect " +
-                              std::to_string(num_input()) + " (weight_data_size " + std::to_string(weight_data_size) +
-                              ")" +
-                              (in.dims == 1 && kernel_w == 1 && kernel_h == 1
-                                   ? "; a 1D input with a 1x1 kernel must have num_input values"
-                                   : ""));
-    ConvGeometry g;
-    NF_RETURN_IF_ERROR(conv_geometry(p.w, p.h, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
-                                     pad_left, pad_right, pad_top, pad_bottom, g));
-    out = Shape::d3(g.out_w, g.out_h, num_output);
-    if (geometry)
-        *geometry = g;
-    return Status::ok();
+    const bool one_by_one_1d = in.dims == 1 && kernel_w == 1 && kernel_h == 1;
+    const char* hint = one_by_one_1d ? "; a 1D input with a 1x1 kernel must have num_input values" : "";
+    return conv_window_output(in, num_input(), std::string(")") + hint, out, geometry);
 }
 
 Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -82,10 +69,8 @@ Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) cons
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(in, os, &g));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("Convolution: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-    const int maxk = kernel_w * kernel_h;
     const int inch = num_input();
 
     if (os.dims == 1) {  // InnerProduct form (ncnn forwards to an InnerProduct layer)
@@ -98,35 +83,7 @@ Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) cons
         }
         return Status::ok();
     }
-
-    Mat src = bottom;
-    if (g.pads.any())
-        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
-    const int w = g.padded_w;
-    const size_t plane = (size_t)g.padded_w * g.padded_h;
-    const std::vector<int> ofs = kernel_offsets(kernel_w, kernel_h, dilation_w, dilation_h, w);
-
-    for (int p = 0; p < num_output; p++) {
-        float* out = top.channel(p);
-        const float* kbase = weight_data.data() + (size_t)p * inch * maxk;
-        for (int i = 0; i < g.out_h; i++) {
-            for (int j = 0; j < g.out_w; j++) {
-                float sum = bias_term ? bias_data[p] : 0.f;
-                const float* kp = kbase;
-                for (int q = 0; q < inch; q++) {
-                    const float* sp = src.data + q * plane + (size_t)i * stride_h * w + (size_t)j * stride_w;
-                    for (int k = 0; k < maxk; k++)
-                        sum += sp[ofs[k]] * kp[k];
-                    kp += maxk;
-                }
-                out[j] = activation.apply(sum);
-            }
-            out += g.out_w;
-        }
-        if (opt.cancel && *opt.cancel)
-            return Status(ErrorCode::Cancelled, "cancelled");
-    }
-    return Status::ok();
+    return forward_direct(bottom, g, pad_value, 1, top, opt);
 }
 
 NF_DEFINE_LAYER(Convolution,

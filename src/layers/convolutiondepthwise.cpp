@@ -45,19 +45,7 @@ Status ConvolutionDepthWise::weight_specs(std::vector<WeightSpec>& specs) const 
 Status ConvolutionDepthWise::output_shape(const Shape& in, Shape& out, ConvGeometry* geometry) const {
     if (dynamic_weight)
         return unsupported("ConvolutionDepthWise with dynamic_weight=1 (weights from an input blob) is not supported");
-    Planes p;
-    NF_RETURN_IF_ERROR(conv_input_planes(in, "ConvolutionDepthWise", p));
-    if (p.c != num_input())
-        return shape_mismatch("input " + in.str() + " has " + std::to_string(p.c) + " channel(s), the weights expect " +
-                              std::to_string(num_input()) + " (weight_data_size " + std::to_string(weight_data_size) +
-                              ", group " + std::to_string(group) + ")");
-    ConvGeometry g;
-    NF_RETURN_IF_ERROR(conv_geometry(p.w, p.h, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
-                                     pad_left, pad_right, pad_top, pad_bottom, g));
-    out = Shape::d3(g.out_w, g.out_h, num_output);
-    if (geometry)
-        *geometry = g;
-    return Status::ok();
+    return conv_window_output(in, num_input(), ", group " + std::to_string(group) + ")", out, geometry);
 }
 
 Status ConvolutionDepthWise::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -66,46 +54,10 @@ Status ConvolutionDepthWise::forward(const Mat& bottom, Mat& top, const Option& 
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("ConvolutionDepthWise: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-
-    Mat src = bottom;
-    if (g.pads.any())
-        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
-    const int w = g.padded_w;
-    const size_t plane = (size_t)g.padded_w * g.padded_h;
-    const int maxk = kernel_w * kernel_h;
-    const std::vector<int> ofs = kernel_offsets(kernel_w, kernel_h, dilation_w, dilation_h, w);
-    const int inch_g = num_input() / group;
-    const int outch_g = num_output / group;
-
     // One loop covers both ncnn branches: the depthwise case is inch_g == outch_g == 1.
-    for (int gi = 0; gi < group; gi++) {
-        for (int p = 0; p < outch_g; p++) {
-            const int oc = gi * outch_g + p;
-            float* out = top.channel(oc);
-            const float* kbase = weight_data.data() + ((size_t)gi * outch_g + p) * inch_g * maxk;
-            for (int i = 0; i < g.out_h; i++) {
-                for (int j = 0; j < g.out_w; j++) {
-                    float sum = bias_term ? bias_data[oc] : 0.f;
-                    const float* kp = kbase;
-                    for (int q = 0; q < inch_g; q++) {
-                        const float* sp = src.data + (size_t)(gi * inch_g + q) * plane + (size_t)i * stride_h * w +
-                                          (size_t)j * stride_w;
-                        for (int k = 0; k < maxk; k++)
-                            sum += sp[ofs[k]] * kp[k];
-                        kp += maxk;
-                    }
-                    out[j] = activation.apply(sum);
-                }
-                out += g.out_w;
-            }
-        }
-        if (opt.cancel && *opt.cancel)
-            return Status(ErrorCode::Cancelled, "cancelled");
-    }
-    return Status::ok();
+    return forward_direct(bottom, g, pad_value, group, top, opt);
 }
 
 NF_DEFINE_LAYER(ConvolutionDepthWise,

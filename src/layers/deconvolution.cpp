@@ -66,8 +66,7 @@ Status Deconvolution::forward(const Mat& bottom, Mat& top, const Option& opt) co
     Shape os;
     DeconvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error(type + ": weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
 
     const bool cut = g.cut.any();
     Mat full;

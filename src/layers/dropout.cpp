@@ -5,12 +5,9 @@ namespace nnfold {
 
 class Dropout : public UnaryLayer<Dropout> {
 public:
-    float scale = 1.f;
+    FloatParam scale{0, 1.f};
+    auto params() { return std::tie(scale); }
 
-    Status load_param(const ParamDict& pd) override {
-        scale = pd.get_float(0, 1.f);
-        return Status::ok();
-    }
     // scale 1 leaves the blob untouched (as ncnn does), not even multiplied by 1.
     Status forward_inplace(Mat& m, const Option& opt) const override {
         if (scale == 1.f)

@@ -8,12 +8,9 @@ namespace nnfold {
 
 class ELU : public UnaryLayer<ELU> {
 public:
-    float alpha = 0.1f;
+    FloatParam alpha{0, 0.1f};
+    auto params() { return std::tie(alpha); }
 
-    Status load_param(const ParamDict& pd) override {
-        alpha = pd.get_float(0, 0.1f);
-        return Status::ok();
-    }
     float apply(float x) const { return x < 0.f ? alpha * (std::exp(x) - 1.f) : x; }
 };
 

@@ -10,15 +10,13 @@ namespace nnfold {
 
 class Exp : public UnaryLayer<Exp> {
 public:
-    float base = -1.f;
-    ScaleShift arg;
+    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(base, scale, shift); }
 
-    Status load_param(const ParamDict& pd) override {
-        base = pd.get_float(0, -1.f);
-        arg.load(pd);
-        return Status::ok();
+    float apply(float x) const {
+        const float a = shift + x * scale;
+        return base == -1.f ? std::exp(a) : std::pow(base.value, a);
     }
-    float apply(float x) const { return base == -1.f ? std::exp(arg(x)) : std::pow(base, arg(x)); }
 };
 
 NF_DEFINE_LAYER(Exp,

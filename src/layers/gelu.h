@@ -14,12 +14,9 @@ namespace nnfold {
 
 class GELU : public UnaryLayer<GELU> {
 public:
-    int fast_gelu = 0;
+    IntParam fast_gelu{0, 0};
+    auto params() { return std::tie(fast_gelu); }
 
-    Status load_param(const ParamDict& pd) override {
-        fast_gelu = pd.get_int(0, 0);
-        return Status::ok();
-    }
     float apply(float x) const {
         if (fast_gelu)
             return 0.5f * x * (1.0f + std::tanh(0.79788452f * (x + 0.044715f * x * x * x)));

@@ -53,8 +53,7 @@ Status InnerProduct::forward(const Mat& bottom, Mat& top, const Option& opt) con
         return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("InnerProduct: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
     const int n = num_input();
     const int rows = os.dims == 2 ? os.h : 1;

@@ -11,17 +11,19 @@ namespace nnfold {
 
 class Log : public UnaryLayer<Log> {
 public:
-    float base = -1.f;
+    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(base, scale, shift); }
     float log_base_inv = 1.f;  // 1 / log(base), unused for base == -1
-    ScaleShift arg;
 
     Status load_param(const ParamDict& pd) override {
-        base = pd.get_float(0, -1.f);
-        arg.load(pd);
-        log_base_inv = base == -1.f ? 1.f : 1.f / std::log(base);
+        NF_RETURN_IF_ERROR(UnaryLayer<Log>::load_param(pd));
+        log_base_inv = base == -1.f ? 1.f : 1.f / std::log(base.value);
         return Status::ok();
     }
-    float apply(float x) const { return base == -1.f ? std::log(arg(x)) : std::log(arg(x)) * log_base_inv; }
+    float apply(float x) const {
+        const float y = std::log(shift + x * scale);
+        return base == -1.f ? y : y * log_base_inv;
+    }
 };
 
 NF_DEFINE_LAYER(Log,

@@ -131,7 +131,8 @@ protected:
         eps = pd.get_float(1, 0.001f);
         affine = pd.get_int(2, 1);
         if (count < 0 || (affine && count == 0))
-            return invalid_model(type + " " + count_name + " (param 0) must be at least 1 when affine (param 2) is set, got " +
+            return invalid_model(type + " " + count_name +
+                                 " (param 0) must be at least 1 when affine (param 2) is set, got " +
                                  std::to_string(count));
         return Status::ok();
     }

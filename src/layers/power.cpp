@@ -8,15 +8,10 @@ namespace nnfold {
 
 class Power : public UnaryLayer<Power> {
 public:
-    float power = 1.f;
-    ScaleShift arg;
+    FloatParam power{0, 1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(power, scale, shift); }
 
-    Status load_param(const ParamDict& pd) override {
-        power = pd.get_float(0, 1.f);
-        arg.load(pd);
-        return Status::ok();
-    }
-    float apply(float x) const { return std::pow(arg(x), power); }
+    float apply(float x) const { return std::pow(shift + x * scale, power.value); }
 };
 
 NF_DEFINE_LAYER(Power,

@@ -6,12 +6,9 @@ namespace nnfold {
 
 class ReLU : public UnaryLayer<ReLU> {
 public:
-    float slope = 0.f;
+    FloatParam slope{0, 0.f};
+    auto params() { return std::tie(slope); }
 
-    Status load_param(const ParamDict& pd) override {
-        slope = pd.get_float(0, 0.f);
-        return Status::ok();
-    }
     float apply(float x) const {
         if (x < 0.f)
             return slope == 0.f ? 0.f : x * slope;

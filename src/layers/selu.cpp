@@ -9,13 +9,12 @@ namespace nnfold {
 
 class SELU : public UnaryLayer<SELU> {
 public:
-    float alpha = 1.67326324f;
-    float lambda = 1.050700987f;
+    FloatParam alpha{0, 1.67326324f}, lambda{1, 1.050700987f};
+    auto params() { return std::tie(alpha, lambda); }
     float alphaxlambda = alpha * lambda;
 
     Status load_param(const ParamDict& pd) override {
-        alpha = pd.get_float(0, 1.67326324f);
-        lambda = pd.get_float(1, 1.050700987f);
+        NF_RETURN_IF_ERROR(UnaryLayer<SELU>::load_param(pd));
         alphaxlambda = alpha * lambda;
         return Status::ok();
     }

@@ -5,12 +5,9 @@ namespace nnfold {
 
 class Threshold : public UnaryLayer<Threshold> {
 public:
-    float threshold = 0.f;
+    FloatParam threshold{0, 0.f};
+    auto params() { return std::tie(threshold); }
 
-    Status load_param(const ParamDict& pd) override {
-        threshold = pd.get_float(0, 0.f);
-        return Status::ok();
-    }
     float apply(float x) const { return x > threshold ? 1.f : 0.f; }
 };
 

@@ -5,15 +5,33 @@
 //
 // CRTP rather than a virtual per element: `Derived::apply(float) const` is inlined into the one loop
 // here, so the generated loop is the one each layer used to write by hand and the results are the
-// same bits. A layer's params are loaded by its own load_param; anything derived from them once
-// (a reciprocal, breakpoints) is computed there, not per element.
+// same bits. A layer lists its params (LayerParam: ncnn id and default) in params(), which the
+// shared load_param reads; anything derived from them once (a reciprocal, breakpoints) is
+// computed in the layer's own load_param after that, not per element.
 #pragma once
 
 #include <cstddef>
+#include <tuple>
 
 #include "layers/layer.h"
 
 namespace nnfold {
+
+inline int read_param(const ParamDict& pd, int id, int default_value) { return pd.get_int(id, default_value); }
+inline float read_param(const ParamDict& pd, int id, float default_value) { return pd.get_float(id, default_value); }
+
+// One scalar param: its ncnn id, ncnn's default, and the value read (used as a T in formulas).
+template <typename T>
+struct LayerParam {
+    LayerParam(int param_id, T default_v) : id(param_id), default_value(default_v), value(default_v) {}
+    int id;
+    T default_value;
+    T value;
+    operator T() const { return value; }
+    void load(const ParamDict& pd) { value = read_param(pd, id, default_value); }
+};
+using FloatParam = LayerParam<float>;
+using IntParam = LayerParam<int>;
 
 template <class Derived>
 class UnaryLayer : public Layer {
@@ -22,6 +40,13 @@ public:
         one_blob_only = true;
         support_inplace = true;
     }
+    // Reads the params Derived lists in params() (std::tie of its LayerParams; none by default).
+    Status load_param(const ParamDict& pd) override {
+        std::apply([&](auto&... p) { (p.load(pd), ...); }, static_cast<Derived&>(*this).params());
+        return Status::ok();
+    }
+    std::tuple<> params() { return {}; }
+
     Status forward_inplace(Mat& m, const Option&) const override {
         const Derived& self = static_cast<const Derived&>(*this);
         float* p = m.data;
@@ -30,17 +55,6 @@ public:
             p[i] = self.apply(p[i]);
         return Status::ok();
     }
-};
-
-// The affine argument `shift + x * scale` of Exp, Log and Power (ncnn params 1 scale, 2 shift,
-// defaults 1 and 0), evaluated in ncnn's order.
-struct ScaleShift {
-    float scale = 1.f, shift = 0.f;
-    void load(const ParamDict& pd) {
-        scale = pd.get_float(1, 1.f);
-        shift = pd.get_float(2, 0.f);
-    }
-    float operator()(float x) const { return shift + x * scale; }
 };
 
 // HardSigmoid's and HardSwish's params 0 alpha, 1 beta (default 0.5) and ncnn's precomputed

@@ -64,6 +64,60 @@ Status ConvWindowLayer::check_group_window(int group) const {
     return check_window(kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h);
 }
 
+Status ConvWindowLayer::conv_window_output(const Shape& in, int num_input, const std::string& detail, Shape& out,
+                                           ConvGeometry* geometry) const {
+    Planes p;
+    NF_RETURN_IF_ERROR(conv_input_planes(in, type.c_str(), p));
+    if (p.c != num_input)
+        return shape_mismatch("input " + in.str() + " has " + std::to_string(p.c) + " channel(s), the weights expect " +
+                              std::to_string(num_input) + " (weight_data_size " + std::to_string(weight_data_size) +
+                              detail);
+    ConvGeometry g;
+    NF_RETURN_IF_ERROR(conv_geometry(p.w, p.h, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
+                                     pad_left, pad_right, pad_top, pad_bottom, g));
+    out = Shape::d3(g.out_w, g.out_h, num_output);
+    if (geometry)
+        *geometry = g;
+    return Status::ok();
+}
+
+Status ConvWindowLayer::forward_direct(const Mat& bottom, const ConvGeometry& g, float pad_value, int group, Mat& top,
+                                       const Option& opt) const {
+    Mat src = bottom;
+    if (g.pads.any())
+        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
+    const int w = g.padded_w;
+    const size_t plane = (size_t)g.padded_w * g.padded_h;
+    const int maxk = kernel_w * kernel_h;
+    const std::vector<int> ofs = kernel_offsets(kernel_w, kernel_h, dilation_w, dilation_h, w);
+    const int outch_g = num_output / group;
+    const int inch_g = (int)(weight_data_size / ((int64_t)maxk * num_output));  // input channels per group
+
+    for (int oc = 0; oc < num_output; oc++) {
+        const int gi = oc / outch_g;
+        float* out = top.channel(oc);
+        const float* kbase = weight_data.data() + (size_t)oc * inch_g * maxk;
+        for (int i = 0; i < g.out_h; i++) {
+            for (int j = 0; j < g.out_w; j++) {
+                float sum = bias_term ? bias_data[oc] : 0.f;
+                const float* kp = kbase;
+                for (int q = 0; q < inch_g; q++) {
+                    const float* sp =
+                        src.data + (size_t)(gi * inch_g + q) * plane + (size_t)i * stride_h * w + (size_t)j * stride_w;
+                    for (int k = 0; k < maxk; k++)
+                        sum += sp[ofs[k]] * kp[k];
+                    kp += maxk;
+                }
+                out[j] = activation.apply(sum);
+            }
+            out += g.out_w;
+        }
+        if (opt.cancel && *opt.cancel)
+            return Status(ErrorCode::Cancelled, "cancelled");
+    }
+    return Status::ok();
+}
+
 Status ConvWindowLayer::check_grouped_weight_size(int group, bool name_group) const {
     NF_RETURN_IF_ERROR(check_weight_data_size(6));
     int64_t per_inch = (int64_t)kernel_w * kernel_h * (num_output / group);

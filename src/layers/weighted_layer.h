@@ -31,6 +31,10 @@ public:
     std::vector<float> weight_data;
     std::vector<float> bias_data;
 
+    // The weights load_model took are there to compute with (not dynamic, the declared size). The
+    // optimized subclasses repack only then; otherwise the reference forward reports the problem.
+    bool weights_ready() const { return !dynamic_weight && weight_data.size() == (size_t)weight_data_size; }
+
 protected:
     // weight_data (tagged, random-filled with `fan_in`) then bias_data [num_output] when bias_term:
     // the first arrays of every type's .bin record.
@@ -38,6 +42,12 @@ protected:
     // num_output > 0; weight_data_size > 0.
     Status check_num_output() const;
     Status check_weight_data_size(int weight_size_id) const;
+    // The reference forwards' guard: internal_error unless weight_data has weight_data_size values.
+    Status check_weights_loaded() const {
+        if (weight_data.size() != (size_t)weight_data_size)
+            return internal_error(type + ": weights not loaded");
+        return Status::ok();
+    }
 };
 
 // The sliding-window members of the convolution family and their params (ids and defaults as in
@@ -57,6 +67,17 @@ protected:
     // weight_data_size is input channels x (num_output / group) x kernel area, with the input
     // channels a multiple of group (the grouped types; `name_group` adds it to the message).
     Status check_grouped_weight_size(int group, bool name_group) const;
+    // The reference direct convolution (ncnn's naive loops) of `bottom` into `top` (created by the
+    // caller, g's output size), weights [group][outch_g][inch_g][kernel_h][kernel_w]: per output
+    // channel and pixel, bias + the sum over the group's input channels and taps in (channel, ki,
+    // kj) order, then the activation. Convolution is group 1; ConvolutionDepthWise's depthwise
+    // case is inch_g == outch_g == 1.
+    // The output [num_output, out_h, out_w] of the convolution window for an input of
+    // `num_input` channels (conv_input_planes' view; `detail` closes the channel-count message).
+    Status conv_window_output(const Shape& in, int num_input, const std::string& detail, Shape& out,
+                              ConvGeometry* geometry) const;
+    Status forward_direct(const Mat& bottom, const ConvGeometry& g, float pad_value, int group, Mat& top,
+                          const Option& opt) const;
 };
 
 }  // namespace nnfold

@@ -12,7 +12,8 @@ Status YoloHead::load_head_params(const ParamDict& pd) {
         return invalid_model(std::string(name_) + " num_class (param 0) must be positive, got " +
                              std::to_string(num_class));
     if (num_box < 1 || num_box > 4096)
-        return invalid_model(std::string(name_) + " num_box (param 1) must be positive, got " + std::to_string(num_box));
+        return invalid_model(std::string(name_) + " num_box (param 1) must be positive, got " +
+                             std::to_string(num_box));
     if (std::isnan(confidence_threshold) || std::isnan(nms_threshold))
         return invalid_model(std::string(name_) + " thresholds (params 2, 3) must be numbers");
     return Status::ok();

@@ -86,7 +86,8 @@ protected:
     // Anchors in input pixels: box sizes are divided by the network size (int)(anchors_scale * w/h).
     Anchor anchor(size_t bi, int b, int w, int h) const override {
         const int a = mask[bi * num_box + b];
-        return {biases[2 * a], biases[2 * a + 1], (float)(int)(anchors_scale[bi] * w), (float)(int)(anchors_scale[bi] * h)};
+        const int net_w = (int)(anchors_scale[bi] * w), net_h = (int)(anchors_scale[bi] * h);
+        return {biases[2 * a], biases[2 * a + 1], (float)net_w, (float)net_h};
     }
     // The first maximum of the raw class scores; ncnn's confidence expression (see above).
     void classify(const float* cls, size_t plane, float objectness, float*, int& best,

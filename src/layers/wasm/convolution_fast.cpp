@@ -40,8 +40,8 @@ private:
 
 Status Convolution_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(Convolution::create_pipeline(opt));
-    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
-        return Status::ok();  // nothing to repack: the reference forward reports the problem
+    if (!weights_ready())
+        return Status::ok();
     const int inch = num_input(), maxk = kernel_w * kernel_h;
     winograd_ = winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output);
     if (winograd_) {

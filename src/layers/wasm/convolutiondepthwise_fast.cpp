@@ -29,8 +29,8 @@ private:
 
 Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(ConvolutionDepthWise::create_pipeline(opt));
-    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
-        return Status::ok();  // the reference forward reports the problem
+    if (!weights_ready())
+        return Status::ok();
     const int maxk = kernel_w * kernel_h;
     const int inch_g = num_input() / group, outch_g = num_output / group;
     depthwise_ = inch_g == 1 && outch_g == 1;

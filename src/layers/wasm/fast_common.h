@@ -60,24 +60,11 @@ inline Status fast_pack_b(std::vector<float>& dst, int K, int N, const float* b,
 // The window kernels' view (kernels/window.h) of a w x h plane slid over by a square-or-not window
 // with the given stride and dilation, its border (pad_left, pad_top; right and bottom follow from
 // the output size) filled virtually with pad_value. src is set per plane by the caller.
-inline kernels::WindowGeometry fast_window_geometry(int in_w, int in_h, int pad_left, int pad_top, float pad_value, int out_w,
-                                           int out_h, int kernel_w, int kernel_h, int stride_w, int stride_h,
-                                           int dilation_w = 1, int dilation_h = 1) {
-    kernels::WindowGeometry win;
-    win.in_w = in_w;
-    win.in_h = in_h;
-    win.pad_left = pad_left;
-    win.pad_top = pad_top;
-    win.pad_value = pad_value;
-    win.out_w = out_w;
-    win.out_h = out_h;
-    win.kernel_w = kernel_w;
-    win.kernel_h = kernel_h;
-    win.stride_w = stride_w;
-    win.stride_h = stride_h;
-    win.dilation_w = dilation_w;
-    win.dilation_h = dilation_h;
-    return win;
+inline kernels::WindowGeometry fast_window_geometry(int in_w, int in_h, int pad_left, int pad_top, float pad_value,
+                                                    int out_w, int out_h, int kernel_w, int kernel_h, int stride_w,
+                                                    int stride_h, int dilation_w = 1, int dilation_h = 1) {
+    return {nullptr, in_w, in_h, pad_left, pad_top, pad_value, out_w, out_h,
+            kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h};
 }
 
 // The optimized layers compute on planar blobs only.

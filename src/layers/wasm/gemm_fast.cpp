@@ -76,17 +76,9 @@ Status Gemm_fast::create_pipeline(const Option& opt) {
 Status Gemm_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
     if (!ready_)
         return Gemm::forward(bottoms, tops, opt);
-    std::vector<Shape> shapes;
-    for (auto& m : bottoms) {
-        NF_RETURN_IF_ERROR(fast_planar(m, "Gemm"));
-        shapes.push_back(m.shape());
-    }
     Plan p;
-    NF_RETURN_IF_ERROR(plan(shapes, &bottoms, p));
-    if (tops.size() != 1)
-        return internal_error("Gemm produces one output");
+    NF_RETURN_IF_ERROR(forward_plan(bottoms, tops, opt, p));
     Mat& top = tops[0];
-    NF_RETURN_IF_ERROR(top.create(p.out, opt.blob_allocator));
     const size_t ldo = (size_t)p.out.w;  // row stride of [rows, w] and of the dense N1M [rows, 1, w]
 
     // beta * C at each output position (the reference's element rule)

@@ -24,7 +24,7 @@ private:
 
 Status InnerProduct_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(InnerProduct::create_pipeline(opt));
-    if (weight_data.size() != (size_t)weight_data_size)
+    if (!weights_ready())
         return Status::ok();
     const int n = num_input();
     NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, n, weight_data.data(), (size_t)n, 1));
