@@ -1,6 +1,8 @@
 #include "kernels/int8.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "kernels/int8_rcp_table.h"
 
@@ -26,27 +28,43 @@ void int8_quantize(const float* src, size_t n, float scale, int8_t* dst) {
 }
 
 void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int32_t* sums) {
+    // Per group: gather the input under each kernel tap into rows of a column matrix (im2col,
+    // K = inch_g * maxk rows of out_w * out_h codes; a 1x1 stride-1 window reads the planes as
+    // they are), then accumulate weight x row into each output channel's sums. The inner loop runs
+    // over contiguous pixels, which the compiler vectorizes; integer sums do not depend on order.
     const int inch_g = s.inch / s.group, outch_g = s.outch / s.group;
     const size_t plane = (size_t)s.padded_w * s.padded_h;
     const size_t out_plane = (size_t)s.out_w * s.out_h;
-    for (int p = 0; p < s.outch; p++) {
-        const int g = p / outch_g;
-        const int8_t* kbase = weight + (size_t)p * inch_g * s.maxk;
+    const size_t K = (size_t)inch_g * s.maxk;
+    const bool direct = s.maxk == 1 && s.stride_w == 1 && s.stride_h == 1 && ofs[0] == 0 &&
+                        s.out_w == s.padded_w && s.out_h == s.padded_h;
+    std::vector<int8_t> cols(direct ? 0 : K * out_plane);
+    for (int g = 0; g < s.group; g++) {
         const int8_t* sbase = src + (size_t)g * inch_g * plane;
-        int32_t* out = sums + (size_t)p * out_plane;
-        for (int i = 0; i < s.out_h; i++) {
-            for (int j = 0; j < s.out_w; j++) {
-                int32_t sum = 0;
-                const int8_t* kp = kbase;
-                for (int q = 0; q < inch_g; q++) {
-                    const int8_t* sp = sbase + q * plane + (size_t)i * s.stride_h * s.padded_w + (size_t)j * s.stride_w;
-                    for (int k = 0; k < s.maxk; k++)
-                        sum += (int32_t)sp[ofs[k]] * (int32_t)kp[k];
-                    kp += s.maxk;
+        if (!direct) {
+            for (int q = 0; q < inch_g; q++)
+                for (int k = 0; k < s.maxk; k++) {
+                    int8_t* dst = cols.data() + ((size_t)q * s.maxk + k) * out_plane;
+                    for (int i = 0; i < s.out_h; i++) {
+                        const int8_t* sp = sbase + q * plane + (size_t)i * s.stride_h * s.padded_w + ofs[k];
+                        for (int j = 0; j < s.out_w; j++)
+                            dst[(size_t)i * s.out_w + j] = sp[(size_t)j * s.stride_w];
+                    }
                 }
-                out[j] = sum;
+        }
+        const int8_t* B = direct ? sbase : cols.data();
+        for (int p = g * outch_g; p < (g + 1) * outch_g; p++) {
+            int32_t* out = sums + (size_t)p * out_plane;
+            std::fill(out, out + out_plane, 0);
+            const int8_t* kp = weight + (size_t)p * K;
+            for (size_t k = 0; k < K; k++) {
+                const int32_t wv = kp[k];
+                if (wv == 0)
+                    continue;
+                const int8_t* b = B + k * out_plane;
+                for (size_t j = 0; j < out_plane; j++)
+                    out[j] += wv * (int32_t)b[j];
             }
-            out += s.out_w;
         }
     }
 }
