@@ -338,3 +338,28 @@ TEST(Int8, Int8BlobsFlowThroughSplitAndAreRefusedByFp32Layers) {
     EXPECT_NE(st.message().find("int8"), std::string::npos) << st.message();
     EXPECT_NE(st.message().find("Pooling"), std::string::npos) << st.message();
 }
+
+TEST(Int8, ConvolutionOn1DInputIsAnInt8InnerProduct) {
+    // ncnn Convolution::forward hands a 1D input with a 1x1 kernel to an InnerProduct layer that
+    // gets the weight and bottom scales only: dequantized float output even with 8=102
+    const int n = 5, outch = 3;
+    ConvCase c{n, outch, 1, 1, 1, 1, 1, 1, 0, 102, true, 0};
+    Weights8 wt = make_weights(c, n * outch, outch, 9);
+    auto layer = create_layer("Convolution", true);
+    ASSERT_TRUE(layer->load_param(conv_params(c, false)).is_ok());
+    ASSERT_TRUE(layer->load_model(arrays(wt, true, true)).is_ok());
+    ASSERT_TRUE(layer->create_pipeline(Option()).is_ok());
+    std::vector<float> x = {-3.f, 0.f, 7.f, 127.f, -127.f};
+    Mat in = test::make_mat({n}, x), out;
+    in.int8 = true;
+    ASSERT_TRUE(layer->forward(in, out, Option()).is_ok());
+    ASSERT_EQ(out.shape(), Shape::d1(outch));
+    EXPECT_FALSE(out.int8);
+    for (int p = 0; p < outch; p++) {
+        int sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += (int)x[i] * wt.codes[(size_t)p * n + i];
+        float si = wt.wscales[p] == 0.f ? 0.f : 1.f / (wt.bscale * wt.wscales[p]);
+        EXPECT_EQ(out.data[p], (float)sum * si + wt.bias[p]) << p;
+    }
+}
