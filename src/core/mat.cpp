@@ -51,6 +51,7 @@ Status Mat::create(const Shape& s, Allocator* alloc, int pack) {
     c = ps.c;
     elempack = pack;
     cstep = (size_t)ps.w * ps.h * ps.d;
+    int8 = false;
     return Status::ok();
 }
 
@@ -97,6 +98,7 @@ Status Mat::clone(Mat& out, Allocator* alloc) const {
     }
     NF_RETURN_IF_ERROR(m.create(shape(), alloc, elempack));
     std::memcpy(m.data, data, bytes());
+    m.int8 = int8;
     out = m;
     return Status::ok();
 }

@@ -50,6 +50,9 @@ public:
     int elempack = 1;
     size_t cstep = 0;
     float* data = nullptr;
+    // The values are ncnn int8 codes (integers in [-127, 127]) made by an int8 layer with
+    // int8_scale_term > 100 (layers/int8_layers.h says how int8 blobs travel); create() clears it.
+    bool int8 = false;
 
 private:
     struct Buffer {

@@ -231,8 +231,8 @@ Status check_runnable_int8(int int8_scale_term, const char* layer_type) {
     if (int8_scale_term == 0)
         return Status::ok();
     return unsupported(std::string(layer_type) + " with int8_scale_term " + std::to_string(int8_scale_term) +
-                       " runs quantized in ncnn; nnfold computes in fp32 only, so it can read and convert this "
-                       "layer but not run it");
+                       " runs quantized in ncnn; nnfold runs int8 only for Convolution, ConvolutionDepthWise and "
+                       "InnerProduct, so it can read and convert this layer but not run it");
 }
 
 }  // namespace nnfold

@@ -95,9 +95,10 @@ struct Planes {
 };
 Status conv_input_planes(const Shape& s, const char* layer_type, Planes& p);
 
-// A layer with int8_scale_term != 0 runs quantized in ncnn (fp32 weights are quantized in its
-// create_pipeline, activations at run time); nnfold computes in fp32 only (docs/README.md#scope),
-// so such a layer is read and written unchanged but not run. ok() when int8_scale_term is 0.
+// A layer with int8_scale_term != 0 runs quantized in ncnn. nnfold runs the int8 paths of
+// Convolution, ConvolutionDepthWise and InnerProduct (layers/int8_layers.h); the other types with an
+// int8_scale_term (Gemm, MultiHeadAttention) call this: read and written unchanged, not run.
+// ok() when int8_scale_term is 0.
 Status check_runnable_int8(int int8_scale_term, const char* layer_type);
 
 }  // namespace nnfold

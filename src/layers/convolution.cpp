@@ -63,6 +63,8 @@ Status Convolution::output_shape(const Shape& in, Shape& out, ConvGeometry* geom
 }
 
 Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    if (int8_scale_term)
+        return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
     Shape in = bottom.shape();
     Shape os;
     ConvGeometry g;

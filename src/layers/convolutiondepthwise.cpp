@@ -49,6 +49,8 @@ Status ConvolutionDepthWise::output_shape(const Shape& in, Shape& out, ConvGeome
 }
 
 Status ConvolutionDepthWise::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+    if (int8_scale_term)
+        return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));

@@ -93,6 +93,9 @@ public:
     // Number of bottoms/tops this layer accepts; -1 = any. Checked by the reader and the runtime.
     virtual int expected_bottoms() const { return one_blob_only ? 1 : -1; }
     virtual int expected_tops() const { return one_blob_only ? 1 : -1; }
+    // True when this layer accepts int8 blobs (Mat::int8; layers/int8_layers.h): the int8 layers
+    // and Split. The runtime refuses an int8 blob reaching any other layer.
+    virtual bool takes_int8() const { return false; }
 
 protected:
     // For one-blob layers whose output has the input's shape.

@@ -6,6 +6,7 @@ namespace nnfold {
 class Split : public Layer {
 public:
     int expected_bottoms() const override { return 1; }
+    bool takes_int8() const override { return true; }  // tops share the Mat and its int8 flag
     Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
         if (bottoms.size() != 1)
             return shape_mismatch("Split takes one input");

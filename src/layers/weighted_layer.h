@@ -17,8 +17,9 @@ namespace nnfold {
 // One input, one output of out_shape's shape (OneInputLayer).
 class WeightedLayer : public OneInputLayer {
 public:
-    // Takes weight_data (and bias_data with bias_term); refuses dynamic weights and int8 storage,
-    // which nnfold does not compute (docs/README.md#scope).
+    // Takes fp32 weight_data (and bias_data with bias_term); refuses dynamic weights and int8
+    // storage. Convolution, ConvolutionDepthWise and InnerProduct override it to load their int8
+    // form when int8_scale_term != 0 (layers/int8_layers.h).
     Status load_model(const std::vector<WeightArray>& weights) override;
 
     int num_output = 0;

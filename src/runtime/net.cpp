@@ -191,6 +191,11 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             for (int b : node.bottoms) {
                 if (mats[b].empty() && !shapes[b].dynamic)
                     return internal_error(who + ": input blob " + quote(g.blobs[b].name) + " was not computed");
+                // an int8 blob (layers/int8_layers.h) only goes into a layer that computes on codes
+                if (mats[b].int8 && !layer.takes_int8())
+                    return unsupported(who + ": input blob " + quote(g.blobs[b].name) +
+                                       " is int8 (the output of an int8 layer with int8_scale_term > 100), and " +
+                                       node.type + " takes fp32 only");
                 bottoms.push_back(mats[b]);
             }
             std::vector<Mat> tops(node.tops.size());

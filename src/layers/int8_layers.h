@@ -1,0 +1,75 @@
+// int8 inference for the layers ncnn2int8 quantizes: Convolution, ConvolutionDepthWise (grouped
+// too) and InnerProduct with a non-zero int8_scale_term, computed as ncnn computes them
+// (kernels/int8.h lists the steps; ncnn src/layer/convolution.cpp, convolutiondepthwise.cpp,
+// innerproduct.cpp load_model and forward_int8).
+//
+// Scales (.bin, raw fp32, after weight_data and bias_data; layers/convolution.cpp etc. list them):
+//   Convolution, InnerProduct: weight_data_int8_scales [num_output], bottom_blob_int8_scales [1];
+//   ConvolutionDepthWise: weight scales [group] for int8_scale_term 1/101, [1] (used for every
+//   group) for 2/102, then bottom_blob_int8_scales [1];
+//   int8_scale_term > 100 (Convolution, ConvolutionDepthWise): also top_blob_int8_scales [1].
+// weight_data is int8 (tag 0x000D4B38) as ncnn2int8 writes it; fp32 (or fp16, codebook) weights of
+// an int8 layer are quantized at load, row by row with the row's weight scale, as ncnn's
+// load_model does (quantize_to_int8: float2int8(w * scale)).
+//
+// How an int8 blob travels between layers in nnfold: as an ordinary fp32 Mat whose values are the
+// int8 codes (integers in [-127, 127], exact in float) and whose `int8` flag is set (core/mat.h).
+// A layer with int8_scale_term > 100 produces such a blob (ncnn: elemsize 1); the next int8 layer
+// takes the codes as they are and does not quantize them again (ncnn: `elemsize != 1` skips
+// quantize_to_int8), so the numbers are ncnn's. Split passes the flag on (its tops share the Mat).
+// Any other layer refuses an int8 blob (runtime/net.cpp checks Layer::takes_int8() before each
+// forward); ncnn would silently cast the codes to float there. A model output that is an int8
+// blob comes out as its codes, as ncnn's Extractor::extract gives them (cast_int8_to_float32).
+//
+// Layers that stay fp32-only with a non-zero int8_scale_term report `unsupported` at load
+// (conv_common.h check_runnable_int8): Gemm, MultiHeadAttention, and RNN/LSTM/GRU/Embed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/mat.h"
+#include "layers/fused_activation.h"
+#include "model/weights.h"
+
+namespace nnfold {
+
+class WeightedLayer;
+
+struct Int8Weights {
+    std::vector<int8_t> weight;   // codes, in weight_data's layout
+    std::vector<float> scale_in;  // per output channel: 1 / (bottom_scale * weight_scale), or 0
+    float bottom_scale = 0.f;
+    float top_scale = 0.f;        // requantize only
+    bool requantize = false;      // int8_scale_term > 100: the output is int8 codes
+    // sum * scale_in + bias in one fused multiply-add, as ncnn's x86 Requantize and Dequantize
+    // (the epilogue of its int8 Convolution) compute it on a CPU with FMA (_mm_comp_fmadd_ps), the
+    // oracle's; ConvolutionDepthWise (depthwise) and InnerProduct multiply, then add.
+    bool fused_bias = false;
+};
+
+// How ncnn's x86 build (the oracle's) differs from its generic int8 code, per layer:
+struct Int8Flavor {
+    bool fused_bias = false;  // Int8Weights::fused_bias
+    bool x86_rcp = false;     // scale_in = kernels::x86_rcp(bottom_scale * weight_scale)
+};
+
+// Reads a WeightedLayer's arrays with int8_scale_term != 0: weight_data (int8 codes, or fp32
+// quantized here), bias_data into the layer, then the scales. `rows` is the number of weight rows
+// that share one weight scale each (num_output, or group for ConvolutionDepthWise),
+// `weight_scale_count` how many scales the .bin holds (rows, or 1 for ConvolutionDepthWise 2/102),
+// `outch_per_row` the output channels of one row (1, or num_output / group).
+Status load_int8_weights(WeightedLayer& layer, const std::vector<WeightArray>& w, int rows, int weight_scale_count,
+                         int outch_per_row, Int8Flavor flavor, Int8Weights& out);
+
+// The input as int8 codes: the codes themselves for an int8 blob, float2int8(x * bottom_scale)
+// otherwise (ncnn quantize_to_int8). `n` values from `m.data`.
+void int8_input_codes(const Mat& m, size_t n, float bottom_scale, int8_t* dst);
+
+// ncnn's dequantize or requantize of `n` int32 sums of output channel p into `dst` (floats, or
+// int8 codes as floats when requantizing).
+void int8_store(const Int8Weights& q, int p, const int32_t* sums, size_t n, const std::vector<float>& bias,
+                const FusedActivation& act, float* dst);
+
+}  // namespace nnfold
