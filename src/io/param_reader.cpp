@@ -22,13 +22,21 @@ constexpr long long kMaxLayers = 1000000;
 constexpr long long kMaxBlobsPerLayer = 100000;
 constexpr long long kMaxArrayLen = 1000000;
 
+struct Token {
+    int line;
+    std::string text;
+};
+
+// One layer's tokens (type, name, counts, blob names, params) and the line its type is on.
 struct Line {
     int number;
     std::vector<std::string> tokens;
 };
 
-// Splits into lines of whitespace-separated tokens; a token `id="..."` may contain spaces.
-Status tokenize(const std::string& text, std::vector<Line>& lines, const std::string& file) {
+// Splits the text into whitespace-separated tokens, each with its line number; a token
+// `id="..."` may contain spaces. Line breaks carry no meaning beyond that: ncnn reads the file as
+// a stream of tokens with scanf (docs/format.md).
+Status tokenize(const std::string& text, std::vector<Token>& tokens, const std::string& file) {
     int number = 0;
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -38,8 +46,6 @@ Status tokenize(const std::string& text, std::vector<Line>& lines, const std::st
         number++;
         std::string line = text.substr(pos, eol - pos);
         pos = eol + 1;
-        Line l;
-        l.number = number;
         size_t i = 0;
         while (i < line.size()) {
             unsigned char ch = (unsigned char)line[i];
@@ -70,14 +76,30 @@ Status tokenize(const std::string& text, std::vector<Line>& lines, const std::st
             }
             if (in_quote)
                 return invalid_model(file + ":" + std::to_string(number) + ": unterminated quoted string");
-            l.tokens.push_back(line.substr(start, i - start));
+            tokens.push_back({number, line.substr(start, i - start)});
         }
-        if (!l.tokens.empty())
-            lines.push_back(std::move(l));
         if (eol == text.size())
             break;
     }
     return Status::ok();
+}
+
+// ncnn's ParamDict::load_param scans `%d=` pairs until one fails: a token that starts as an
+// integer (optional '-', then a digit) is read as this layer's param (a malformed one is an error,
+// as in ncnn, where the scan then fails to read its value). So is `word=...` with a plain word
+// before the '=' (`x=5` gets "param id 'x' is not an integer" instead of becoming the next layer's
+// type). The first other token starts the next layer.
+bool is_param_token(const std::string& t) {
+    size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+    if (i < t.size() && std::isdigit((unsigned char)t[i]))
+        return true;
+    size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return false;
+    for (size_t k = 0; k < eq; k++)
+        if (!std::isalnum((unsigned char)t[k]) && t[k] != '_')
+            return false;
+    return true;
 }
 
 bool parse_count(const std::string& t, long long max, long long& out) {
@@ -249,34 +271,61 @@ bool looks_like_param(const uint8_t* data, size_t size) {
 
 Status read_param(const std::string& text, Graph& g, Warnings& warnings, const std::string& file) {
     g = Graph();
-    std::vector<Line> lines;
-    NF_RETURN_IF_ERROR(tokenize(text, lines, file));
-    if (lines.empty())
+    std::vector<Token> toks;
+    NF_RETURN_IF_ERROR(tokenize(text, toks, file));
+    if (toks.empty())
         return invalid_model(file + ": empty file (an ncnn .param starts with the magic number 7767517)");
 
-    const Line& l0 = lines[0];
     int32_t magic = 0;
-    if (l0.tokens.size() != 1 || !parse_int_token(l0.tokens[0], magic) || magic != kMagic) {
-        std::string got = l0.tokens.empty() ? "" : l0.tokens[0];
+    if (!parse_int_token(toks[0].text, magic) || magic != kMagic) {
+        std::string got = toks[0].text;
         if (got.size() > 20)
             got = got.substr(0, 20) + "...";
-        return invalid_model(file + ":" + std::to_string(l0.number) +
+        return invalid_model(file + ":" + std::to_string(toks[0].line) +
                              ": bad magic: an ncnn .param file starts with 7767517, this one with " + quote(got) +
                              (looks_like_param((const uint8_t*)text.data(), text.size()) ? "" : " (is it a .param file?)"));
     }
-    if (lines.size() < 2)
+    if (toks.size() < 2)
         return invalid_model(file + ": missing the 'layer_count blob_count' line after the magic number");
-    const Line& l1 = lines[1];
+    if (toks.size() < 3)
+        return invalid_model(file + ":" + std::to_string(toks[1].line) +
+                             ": expected 'layer_count blob_count' (two positive integers); the file ends after one");
+    int counts_line = toks[1].line;
     long long layer_count = 0, blob_count = 0;
-    if (l1.tokens.size() != 2 || !parse_count(l1.tokens[0], kMaxLayers, layer_count) ||
-        !parse_count(l1.tokens[1], kMaxLayers * 16, blob_count) || layer_count <= 0 || blob_count <= 0)
-        return invalid_model(file + ":" + std::to_string(l1.number) +
+    if (!parse_count(toks[1].text, kMaxLayers, layer_count) || !parse_count(toks[2].text, kMaxLayers * 16, blob_count) ||
+        layer_count <= 0 || blob_count <= 0)
+        return invalid_model(file + ":" + std::to_string(counts_line) +
                              ": expected 'layer_count blob_count' (two positive integers)");
-    long long actual_layers = (long long)lines.size() - 2;
-    if (actual_layers != layer_count)
-        return invalid_model(file + ":" + std::to_string(l1.number) + ": the header declares " +
-                             std::to_string(layer_count) + " layers but the file has " + std::to_string(actual_layers) +
-                             " layer lines");
+
+    // Group the token stream into the declared number of layers, as ncnn's Net::load_param does:
+    // type, name, bottom and top counts, that many blob names, then `id=value` params. ncnn reads
+    // exactly layer_count layers and never looks at what follows.
+    std::vector<Line> lines;
+    size_t ti = 3;
+    for (long long li = 0; li < layer_count; li++) {
+        if (ti >= toks.size())
+            return invalid_model(file + ":" + std::to_string(counts_line) + ": the header declares " +
+                                 std::to_string(layer_count) + " layers but the file ends after " + std::to_string(li));
+        Line l;
+        l.number = toks[ti].line;
+        for (int k = 0; k < 4 && ti < toks.size(); k++)
+            l.tokens.push_back(toks[ti++].text);
+        if (l.tokens.size() == 4) {
+            long long nb = 0, nt = 0;
+            if (parse_count(l.tokens[2], kMaxBlobsPerLayer, nb) && parse_count(l.tokens[3], kMaxBlobsPerLayer, nt)) {
+                for (long long k = 0; k < nb + nt && ti < toks.size(); k++)
+                    l.tokens.push_back(toks[ti++].text);
+                while (ti < toks.size() && is_param_token(toks[ti].text))
+                    l.tokens.push_back(toks[ti++].text);
+            }
+            // bad counts: the layer loop below reports them
+        }
+        lines.push_back(std::move(l));
+    }
+    if (ti < toks.size())
+        warnings.add(file + ":" + std::to_string(toks[ti].line) + ": the header declares " + std::to_string(layer_count) +
+                     " layers; what follows them (" + std::to_string(toks.size() - ti) +
+                     " tokens from here on) is ignored, as ncnn ignores it");
 
     std::map<std::string, int> blob_index;
     std::set<std::string> layer_names;
@@ -284,7 +333,7 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
     std::vector<std::string> unknown;
     std::vector<int> blob_producer_line;
 
-    for (size_t li = 2; li < lines.size(); li++) {
+    for (size_t li = 0; li < lines.size(); li++) {
         const Line& ln = lines[li];
         const auto& t = ln.tokens;
         std::string at = file + ":" + std::to_string(ln.number);
@@ -392,9 +441,14 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
             msg += (i ? ", " : "") + unknown[i];
         return Status(ErrorCode::Unsupported, msg);
     }
-    if ((long long)g.blobs.size() != blob_count)
-        return invalid_model(file + ":" + std::to_string(l1.number) + ": the header declares " +
+    // ncnn sizes its blob list from the header: a larger count only wastes entries, a smaller one
+    // would make ncnn write past its list.
+    if ((long long)g.blobs.size() > blob_count)
+        return invalid_model(file + ":" + std::to_string(counts_line) + ": the header declares " +
                              std::to_string(blob_count) + " blobs but the layers name " + std::to_string(g.blobs.size()));
+    if ((long long)g.blobs.size() < blob_count)
+        warnings.add(file + ":" + std::to_string(counts_line) + ": the header declares " + std::to_string(blob_count) +
+                     " blobs but the layers name only " + std::to_string(g.blobs.size()) + " (accepted, as ncnn does)");
 
     // Blobs consumed more than once: insert Split after the producer (ncnn's converters do this;
     // ncnn's light mode would otherwise free the blob after its first consumer).

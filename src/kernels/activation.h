@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/dispatch.h"
 #include "kernels/simd.h"
 
 namespace nnfold {
@@ -123,17 +124,8 @@ inline void act_scalar(float* p, size_t n, const ActParams& a) {
 }
 
 // act over p[0 .. n) in place.
-void f32_act_inplace__scalar(float* p, size_t n, const ActParams& a);
-#if NNFOLD_SIMD
-void f32_act_inplace__wasmsimd(float* p, size_t n, const ActParams& a);
-#endif
-inline void f32_act_inplace(float* p, size_t n, const ActParams& a) {
-#if NNFOLD_SIMD
-    f32_act_inplace__wasmsimd(p, n, a);
-#else
-    f32_act_inplace__scalar(p, n, a);
-#endif
-}
+#define NNFOLD_ACT_KERNELS(X) X(void, f32_act_inplace, (float* p, size_t n, const ActParams& a), (p, n, a))
+NNFOLD_ACT_KERNELS(NF_KERNEL_DECLARE)
 
 // Swish (SiLU), y = x / (1 + e^-x), as ncnn's Swish layer writes it, with exp_fast: within a few
 // ulp of the reference (std::exp). Below x = -88 exp_fast(-x) stops growing (kExpHi), so x / (1 +
@@ -147,17 +139,8 @@ inline float swish_scalar(float x) {
 }
 
 // swish over p[0 .. n) in place.
-void f32_swish_inplace__scalar(float* p, size_t n);
-#if NNFOLD_SIMD
-void f32_swish_inplace__wasmsimd(float* p, size_t n);
-#endif
-inline void f32_swish_inplace(float* p, size_t n) {
-#if NNFOLD_SIMD
-    f32_swish_inplace__wasmsimd(p, n);
-#else
-    f32_swish_inplace__scalar(p, n);
-#endif
-}
+#define NNFOLD_SWISH_KERNELS(X) X(void, f32_swish_inplace, (float* p, size_t n), (p, n))
+NNFOLD_SWISH_KERNELS(NF_KERNEL_DECLARE)
 
 // GELU (ncnn's two forms, layers/gelu.cpp) with exp_fast:
 //   exact: 0.5 x erfc(-x / sqrt 2) = 0.5 x (1 + erf(x / sqrt 2)), erf by Abramowitz & Stegun
@@ -189,17 +172,8 @@ inline float gelu_scalar(float x, bool tanh_form) {
 }
 
 // GELU over p[0 .. n) in place.
-void f32_gelu_inplace__scalar(float* p, size_t n, bool tanh_form);
-#if NNFOLD_SIMD
-void f32_gelu_inplace__wasmsimd(float* p, size_t n, bool tanh_form);
-#endif
-inline void f32_gelu_inplace(float* p, size_t n, bool tanh_form) {
-#if NNFOLD_SIMD
-    f32_gelu_inplace__wasmsimd(p, n, tanh_form);
-#else
-    f32_gelu_inplace__scalar(p, n, tanh_form);
-#endif
-}
+#define NNFOLD_GELU_KERNELS(X) X(void, f32_gelu_inplace, (float* p, size_t n, bool tanh_form), (p, n, tanh_form))
+NNFOLD_GELU_KERNELS(NF_KERNEL_DECLARE)
 
 #if NNFOLD_SIMD
 inline v128_t exp_v(v128_t x) {

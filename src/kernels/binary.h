@@ -12,36 +12,24 @@
 
 #include <cstddef>
 
+#include "kernels/dispatch.h"
+
 namespace nnfold {
 namespace kernels {
 
 enum class BinaryKind { Add, Sub, Mul, Div, Max, Min };
 
-void f32_binary__scalar(BinaryKind op, const float* a, int sa, const float* b, int sb, float* out, size_t n);
-#if NNFOLD_SIMD
-void f32_binary__wasmsimd(BinaryKind op, const float* a, int sa, const float* b, int sb, float* out, size_t n);
-#endif
-inline void f32_binary(BinaryKind op, const float* a, int sa, const float* b, int sb, float* out, size_t n) {
-#if NNFOLD_SIMD
-    f32_binary__wasmsimd(op, a, sa, b, sb, out, n);
-#else
-    f32_binary__scalar(op, a, sa, b, sb, out, n);
-#endif
-}
+#define NNFOLD_BINARY_KERNELS(X)                                                                              \
+    X(void, f32_binary, (BinaryKind op, const float* a, int sa, const float* b, int sb, float* out, size_t n), \
+      (op, a, sa, b, sb, out, n))
+NNFOLD_BINARY_KERNELS(NF_KERNEL_DECLARE)
 
 // out[i] = a[i] * ca + b[i] * cb (Eltwise's weighted sum, two rounded products and a rounded sum,
 // as the reference computes po[i] += p[i] * c after po[i] = p0[i] * c0).
-void f32_axpby__scalar(const float* a, float ca, const float* b, float cb, float* out, size_t n);
-#if NNFOLD_SIMD
-void f32_axpby__wasmsimd(const float* a, float ca, const float* b, float cb, float* out, size_t n);
-#endif
-inline void f32_axpby(const float* a, float ca, const float* b, float cb, float* out, size_t n) {
-#if NNFOLD_SIMD
-    f32_axpby__wasmsimd(a, ca, b, cb, out, n);
-#else
-    f32_axpby__scalar(a, ca, b, cb, out, n);
-#endif
-}
+#define NNFOLD_AXPBY_KERNELS(X)                                                                   \
+    X(void, f32_axpby, (const float* a, float ca, const float* b, float cb, float* out, size_t n), \
+      (a, ca, b, cb, out, n))
+NNFOLD_AXPBY_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 
+#include "kernels/dispatch.h"
+
 namespace nnfold {
 namespace kernels {
 
@@ -25,17 +27,10 @@ struct DeconvWindow {
 void f32_col2im_add(const float* col, size_t ldcol, int pix0, int npix, const DeconvWindow& w, float* out);
 
 // src: in_h rows of in_w; kernel: kernel_h x kernel_w taps.
-void f32_deconvdw_plane__scalar(const float* src, int in_h, const float* kernel, const DeconvWindow& w, float* out);
-#if NNFOLD_SIMD
-void f32_deconvdw_plane__wasmsimd(const float* src, int in_h, const float* kernel, const DeconvWindow& w, float* out);
-#endif
-inline void f32_deconvdw_plane(const float* src, int in_h, const float* kernel, const DeconvWindow& w, float* out) {
-#if NNFOLD_SIMD
-    f32_deconvdw_plane__wasmsimd(src, in_h, kernel, w, out);
-#else
-    f32_deconvdw_plane__scalar(src, in_h, kernel, w, out);
-#endif
-}
+#define NNFOLD_DECONVDW_KERNELS(X)                                                                         \
+    X(void, f32_deconvdw_plane, (const float* src, int in_h, const float* kernel, const DeconvWindow& w, float* out), \
+      (src, in_h, kernel, w, out))
+NNFOLD_DECONVDW_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

@@ -15,6 +15,7 @@
 #include <cstddef>
 
 #include "kernels/activation.h"
+#include "kernels/dispatch.h"
 #include "kernels/window.h"
 
 namespace nnfold {
@@ -35,29 +36,16 @@ inline int dw_ring_slots(const WindowGeometry& g) { return g.rows_spanned() + 1;
 inline size_t f32_dwconv_scratch_floats(const WindowGeometry& g) { return row_ring_floats(g, dw_ring_slots(g)); }
 inline bool f32_dwconv_supported(const WindowGeometry& g) { return dw_ring_slots(g) <= kMaxRingRows; }
 
-#define NF_DWCONV_KERNELS(suffix)                        \
-    void f32_dwconv3x3s1__##suffix(const DwPlane& p);    \
-    void f32_dwconv3x3s2__##suffix(const DwPlane& p);    \
-    void f32_dwconv5x5s1__##suffix(const DwPlane& p);    \
-    void f32_dwconv5x5s2__##suffix(const DwPlane& p);    \
-    void f32_dwconv_general__##suffix(const DwPlane& p);
-NF_DWCONV_KERNELS(scalar)
-#if NNFOLD_SIMD
-NF_DWCONV_KERNELS(wasmsimd)
-#define NF_DWCONV_DISPATCH(name) \
-    inline void name(const DwPlane& p) { name##__wasmsimd(p); }
-#else
-#define NF_DWCONV_DISPATCH(name) \
-    inline void name(const DwPlane& p) { name##__scalar(p); }
-#endif
-#undef NF_DWCONV_KERNELS
-
-NF_DWCONV_DISPATCH(f32_dwconv3x3s1)
-NF_DWCONV_DISPATCH(f32_dwconv3x3s2)
-NF_DWCONV_DISPATCH(f32_dwconv5x5s1)
-NF_DWCONV_DISPATCH(f32_dwconv5x5s2)
-NF_DWCONV_DISPATCH(f32_dwconv_general)
-#undef NF_DWCONV_DISPATCH
+// The fixed-window kernels. Extra columns: kernel size K, stride S.
+#define NNFOLD_DWCONV_FIXED_KERNELS(X)                          \
+    X(void, f32_dwconv3x3s1, (const DwPlane& p), (p), 3, 1)     \
+    X(void, f32_dwconv3x3s2, (const DwPlane& p), (p), 3, 2)     \
+    X(void, f32_dwconv5x5s1, (const DwPlane& p), (p), 5, 1)     \
+    X(void, f32_dwconv5x5s2, (const DwPlane& p), (p), 5, 2)
+// Any window (f32_dwconv_supported).
+#define NNFOLD_DWCONV_GENERAL_KERNELS(X) X(void, f32_dwconv_general, (const DwPlane& p), (p))
+NNFOLD_DWCONV_FIXED_KERNELS(NF_KERNEL_DECLARE)
+NNFOLD_DWCONV_GENERAL_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "kernels/activation.h"
+#include "kernels/dispatch.h"
 
 namespace nnfold {
 namespace kernels {
@@ -57,19 +58,10 @@ struct GemmTile {
 };
 
 // The micro-kernels: a (kc x MR, packed), b (kc x NR, packed), a full MR x NR tile of c.
-void f32_gemm_4x8__scalar(size_t kc, const float* a, const float* b, float* c, size_t ldc, const GemmTile& t);
-#if NNFOLD_SIMD
-void f32_gemm_4x8__wasmsimd(size_t kc, const float* a, const float* b, float* c, size_t ldc, const GemmTile& t);
-#endif
-
-// The build's micro-kernel (compile-time dispatch: SIMD when NNFOLD_SIMD, else the scalar twin).
-inline void f32_gemm_4x8(size_t kc, const float* a, const float* b, float* c, size_t ldc, const GemmTile& t) {
-#if NNFOLD_SIMD
-    f32_gemm_4x8__wasmsimd(kc, a, b, c, ldc, t);
-#else
-    f32_gemm_4x8__scalar(kc, a, b, c, ldc, t);
-#endif
-}
+#define NNFOLD_GEMM_KERNELS(X)                                                                                   \
+    X(void, f32_gemm_4x8, (size_t kc, const float* a, const float* b, float* c, size_t ldc, const GemmTile& t), \
+      (kc, a, b, c, ldc, t))
+NNFOLD_GEMM_KERNELS(NF_KERNEL_DECLARE)
 
 // Floats of a packed A for M x K (M rounded up to MR).
 inline size_t packed_a_floats(int M, int K) { return (size_t)((M + kGemmMR - 1) / kGemmMR) * kGemmMR * (size_t)K; }
@@ -113,20 +105,11 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
 
 // GEMV over a packed A (one column of B): y[i] = act(bias[i] + sum_k A[i][k] x[k]), the sum in
 // increasing k (the reference's order). MR rows per step.
-void f32_gemv_packed__scalar(int M, int K, const float* a_packed, const float* x, const float* bias,
-                             const ActParams& act, float* y);
-#if NNFOLD_SIMD
-void f32_gemv_packed__wasmsimd(int M, int K, const float* a_packed, const float* x, const float* bias,
-                               const ActParams& act, float* y);
-#endif
-inline void f32_gemv_packed(int M, int K, const float* a_packed, const float* x, const float* bias,
-                            const ActParams& act, float* y) {
-#if NNFOLD_SIMD
-    f32_gemv_packed__wasmsimd(M, K, a_packed, x, bias, act, y);
-#else
-    f32_gemv_packed__scalar(M, K, a_packed, x, bias, act, y);
-#endif
-}
+#define NNFOLD_GEMV_KERNELS(X)                                                                                \
+    X(void, f32_gemv_packed,                                                                                  \
+      (int M, int K, const float* a_packed, const float* x, const float* bias, const ActParams& act, float* y), \
+      (M, K, a_packed, x, bias, act, y))
+NNFOLD_GEMV_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

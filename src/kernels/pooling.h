@@ -13,6 +13,7 @@
 
 #include <cstddef>
 
+#include "kernels/dispatch.h"
 #include "kernels/window.h"
 
 namespace nnfold {
@@ -30,37 +31,22 @@ struct PoolPlane {
 
 inline size_t f32_pool_scratch_floats(const WindowGeometry& g) { return row_ring_floats(g, g.rows_spanned()); }
 
-#define NF_POOL_KERNELS(suffix)                                    \
-    void f32_maxpool2x2s1__##suffix(const PoolPlane& p);           \
-    void f32_maxpool2x2s2__##suffix(const PoolPlane& p);           \
-    void f32_maxpool3x3s1__##suffix(const PoolPlane& p);           \
-    void f32_maxpool3x3s2__##suffix(const PoolPlane& p);           \
-    void f32_avgpool2x2s1__##suffix(const PoolPlane& p);           \
-    void f32_avgpool2x2s2__##suffix(const PoolPlane& p);           \
-    void f32_avgpool3x3s1__##suffix(const PoolPlane& p);           \
-    void f32_avgpool3x3s2__##suffix(const PoolPlane& p);           \
-    float f32_global_maxpool__##suffix(const float* p, size_t n);  \
-    float f32_global_avgpool__##suffix(const float* p, size_t n);
-NF_POOL_KERNELS(scalar)
-#if NNFOLD_SIMD
-NF_POOL_KERNELS(wasmsimd)
-#define NF_POOL_IMPL(name) name##__wasmsimd
-#else
-#define NF_POOL_IMPL(name) name##__scalar
-#endif
-#undef NF_POOL_KERNELS
-
-inline void f32_maxpool2x2s1(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool2x2s1)(p); }
-inline void f32_maxpool2x2s2(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool2x2s2)(p); }
-inline void f32_maxpool3x3s1(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool3x3s1)(p); }
-inline void f32_maxpool3x3s2(const PoolPlane& p) { NF_POOL_IMPL(f32_maxpool3x3s2)(p); }
-inline void f32_avgpool2x2s1(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool2x2s1)(p); }
-inline void f32_avgpool2x2s2(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool2x2s2)(p); }
-inline void f32_avgpool3x3s1(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool3x3s1)(p); }
-inline void f32_avgpool3x3s2(const PoolPlane& p) { NF_POOL_IMPL(f32_avgpool3x3s2)(p); }
-inline float f32_global_maxpool(const float* p, size_t n) { return NF_POOL_IMPL(f32_global_maxpool)(p, n); }
-inline float f32_global_avgpool(const float* p, size_t n) { return NF_POOL_IMPL(f32_global_avgpool)(p, n); }
-#undef NF_POOL_IMPL
+// The square-window kernels. Extra columns: is_max, kernel size K, stride S.
+#define NNFOLD_POOL_WINDOW_KERNELS(X)                                            \
+    X(void, f32_maxpool2x2s1, (const PoolPlane& p), (p), true, 2, 1)             \
+    X(void, f32_maxpool2x2s2, (const PoolPlane& p), (p), true, 2, 2)             \
+    X(void, f32_maxpool3x3s1, (const PoolPlane& p), (p), true, 3, 1)             \
+    X(void, f32_maxpool3x3s2, (const PoolPlane& p), (p), true, 3, 2)             \
+    X(void, f32_avgpool2x2s1, (const PoolPlane& p), (p), false, 2, 1)            \
+    X(void, f32_avgpool2x2s2, (const PoolPlane& p), (p), false, 2, 2)            \
+    X(void, f32_avgpool3x3s1, (const PoolPlane& p), (p), false, 3, 1)            \
+    X(void, f32_avgpool3x3s2, (const PoolPlane& p), (p), false, 3, 2)
+// The global kernels. Extra column: is_max.
+#define NNFOLD_POOL_GLOBAL_KERNELS(X)                                            \
+    X(float, f32_global_maxpool, (const float* p, size_t n), (p, n), true)       \
+    X(float, f32_global_avgpool, (const float* p, size_t n), (p, n), false)
+NNFOLD_POOL_WINDOW_KERNELS(NF_KERNEL_DECLARE)
+NNFOLD_POOL_GLOBAL_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

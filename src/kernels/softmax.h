@@ -8,20 +8,13 @@
 
 #include <cstddef>
 
+#include "kernels/dispatch.h"
+
 namespace nnfold {
 namespace kernels {
 
-void f32_softmax_inplace__scalar(float* p, size_t n);
-#if NNFOLD_SIMD
-void f32_softmax_inplace__wasmsimd(float* p, size_t n);
-#endif
-inline void f32_softmax_inplace(float* p, size_t n) {
-#if NNFOLD_SIMD
-    f32_softmax_inplace__wasmsimd(p, n);
-#else
-    f32_softmax_inplace__scalar(p, n);
-#endif
-}
+#define NNFOLD_SOFTMAX_KERNELS(X) X(void, f32_softmax_inplace, (float* p, size_t n), (p, n))
+NNFOLD_SOFTMAX_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

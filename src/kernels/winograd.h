@@ -25,6 +25,7 @@
 #include <cstddef>
 
 #include "kernels/activation.h"
+#include "kernels/dispatch.h"
 
 namespace nnfold {
 namespace kernels {
@@ -42,19 +43,11 @@ struct WinogradInput {
     int inch = 0;
     int tiles_w = 0;
 };
-void winograd43_transform_input__scalar(const WinogradInput& in, int t0, int nt, float* v);
 // Zeroes the padding columns (tiles nt .. round_up(nt, 8)) of V's last panels.
 void winograd43_zero_panel_tail(int inch, int nt, float* v);
-#if NNFOLD_SIMD
-void winograd43_transform_input__wasmsimd(const WinogradInput& in, int t0, int nt, float* v);
-#endif
-inline void winograd43_transform_input(const WinogradInput& in, int t0, int nt, float* v) {
-#if NNFOLD_SIMD
-    winograd43_transform_input__wasmsimd(in, t0, nt, v);
-#else
-    winograd43_transform_input__scalar(in, t0, nt, v);
-#endif
-}
+#define NNFOLD_WINOGRAD_INPUT_KERNELS(X) \
+    X(void, winograd43_transform_input, (const WinogradInput& in, int t0, int nt, float* v), (in, t0, nt, v))
+NNFOLD_WINOGRAD_INPUT_KERNELS(NF_KERNEL_DECLARE)
 
 // M of tiles [t0, t0 + nt) -> output planes (channel o at dst + o * out_w * out_h), adding bias[o]
 // (bias may be null) and applying the activation; pixels outside out_w x out_h are dropped.
@@ -66,17 +59,10 @@ struct WinogradOutput {
     const float* bias = nullptr;
     ActParams act;
 };
-void winograd43_transform_output__scalar(const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt);
-#if NNFOLD_SIMD
-void winograd43_transform_output__wasmsimd(const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt);
-#endif
-inline void winograd43_transform_output(const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt) {
-#if NNFOLD_SIMD
-    winograd43_transform_output__wasmsimd(m, ldm, out, t0, nt);
-#else
-    winograd43_transform_output__scalar(m, ldm, out, t0, nt);
-#endif
-}
+#define NNFOLD_WINOGRAD_OUTPUT_KERNELS(X)                                                                  \
+    X(void, winograd43_transform_output, (const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt), \
+      (m, ldm, out, t0, nt))
+NNFOLD_WINOGRAD_OUTPUT_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels
 }  // namespace nnfold

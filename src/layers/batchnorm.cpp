@@ -8,17 +8,12 @@
 // channel), which must have exactly `channels` entries.
 #include <cmath>
 
-#include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/norm_common.h"
 
 namespace nnfold {
 
-class BatchNorm : public Layer {
+class BatchNorm : public CheckedInplaceLayer {
 public:
-    BatchNorm() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
     int channels = 0;
     float eps = 0.f;
     std::vector<float> a_data, b_data;
@@ -57,18 +52,7 @@ public:
         }
         return Status::ok();
     }
-    Status check(const Shape& s) const {
-        if (s.dims < 1 || s.dims > 4)
-            return shape_mismatch("BatchNorm needs a 1D-4D input, got " + s.str());
-        if (channel_slices(s).count != (size_t)channels)
-            return shape_mismatch("BatchNorm has " + std::to_string(channels) + " channels but input " + s.str() +
-                                  " has " + std::to_string(channel_slices(s).count) + " along " + channel_axis_name(s));
-        return Status::ok();
-    }
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        NF_RETURN_IF_ERROR(same_shape(bottoms, tops));
-        return check(bottoms[0]);
-    }
+    Status check(const Shape& s) const override { return check_channel_count(s, "BatchNorm", channels, "channels"); }
     Status forward_inplace(Mat& m, const Option&) const override {
         if (m.elempack != 1)
             return internal_error("BatchNorm reference forward needs elempack 1");

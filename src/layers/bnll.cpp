@@ -4,26 +4,16 @@
 // (ncnn's operators.md writes the x > 0 branch without the leading x; the code has it.) No params.
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class BNLL : public Layer {
+class BNLL : public UnaryLayer<BNLL> {
 public:
-    BNLL() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++) {
-            if (p[i] > 0.f)
-                p[i] = p[i] + std::log(1.f + std::exp(-p[i]));
-            else
-                p[i] = std::log(1.f + std::exp(p[i]));
-        }
-        return Status::ok();
+    float apply(float x) const {
+        if (x > 0.f)
+            return x + std::log(1.f + std::exp(-x));
+        return std::log(1.f + std::exp(x));
     }
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/shape.h"
 #include "core/status.h"
+#include "layers/layer.h"
 
 namespace nnfold {
 
@@ -46,6 +47,23 @@ void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, Fn fn) 
             idx[k] = 0;
         }
     }
+}
+
+// The forward preamble of the layers that broadcast their inputs elementwise (Compare, Where):
+// unpacked inputs, their shapes in `in`, and one top of the shape `layer.infer_shape` gives (`out`).
+inline Status broadcast_forward_setup(const Layer& layer, const std::vector<Mat>& bottoms, std::vector<Mat>& tops,
+                                      const Option& opt, std::vector<Shape>& in, Shape& out) {
+    in.clear();
+    for (auto& m : bottoms) {
+        if (m.elempack != 1)
+            return internal_error(layer.type + " expects unpacked inputs");
+        in.push_back(m.shape());
+    }
+    std::vector<Shape> outs;
+    NF_RETURN_IF_ERROR(layer.infer_shape(in, outs));
+    out = outs[0];
+    tops.resize(1);
+    return tops[0].create(out, opt.blob_allocator);
 }
 
 }  // namespace nnfold

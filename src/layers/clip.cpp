@@ -3,36 +3,21 @@
 // NaN passes through unchanged (both comparisons are false).
 #include <cfloat>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Clip : public Layer {
+class Clip : public UnaryLayer<Clip> {
 public:
-    Clip() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float min = -FLT_MAX;
-    float max = FLT_MAX;
+    FloatParam min{0, -FLT_MAX}, max{1, FLT_MAX};
+    auto params() { return std::tie(min, max); }
 
-    Status load_param(const ParamDict& pd) override {
-        min = pd.get_float(0, -FLT_MAX);
-        max = pd.get_float(1, FLT_MAX);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++) {
-            float v = p[i];
-            if (v < min)
-                v = min;
-            if (v > max)
-                v = max;
-            p[i] = v;
-        }
-        return Status::ok();
+    float apply(float x) const {
+        if (x < min)
+            x = min.value;
+        if (x > max)
+            x = max.value;
+        return x;
     }
 };
 

@@ -4,7 +4,6 @@
 // Params: 0 op_type (0 ==, 1 >, 2 <, 3 >=, 4 <=, 5 !=), 1 with_scalar (0), 2 b (float, 0.f).
 // Bottoms: a and b (numpy broadcasting, either side), or a alone when with_scalar compares with b.
 #include "layers/broadcast.h"
-#include "layers/layer.h"
 
 namespace nnfold {
 
@@ -53,25 +52,18 @@ public:
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
         std::vector<Shape> in;
-        for (auto& m : bottoms) {
-            if (m.elempack != 1)
-                return internal_error("nnfold.Compare expects unpacked inputs");
-            in.push_back(m.shape());
-        }
-        std::vector<Shape> out;
-        NF_RETURN_IF_ERROR(infer_shape(in, out));
-        tops.resize(1);
-        NF_RETURN_IF_ERROR(tops[0].create(out[0], opt.blob_allocator));
+        Shape out;
+        NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
         float* o = tops[0].data;
         const float* a = bottoms[0].data;
         if (with_scalar) {
-            size_t n = out[0].total();
+            size_t n = out.total();
             for (size_t i = 0; i < n; i++)
                 o[i] = compare(op_type, a[i], b) ? 1.f : 0.f;
             return Status::ok();
         }
         const float* bb = bottoms[1].data;
-        for_each_broadcast(out[0], in, [&](size_t i, const std::vector<int64_t>& off) {
+        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
             o[i] = compare(op_type, a[off[0]], bb[off[1]]) ? 1.f : 0.f;
         });
         return Status::ok();

@@ -11,56 +11,25 @@
 namespace nnfold {
 
 Status ConvolutionDepthWise::load_param(const ParamDict& pd) {
-    num_output = pd.get_int(0, 0);
-    kernel_w = pd.get_int(1, 0);
-    kernel_h = pd.get_int(11, kernel_w);
-    dilation_w = pd.get_int(2, 1);
-    dilation_h = pd.get_int(12, dilation_w);
-    stride_w = pd.get_int(3, 1);
-    stride_h = pd.get_int(13, stride_w);
-    pad_left = pd.get_int(4, 0);
-    pad_right = pd.get_int(15, pad_left);
-    pad_top = pd.get_int(14, pad_left);
-    pad_bottom = pd.get_int(16, pad_top);
     pad_value = pd.get_float(18, 0.f);
-    bias_term = pd.get_int(5, 0);
-    weight_data_size = pd.get_int(6, 0);
     group = pd.get_int(7, 1);
     int8_scale_term = pd.get_int(8, 0);
     dynamic_weight = pd.get_int(19, 0);
-    NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
+    NF_RETURN_IF_ERROR(load_window_params(pd));
     one_blob_only = dynamic_weight == 0;
 
-    if (num_output <= 0)
-        return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
-    if (group <= 0)
-        return invalid_model("group (param 7) must be positive, got " + std::to_string(group));
-    if (num_output % group != 0)
-        return invalid_model("num_output " + std::to_string(num_output) + " is not a multiple of group " +
-                             std::to_string(group));
-    NF_RETURN_IF_ERROR(check_window(kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h));
+    NF_RETURN_IF_ERROR(check_group_window(group));
     NF_RETURN_IF_ERROR(check_conv_pads(pad_left, pad_right, pad_top, pad_bottom));
     if (dynamic_weight)
         return Status::ok();
-    if (weight_data_size <= 0)
-        return invalid_model("weight_data_size (param 6) must be positive, got " + std::to_string(weight_data_size));
-    int64_t per_inch = (int64_t)kernel_w * kernel_h * (num_output / group);
-    if (weight_data_size % per_inch != 0 || (weight_data_size / per_inch) % group != 0)
-        return invalid_model("weight_data_size " + std::to_string(weight_data_size) + " is not input channels x " +
-                             std::to_string(num_output / group) + " outputs per group x " + std::to_string(kernel_h) +
-                             "x" + std::to_string(kernel_w) + " with input channels a multiple of group " +
-                             std::to_string(group));
-    return Status::ok();
+    return check_grouped_weight_size(group, true);
 }
 
 Status ConvolutionDepthWise::weight_specs(std::vector<WeightSpec>& specs) const {
     specs.clear();
     if (dynamic_weight)
         return Status::ok();
-    int64_t fan_in = (int64_t)weight_data_size / num_output;  // (num_input / group) * kernel area
-    specs.push_back({"weight_data", (uint64_t)weight_data_size, true, WeightRole::Weight, fan_in});
-    if (bias_term)
-        specs.push_back({"bias_data", (uint64_t)num_output, false, WeightRole::Bias, 1});
+    weight_bias_specs(specs, (int64_t)weight_data_size / num_output);  // (num_input / group) * kernel area
     if (int8_scale_term == 1 || int8_scale_term == 101) {
         specs.push_back({"weight_data_int8_scales", (uint64_t)group, false, WeightRole::Gamma, 1});
         specs.push_back({"bottom_blob_int8_scales", 1, false, WeightRole::Gamma, 1});
@@ -73,90 +42,20 @@ Status ConvolutionDepthWise::weight_specs(std::vector<WeightSpec>& specs) const 
     return Status::ok();
 }
 
-Status ConvolutionDepthWise::load_model(const std::vector<WeightArray>& w) {
-    if (dynamic_weight)
-        return unsupported("ConvolutionDepthWise with dynamic_weight=1 (weights from an input blob) cannot be run by "
-                           "nnfold");
-    NF_RETURN_IF_ERROR(check_runnable_int8(int8_scale_term, "ConvolutionDepthWise"));
-    if (w.size() < (bias_term ? 2u : 1u))
-        return internal_error("ConvolutionDepthWise: missing weight arrays");
-    if (w[0].storage == WeightStorage::Int8)
-        return unsupported("int8-quantized ConvolutionDepthWise weights cannot be run by nnfold (fp32 compute only)");
-    weight_data = w[0].data;
-    if (bias_term)
-        bias_data = w[1].data;
-    return Status::ok();
-}
-
 Status ConvolutionDepthWise::output_shape(const Shape& in, Shape& out, ConvGeometry* geometry) const {
     if (dynamic_weight)
         return unsupported("ConvolutionDepthWise with dynamic_weight=1 (weights from an input blob) is not supported");
-    Planes p;
-    NF_RETURN_IF_ERROR(conv_input_planes(in, "ConvolutionDepthWise", p));
-    if (p.c != num_input())
-        return shape_mismatch("input " + in.str() + " has " + std::to_string(p.c) + " channel(s), the weights expect " +
-                              std::to_string(num_input()) + " (weight_data_size " + std::to_string(weight_data_size) +
-                              ", group " + std::to_string(group) + ")");
-    ConvGeometry g;
-    NF_RETURN_IF_ERROR(conv_geometry(p.w, p.h, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
-                                     pad_left, pad_right, pad_top, pad_bottom, g));
-    out = Shape::d3(g.out_w, g.out_h, num_output);
-    if (geometry)
-        *geometry = g;
-    return Status::ok();
-}
-
-Status ConvolutionDepthWise::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
-    if (bottoms.size() != 1)
-        return shape_mismatch("ConvolutionDepthWise takes one input, got " + std::to_string(bottoms.size()));
-    tops.resize(1);
-    return output_shape(bottoms[0], tops[0]);
+    return conv_window_output(in, num_input(), ", group " + std::to_string(group) + ")", out, geometry);
 }
 
 Status ConvolutionDepthWise::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("ConvolutionDepthWise: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-
-    Mat src = bottom;
-    if (g.pads.any())
-        NF_RETURN_IF_ERROR(make_border(bottom, src, g.pads, pad_value, opt.workspace_allocator));
-    const int w = g.padded_w;
-    const size_t plane = (size_t)g.padded_w * g.padded_h;
-    const int maxk = kernel_w * kernel_h;
-    const std::vector<int> ofs = kernel_offsets(kernel_w, kernel_h, dilation_w, dilation_h, w);
-    const int inch_g = num_input() / group;
-    const int outch_g = num_output / group;
-
     // One loop covers both ncnn branches: the depthwise case is inch_g == outch_g == 1.
-    for (int gi = 0; gi < group; gi++) {
-        for (int p = 0; p < outch_g; p++) {
-            const int oc = gi * outch_g + p;
-            float* out = top.channel(oc);
-            const float* kbase = weight_data.data() + ((size_t)gi * outch_g + p) * inch_g * maxk;
-            for (int i = 0; i < g.out_h; i++) {
-                for (int j = 0; j < g.out_w; j++) {
-                    float sum = bias_term ? bias_data[oc] : 0.f;
-                    const float* kp = kbase;
-                    for (int q = 0; q < inch_g; q++) {
-                        const float* sp = src.data + (size_t)(gi * inch_g + q) * plane + (size_t)i * stride_h * w +
-                                          (size_t)j * stride_w;
-                        for (int k = 0; k < maxk; k++)
-                            sum += sp[ofs[k]] * kp[k];
-                        kp += maxk;
-                    }
-                    out[j] = activation.apply(sum);
-                }
-                out += g.out_w;
-            }
-        }
-        if (opt.cancel && *opt.cancel)
-            return Status(ErrorCode::Cancelled, "cancelled");
-    }
-    return Status::ok();
+    return forward_direct(bottom, g, pad_value, group, top, opt);
 }
 
 NF_DEFINE_LAYER(ConvolutionDepthWise,

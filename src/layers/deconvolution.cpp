@@ -15,50 +15,22 @@ namespace nnfold {
 Status Deconvolution::load_param(const ParamDict& pd) { return load_common(pd, false); }
 
 Status Deconvolution::load_common(const ParamDict& pd, bool grouped) {
-    num_output = pd.get_int(0, 0);
-    kernel_w = pd.get_int(1, 0);
-    kernel_h = pd.get_int(11, kernel_w);
-    dilation_w = pd.get_int(2, 1);
-    dilation_h = pd.get_int(12, dilation_w);
-    stride_w = pd.get_int(3, 1);
-    stride_h = pd.get_int(13, stride_w);
-    pad_left = pd.get_int(4, 0);
-    pad_right = pd.get_int(15, pad_left);
-    pad_top = pd.get_int(14, pad_left);
-    pad_bottom = pd.get_int(16, pad_top);
     output_pad_right = pd.get_int(18, 0);
     output_pad_bottom = pd.get_int(19, output_pad_right);
     output_w = pd.get_int(20, 0);
     output_h = pd.get_int(21, output_w);
-    bias_term = pd.get_int(5, 0);
-    weight_data_size = pd.get_int(6, 0);
     group = grouped ? pd.get_int(7, 1) : 1;
     dynamic_weight = pd.get_int(28, 0);
-    NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
+    NF_RETURN_IF_ERROR(load_window_params(pd));
     one_blob_only = dynamic_weight == 0;
 
-    if (num_output <= 0)
-        return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
-    if (group <= 0)
-        return invalid_model("group (param 7) must be positive, got " + std::to_string(group));
-    if (num_output % group != 0)
-        return invalid_model("num_output " + std::to_string(num_output) + " is not a multiple of group " +
-                             std::to_string(group));
-    NF_RETURN_IF_ERROR(check_window(kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h));
+    NF_RETURN_IF_ERROR(check_group_window(group));
     NF_RETURN_IF_ERROR(check_deconv_pads(pad_left, pad_right, pad_top, pad_bottom));
     if (output_pad_right < 0 || output_pad_bottom < 0)
         return invalid_model("output_pad_right/bottom (params 18/19) must be >= 0");
     if (dynamic_weight)
         return Status::ok();
-    if (weight_data_size <= 0)
-        return invalid_model("weight_data_size (param 6) must be positive, got " + std::to_string(weight_data_size));
-    int64_t per_inch = (int64_t)kernel_w * kernel_h * (num_output / group);
-    if (weight_data_size % per_inch != 0 || (weight_data_size / per_inch) % group != 0)
-        return invalid_model("weight_data_size " + std::to_string(weight_data_size) + " is not input channels x " +
-                             std::to_string(num_output / group) + " outputs per group x " + std::to_string(kernel_h) +
-                             "x" + std::to_string(kernel_w) +
-                             (group > 1 ? " with input channels a multiple of group " + std::to_string(group) : ""));
-    return Status::ok();
+    return check_grouped_weight_size(group, group > 1);
 }
 
 Status Deconvolution::weight_specs(std::vector<WeightSpec>& specs) const {
@@ -67,23 +39,7 @@ Status Deconvolution::weight_specs(std::vector<WeightSpec>& specs) const {
         return Status::ok();
     // Each output pixel sums about (inputs per group) * kernel area / stride^2 terms; the kernel
     // area per input channel is the conservative fan-in.
-    int64_t fan_in = (int64_t)weight_data_size / num_output;
-    specs.push_back({"weight_data", (uint64_t)weight_data_size, true, WeightRole::Weight, fan_in});
-    if (bias_term)
-        specs.push_back({"bias_data", (uint64_t)num_output, false, WeightRole::Bias, 1});
-    return Status::ok();
-}
-
-Status Deconvolution::load_model(const std::vector<WeightArray>& w) {
-    if (dynamic_weight)
-        return unsupported(type + " with dynamic_weight=1 (weights from an input blob) cannot be run by nnfold");
-    if (w.size() < (bias_term ? 2u : 1u))
-        return internal_error(type + ": missing weight arrays");
-    if (w[0].storage == WeightStorage::Int8)
-        return unsupported("int8-quantized " + type + " weights cannot be run by nnfold (fp32 compute only)");
-    weight_data = w[0].data;
-    if (bias_term)
-        bias_data = w[1].data;
+    weight_bias_specs(specs, (int64_t)weight_data_size / num_output);
     return Status::ok();
 }
 
@@ -106,19 +62,11 @@ Status Deconvolution::output_shape(const Shape& in, Shape& out, DeconvGeometry* 
     return Status::ok();
 }
 
-Status Deconvolution::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
-    if (bottoms.size() != 1)
-        return shape_mismatch(type + " takes one input, got " + std::to_string(bottoms.size()));
-    tops.resize(1);
-    return output_shape(bottoms[0], tops[0]);
-}
-
 Status Deconvolution::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     DeconvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error(type + ": weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
 
     const bool cut = g.cut.any();
     Mat full;

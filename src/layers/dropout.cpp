@@ -1,29 +1,20 @@
 // Dropout (ncnn src/layer/dropout.cpp): inference-time identity scaled by param 0 (default 1).
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Dropout : public Layer {
+class Dropout : public UnaryLayer<Dropout> {
 public:
-    Dropout() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float scale = 1.f;
+    FloatParam scale{0, 1.f};
+    auto params() { return std::tie(scale); }
 
-    Status load_param(const ParamDict& pd) override {
-        scale = pd.get_float(0, 1.f);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
+    // scale 1 leaves the blob untouched (as ncnn does), not even multiplied by 1.
+    Status forward_inplace(Mat& m, const Option& opt) const override {
         if (scale == 1.f)
             return Status::ok();
-        float* p = m.data;
-        size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++)
-            p[i] *= scale;
-        return Status::ok();
+        return UnaryLayer<Dropout>::forward_inplace(m, opt);
     }
+    float apply(float x) const { return x * scale; }
 };
 
 NF_DEFINE_LAYER(Dropout, {0, "scale", ParamType::Float, pfloat(1.f)})

@@ -2,30 +2,16 @@
 // default; ONNX's default 1.0 is written explicitly by converters).
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class ELU : public Layer {
+class ELU : public UnaryLayer<ELU> {
 public:
-    ELU() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float alpha = 0.1f;
+    FloatParam alpha{0, 0.1f};
+    auto params() { return std::tie(alpha); }
 
-    Status load_param(const ParamDict& pd) override {
-        alpha = pd.get_float(0, 0.1f);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++)
-            if (p[i] < 0.f)
-                p[i] = alpha * (std::exp(p[i]) - 1.f);
-        return Status::ok();
-    }
+    float apply(float x) const { return x < 0.f ? alpha * (std::exp(x) - 1.f) : x; }
 };
 
 NF_DEFINE_LAYER(ELU, {0, "alpha", ParamType::Float, pfloat(0.1f)})

@@ -4,35 +4,18 @@
 // base == -1 is ncnn's marker for e (an exact float comparison, as in ncnn).
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Exp : public Layer {
+class Exp : public UnaryLayer<Exp> {
 public:
-    Exp() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float base = -1.f, scale = 1.f, shift = 0.f;
+    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(base, scale, shift); }
 
-    Status load_param(const ParamDict& pd) override {
-        base = pd.get_float(0, -1.f);
-        scale = pd.get_float(1, 1.f);
-        shift = pd.get_float(2, 0.f);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        if (base == -1.f) {
-            for (size_t i = 0; i < n; i++)
-                p[i] = std::exp(shift + p[i] * scale);
-        } else {
-            for (size_t i = 0; i < n; i++)
-                p[i] = std::pow(base, shift + p[i] * scale);
-        }
-        return Status::ok();
+    float apply(float x) const {
+        const float a = shift + x * scale;
+        return base == -1.f ? std::exp(a) : std::pow(base.value, a);
     }
 };
 

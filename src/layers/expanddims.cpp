@@ -9,36 +9,27 @@
 // ncnn expands one axis at a time, except w and h together on 1D, which gives [1,w,1]. Where
 // ncnn would silently apply only one of several requested axes (or none: a 4D input, c/d on
 // 1D, d on 2D), nnfold refuses rather than return a shape nobody asked for.
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
-class ExpandDims : public Layer {
+class ExpandDims : public ReshapeViewLayer {
 public:
-    ExpandDims() { one_blob_only = true; }
-    int expand_w = 0, expand_h = 0, expand_d = 0, expand_c = 0;
-    std::vector<int> axes;
+    AxisFlags expand;
 
-    Status load_param(const ParamDict& pd) override {
-        expand_w = pd.get_int(0, 0);
-        expand_h = pd.get_int(1, 0);
-        expand_d = pd.get_int(11, 0);
-        expand_c = pd.get_int(2, 0);
-        axes = pd.get_ints(3);
-        if (axes.size() > 4)
-            return invalid_model("ExpandDims axes (param 3) lists " + std::to_string(axes.size()) + " axes, at most 4");
-        return Status::ok();
-    }
+    Status load_param(const ParamDict& pd) override { return expand.load(pd, "ExpandDims"); }
 
-    Status out_shape(const Shape& s, Shape& out) const {
+protected:
+    Status out_shape(const Shape& s, Shape& out) const override {
+        const std::vector<int>& axes = expand.axes;
         if (s.dims < 1 || s.dims > 4)
             return shape_mismatch("ExpandDims needs a 1D-4D input, got " + s.str());
         bool ew = false, eh = false, ed = false, ec = false;
         if (axes.empty()) {
-            ew = expand_w != 0;
-            eh = expand_h != 0;
-            ed = expand_d != 0;
-            ec = expand_c != 0;
+            ew = expand.w != 0;
+            eh = expand.h != 0;
+            ed = expand.d != 0;
+            ec = expand.c != 0;
         } else {
             for (int a0 : axes) {
                 const int a = a0 < 0 ? a0 + s.dims + 1 : a0;
@@ -73,21 +64,6 @@ public:
             break;
         }
         return Status::ok();
-    }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("ExpandDims takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
-    Status forward(const Mat& bottom, Mat& top, const Option&) const override {
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottom.shape(), s));
-        return bottom.reshape(s, top);
     }
 };
 

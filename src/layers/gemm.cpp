@@ -139,34 +139,28 @@ Status Gemm::plan(const std::vector<Shape>& shapes, const std::vector<Mat>* mats
                               " inputs, got " + std::to_string(n));
     p = Plan();
     int slot = 0;
-    if (constantA) {
-        p.A0.rows = transA ? constantK : constantM;
-        p.A0.cols = transA ? constantM : constantK;
-        p.A0.data = A_data.data();
-        p.A0.row_stride = p.A0.cols;
-    } else {
-        NF_RETURN_IF_ERROR(blob_matrix(shapes[slot], "A", p.A0.rows, p.A0.cols));
+    // A and B alike: a constant array (rows x cols untransposed, stored transposed when `trans`),
+    // or the next input blob as a matrix
+    auto operand = [&](bool constant, bool trans, int rows, int cols, const std::vector<float>& data, const char* what,
+                       MatView& v) -> Status {
+        if (constant) {
+            v.rows = trans ? cols : rows;
+            v.cols = trans ? rows : cols;
+            v.data = data.data();
+            v.row_stride = v.cols;
+            return Status::ok();
+        }
+        NF_RETURN_IF_ERROR(blob_matrix(shapes[slot], what, v.rows, v.cols));
         if (mats) {
             const Mat& m = (*mats)[slot];
-            p.A0.data = m.data;
-            p.A0.row_stride = m.dims == 3 ? m.cstep : (size_t)m.w;
+            v.data = m.data;
+            v.row_stride = m.dims == 3 ? m.cstep : (size_t)m.w;
         }
         slot++;
-    }
-    if (constantB) {
-        p.B0.rows = transB ? constantN : constantK;
-        p.B0.cols = transB ? constantK : constantN;
-        p.B0.data = B_data.data();
-        p.B0.row_stride = p.B0.cols;
-    } else {
-        NF_RETURN_IF_ERROR(blob_matrix(shapes[slot], "B", p.B0.rows, p.B0.cols));
-        if (mats) {
-            const Mat& m = (*mats)[slot];
-            p.B0.data = m.data;
-            p.B0.row_stride = m.dims == 3 ? m.cstep : (size_t)m.w;
-        }
-        slot++;
-    }
+        return Status::ok();
+    };
+    NF_RETURN_IF_ERROR(operand(constantA, transA, constantM, constantK, A_data, "A", p.A0));
+    NF_RETURN_IF_ERROR(operand(constantB, transB, constantK, constantN, B_data, "B", p.B0));
     p.M = transA ? p.A0.cols : p.A0.rows;
     int KA = transA ? p.A0.rows : p.A0.cols;
     p.N = transB ? p.B0.rows : p.B0.cols;
@@ -226,19 +220,23 @@ Status Gemm::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& 
     return Status::ok();
 }
 
-Status Gemm::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
+Status Gemm::forward_plan(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt, Plan& p) const {
     std::vector<Shape> shapes;
     for (auto& m : bottoms) {
         if (m.elempack != 1)
-            return internal_error("Gemm reference forward needs elempack 1");
+            return internal_error("Gemm needs planar (elempack 1) inputs");
         shapes.push_back(m.shape());
     }
-    Plan p;
     NF_RETURN_IF_ERROR(plan(shapes, &bottoms, p));
     if (tops.size() != 1)
         return internal_error("Gemm produces one output");
+    return tops[0].create(p.out, opt.blob_allocator);
+}
+
+Status Gemm::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
+    Plan p;
+    NF_RETURN_IF_ERROR(forward_plan(bottoms, tops, opt, p));
     Mat& top = tops[0];
-    NF_RETURN_IF_ERROR(top.create(p.out, opt.blob_allocator));
     // output row stride: w for [rows, w] and for the dense N1M layout [rows, 1, w] alike
     const size_t out_hstep = (size_t)p.out.w;
     for (int i = 0; i < p.M; i++) {

@@ -47,6 +47,9 @@ public:
     };
     // `mats` may be null (shape inference): then only sizes are filled.
     Status plan(const std::vector<Shape>& shapes, const std::vector<Mat>* mats, Plan& p) const;
+    // The forward preamble of the reference and the optimized Gemm: planar inputs, their plan, and
+    // the one top created.
+    Status forward_plan(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt, Plan& p) const;
 };
 
 }  // namespace nnfold

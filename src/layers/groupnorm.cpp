@@ -11,22 +11,14 @@
 // must have exactly `channels` channels.
 #include <cmath>
 
-#include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/norm_common.h"
 
 namespace nnfold {
 
-class GroupNorm : public Layer {
+class GroupNorm : public AffineNormLayer {
 public:
-    GroupNorm() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
     int group = 1;
     int channels = 0;
-    float eps = 0.001f;
-    int affine = 1;
-    std::vector<float> gamma_data, beta_data;
 
     Status load_param(const ParamDict& pd) override {
         group = pd.get_int(0, 1);
@@ -42,69 +34,32 @@ public:
                                  " is not a multiple of group (param 0) " + std::to_string(group));
         return Status::ok();
     }
-    Status weight_specs(std::vector<WeightSpec>& specs) const override {
-        specs.clear();
-        if (affine) {
-            specs.push_back({"gamma_data", (uint64_t)channels, false, WeightRole::Gamma, 1});
-            specs.push_back({"beta_data", (uint64_t)channels, false, WeightRole::Beta, 1});
-        }
-        return Status::ok();
-    }
-    Status load_model(const std::vector<WeightArray>& w) override {
-        if (!affine)
-            return Status::ok();
-        if (w.size() != 2 || w[0].data.size() != (size_t)channels || w[1].data.size() != (size_t)channels)
-            return internal_error("GroupNorm: gamma/beta do not have `channels` values");
-        gamma_data = w[0].data;
-        beta_data = w[1].data;
-        return Status::ok();
-    }
-    Status check(const Shape& s) const {
-        if (s.dims < 1 || s.dims > 4)
-            return shape_mismatch("GroupNorm needs a 1D-4D input, got " + s.str());
-        if (channel_slices(s).count != (size_t)channels)
-            return shape_mismatch("GroupNorm has " + std::to_string(channels) + " channels but input " + s.str() +
-                                  " has " + std::to_string(channel_slices(s).count) + " along " + channel_axis_name(s));
-        return Status::ok();
-    }
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        NF_RETURN_IF_ERROR(same_shape(bottoms, tops));
-        return check(bottoms[0]);
-    }
+
+protected:
+    int gamma_count() const override { return channels; }
+    Status check(const Shape& s) const override { return check_channel_count(s, "GroupNorm", channels, "channels"); }
+
+public:
     Status forward_inplace(Mat& m, const Option&) const override {
         if (m.elempack != 1)
             return internal_error("GroupNorm reference forward needs elempack 1");
         NF_RETURN_IF_ERROR(check(m.shape()));
-        if (affine && gamma_data.size() != (size_t)channels)
+        if (affine && !weights.loaded(channels))
             return internal_error("GroupNorm: weights not loaded");
         const ChannelSlices cs = channel_slices(m.shape());
         const size_t per_group = (size_t)(channels / group);
         const size_t n = per_group * cs.size;  // values in one group
         for (int g = 0; g < group; g++) {
             float* base = m.data + (size_t)g * n;
-            float sum = 0.f;
-            for (size_t i = 0; i < n; i++)
-                sum += base[i];
-            const float mean = sum / n;
-            float sqsum = 0.f;
-            for (size_t i = 0; i < n; i++) {
-                const float t = base[i] - mean;
-                sqsum += t * t;
-            }
-            const float var = sqsum / n;
+            const MeanVar s = mean_var(base, n);
             for (size_t k = 0; k < per_group; k++) {
                 const size_t q = (size_t)g * per_group + k;
                 float a, b;
-                if (affine) {
-                    a = gamma_data[q] / std::sqrt(var + eps);
-                    b = -mean * a + beta_data[q];
-                } else {
-                    a = 1.f / std::sqrt(var + eps);
-                    b = -mean * a;
-                }
-                float* p = base + k * cs.size;
-                for (size_t i = 0; i < cs.size; i++)
-                    p[i] = p[i] * a + b;
+                if (affine)
+                    norm_coeffs(s, eps, &weights.gamma_data[q], &weights.beta_data[q], a, b);
+                else
+                    norm_coeffs(s, eps, nullptr, nullptr, a, b);
+                scale_shift(base + k * cs.size, cs.size, a, b);
             }
         }
         return Status::ok();

@@ -4,39 +4,24 @@
 // x < lower -> 0, x > upper -> x, else x * (x * alpha + beta); nnfold does the same so that the
 // results match bit for bit (alpha = 0 makes the breakpoints infinite/NaN and every x takes the
 // middle branch, y = x * beta, as in ncnn).
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class HardSwish : public Layer {
+class HardSwish : public UnaryLayer<HardSwish> {
 public:
-    HardSwish() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float alpha = 1.f / 6, beta = 0.5f;
-    float lower = -3.f, upper = 3.f;
+    HardBreakpoints k{1.f / 6};
 
     Status load_param(const ParamDict& pd) override {
-        alpha = pd.get_float(0, 1.f / 6);
-        beta = pd.get_float(1, 0.5f);
-        lower = -beta / alpha;
-        upper = (1.f / alpha) + lower;
+        k.load(pd, 1.f / 6);
         return Status::ok();
     }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++) {
-            const float x = p[i];
-            if (x < lower)
-                p[i] = 0.f;
-            else if (x > upper)
-                p[i] = x;
-            else
-                p[i] = x * (x * alpha + beta);
-        }
-        return Status::ok();
+    float apply(float x) const {
+        if (x < k.lower)
+            return 0.f;
+        if (x > k.upper)
+            return x;
+        return x * (x * k.alpha + k.beta);
     }
 };
 

@@ -17,8 +17,7 @@ Status InnerProduct::load_param(const ParamDict& pd) {
     weight_data_size = pd.get_int(2, 0);
     int8_scale_term = pd.get_int(8, 0);
     NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
-    if (num_output <= 0)
-        return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
+    NF_RETURN_IF_ERROR(check_num_output());
     if (weight_data_size <= 0 || weight_data_size % num_output != 0)
         return invalid_model("weight_data_size (param 2) " + std::to_string(weight_data_size) +
                              " must be a positive multiple of num_output " + std::to_string(num_output));
@@ -27,25 +26,11 @@ Status InnerProduct::load_param(const ParamDict& pd) {
 
 Status InnerProduct::weight_specs(std::vector<WeightSpec>& specs) const {
     specs.clear();
-    specs.push_back({"weight_data", (uint64_t)weight_data_size, true, WeightRole::Weight, num_input()});
-    if (bias_term)
-        specs.push_back({"bias_data", (uint64_t)num_output, false, WeightRole::Bias, 1});
+    weight_bias_specs(specs, num_input());
     if (int8_scale_term) {
         specs.push_back({"weight_data_int8_scales", (uint64_t)num_output, false, WeightRole::Gamma, 1});
         specs.push_back({"bottom_blob_int8_scales", 1, false, WeightRole::Gamma, 1});
     }
-    return Status::ok();
-}
-
-Status InnerProduct::load_model(const std::vector<WeightArray>& w) {
-    NF_RETURN_IF_ERROR(check_runnable_int8(int8_scale_term, "InnerProduct"));
-    if (w.size() < (bias_term ? 2u : 1u))
-        return internal_error("InnerProduct: missing weight arrays");
-    if (w[0].storage == WeightStorage::Int8)
-        return unsupported("int8-quantized InnerProduct weights cannot be run by nnfold (fp32 compute only)");
-    weight_data = w[0].data;
-    if (bias_term)
-        bias_data = w[1].data;
     return Status::ok();
 }
 
@@ -63,18 +48,10 @@ Status InnerProduct::output_shape(const Shape& in, Shape& out) const {
     return Status::ok();
 }
 
-Status InnerProduct::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
-    if (bottoms.size() != 1)
-        return shape_mismatch("InnerProduct takes one input, got " + std::to_string(bottoms.size()));
-    tops.resize(1);
-    return output_shape(bottoms[0], tops[0]);
-}
-
 Status InnerProduct::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
-    if (weight_data.size() != (size_t)weight_data_size)
-        return internal_error("InnerProduct: weights not loaded");
+    NF_RETURN_IF_ERROR(check_weights_loaded());
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
     const int n = num_input();
     const int rows = os.dims == 2 ? os.h : 1;

@@ -5,36 +5,24 @@
 // arguments give -inf / NaN exactly as in ncnn (no error: the values are data).
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Log : public Layer {
+class Log : public UnaryLayer<Log> {
 public:
-    Log() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float base = -1.f, scale = 1.f, shift = 0.f;
+    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(base, scale, shift); }
+    float log_base_inv = 1.f;  // 1 / log(base), unused for base == -1
 
     Status load_param(const ParamDict& pd) override {
-        base = pd.get_float(0, -1.f);
-        scale = pd.get_float(1, 1.f);
-        shift = pd.get_float(2, 0.f);
+        NF_RETURN_IF_ERROR(UnaryLayer<Log>::load_param(pd));
+        log_base_inv = base == -1.f ? 1.f : 1.f / std::log(base.value);
         return Status::ok();
     }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        if (base == -1.f) {
-            for (size_t i = 0; i < n; i++)
-                p[i] = std::log(shift + p[i] * scale);
-        } else {
-            const float log_base_inv = 1.f / std::log(base);
-            for (size_t i = 0; i < n; i++)
-                p[i] = std::log(shift + p[i] * scale) * log_base_inv;
-        }
-        return Status::ok();
+    float apply(float x) const {
+        const float y = std::log(shift + x * scale);
+        return base == -1.f ? y : y * log_base_inv;
     }
 };
 

@@ -4,13 +4,13 @@
 //   mode 0 (PyTorch pixel_shuffle, ONNX DepthToSpace CRD): q = p * r * r + sh * r + sw
 //   mode 1 (TensorFlow depth_to_space, ONNX DCR):          q = (sh * r + sw) * (c / r^2) + p
 // 3D inputs only, c a multiple of r^2 (ncnn would drop the extra channels; nnfold refuses).
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
+#include "layers/space_depth.h"
 
 namespace nnfold {
 
-class PixelShuffle : public Layer {
+class PixelShuffle : public OneInputLayer {
 public:
-    PixelShuffle() { one_blob_only = true; }
     int upscale_factor = 1;
     int mode = 0;
 
@@ -25,7 +25,7 @@ public:
         return Status::ok();
     }
 
-    Status out_shape(const Shape& s, Shape& out) const {
+    Status out_shape(const Shape& s, Shape& out) const override {
         const int r = upscale_factor;
         if (s.dims != 3)
             return shape_mismatch("PixelShuffle needs a 3D input [c,h,w], got " + s.str());
@@ -39,16 +39,6 @@ public:
             return shape_mismatch("PixelShuffle output of input " + s.str() + " is too large");
         return Status::ok();
     }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("PixelShuffle takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         const Shape s = bottom.shape();
         Shape o;
@@ -56,17 +46,8 @@ public:
         const int r = upscale_factor;
         Mat dst;
         NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
-        const size_t in_plane = (size_t)s.w * s.h, out_plane = (size_t)o.w * o.h;
-        for (int p = 0; p < o.c; p++)
-            for (int sh = 0; sh < r; sh++)
-                for (int sw = 0; sw < r; sw++) {
-                    const int q = mode == 0 ? (p * r + sh) * r + sw : (sh * r + sw) * o.c + p;
-                    const float* sp = bottom.data + (size_t)q * in_plane;
-                    float* op = dst.data + (size_t)p * out_plane;
-                    for (int i = 0; i < s.h; i++)
-                        for (int j = 0; j < s.w; j++)
-                            op[(size_t)(i * r + sh) * o.w + (size_t)j * r + sw] = sp[(size_t)i * s.w + j];
-                }
+        // the input is only read (to_wide copies deep -> wide)
+        space_depth_copy(bottom.data, dst.data, o.c, s.h, s.w, r, mode, true);
         top = dst;
         return Status::ok();
     }

@@ -2,31 +2,16 @@
 // Params: 0 power (1), 1 scale (1), 2 shift (0).
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Power : public Layer {
+class Power : public UnaryLayer<Power> {
 public:
-    Power() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float power = 1.f, scale = 1.f, shift = 0.f;
+    FloatParam power{0, 1.f}, scale{1, 1.f}, shift{2, 0.f};
+    auto params() { return std::tie(power, scale, shift); }
 
-    Status load_param(const ParamDict& pd) override {
-        power = pd.get_float(0, 1.f);
-        scale = pd.get_float(1, 1.f);
-        shift = pd.get_float(2, 0.f);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++)
-            p[i] = std::pow(shift + p[i] * scale, power);
-        return Status::ok();
-    }
+    float apply(float x) const { return std::pow(shift + x * scale, power.value); }
 };
 
 NF_DEFINE_LAYER(Power,

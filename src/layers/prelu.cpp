@@ -3,17 +3,12 @@
 // num_slope == 1 shares one slope across the blob; num_slope > 1 gives one slope per channel on
 // ncnn's channel axis (1D: per element, 2D: per row, 3D/4D: per channel), which must then have
 // exactly num_slope entries (ncnn does not check and reads past the slopes).
-#include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/norm_common.h"
 
 namespace nnfold {
 
-class PReLU : public Layer {
+class PReLU : public CheckedInplaceLayer {
 public:
-    PReLU() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
     int num_slope = 0;
     std::vector<float> slope_data;
 
@@ -34,17 +29,10 @@ public:
         slope_data = w[0].data;
         return Status::ok();
     }
-    Status check(const Shape& s) const {
-        if (s.dims < 1 || s.dims > 4)
-            return shape_mismatch("PReLU needs a 1D-4D input, got " + s.str());
-        if (num_slope > 1 && channel_slices(s).count != (size_t)num_slope)
-            return shape_mismatch("PReLU has " + std::to_string(num_slope) + " slopes but input " + s.str() + " has " +
-                                  std::to_string(channel_slices(s).count) + " along " + channel_axis_name(s));
-        return Status::ok();
-    }
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        NF_RETURN_IF_ERROR(same_shape(bottoms, tops));
-        return check(bottoms[0]);
+    // One shared slope fits any 1D-4D input; more must match the channel axis.
+    Status check(const Shape& s) const override {
+        const int count = num_slope > 1 ? num_slope : (int)channel_slices(s).count;
+        return check_channel_count(s, "PReLU", count, "slopes");
     }
     Status forward_inplace(Mat& m, const Option&) const override {
         if (m.elempack != 1)

@@ -1,31 +1,18 @@
 // ReLU (ncnn src/layer/relu.cpp): y = x > 0 ? x : x * slope (param 0, default 0 = plain ReLU).
-#include "layers/layer.h"
+// With slope 0 a negative x gives +0 (ncnn's plain-ReLU branch), not x * 0 = -0.
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class ReLU : public Layer {
+class ReLU : public UnaryLayer<ReLU> {
 public:
-    ReLU() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float slope = 0.f;
+    FloatParam slope{0, 0.f};
+    auto params() { return std::tie(slope); }
 
-    Status load_param(const ParamDict& pd) override {
-        slope = pd.get_float(0, 0.f);
-        return Status::ok();
-    }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        float* p = m.data;
-        size_t n = m.total_floats();
-        if (slope == 0.f) {
-            for (size_t i = 0; i < n; i++)
-                p[i] = p[i] < 0.f ? 0.f : p[i];
-        } else {
-            for (size_t i = 0; i < n; i++)
-                p[i] = p[i] < 0.f ? p[i] * slope : p[i];
-        }
-        return Status::ok();
+    float apply(float x) const {
+        if (x < 0.f)
+            return slope == 0.f ? 0.f : x * slope;
+        return x;
     }
 };
 

@@ -4,13 +4,13 @@
 //   mode 0 (darknet):                                    p = q * s * s + sh * s + sw
 //   mode 1 (TensorFlow space_to_depth, ONNX SpaceToDepth): p = (sh * s + sw) * c + q
 // 3D inputs only, h and w multiples of s (ncnn would drop the remainder; nnfold refuses).
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
+#include "layers/space_depth.h"
 
 namespace nnfold {
 
-class Reorg : public Layer {
+class Reorg : public OneInputLayer {
 public:
-    Reorg() { one_blob_only = true; }
     int stride = 1;
     int mode = 0;
 
@@ -24,7 +24,7 @@ public:
         return Status::ok();
     }
 
-    Status out_shape(const Shape& s, Shape& out) const {
+    Status out_shape(const Shape& s, Shape& out) const override {
         const int st = stride;
         if (s.dims != 3)
             return shape_mismatch("Reorg needs a 3D input [c,h,w], got " + s.str());
@@ -36,16 +36,6 @@ public:
         out = Shape::d3(s.w / st, s.h / st, s.c * st * st);
         return Status::ok();
     }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("Reorg takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         const Shape s = bottom.shape();
         Shape o;
@@ -53,17 +43,8 @@ public:
         const int st = stride;
         Mat dst;
         NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
-        const size_t in_plane = (size_t)s.w * s.h, out_plane = (size_t)o.w * o.h;
-        for (int q = 0; q < s.c; q++)
-            for (int sh = 0; sh < st; sh++)
-                for (int sw = 0; sw < st; sw++) {
-                    const int p = mode == 0 ? (q * st + sh) * st + sw : (sh * st + sw) * s.c + q;
-                    const float* sp = bottom.data + (size_t)q * in_plane;
-                    float* op = dst.data + (size_t)p * out_plane;
-                    for (int i = 0; i < o.h; i++)
-                        for (int j = 0; j < o.w; j++)
-                            op[(size_t)i * o.w + j] = sp[(size_t)(i * st + sh) * s.w + (size_t)j * st + sw];
-                }
+        // the input is only read (wide -> deep)
+        space_depth_copy(dst.data, bottom.data, s.c, o.h, o.w, st, mode, false);
         top = dst;
         return Status::ok();
     }

@@ -14,13 +14,12 @@
 // Without permute the data is shared, not copied (the tensor is dense: only the labels change).
 #include <algorithm>
 
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
-class Reshape : public Layer {
+class Reshape : public OneInputLayer {
 public:
-    Reshape() { one_blob_only = true; }
     int w = -233, h = -233, d = -233, c = -233;
     int permute = 0;
     int ndim = 0;
@@ -76,7 +75,7 @@ public:
         }
     }
 
-    Status out_shape(const Shape& in, Shape& out) const {
+    Status out_shape(const Shape& in, Shape& out) const override {
         if (in.dims < 1 || in.dims > 4 || !in.valid())
             return shape_mismatch("Reshape needs a 1D-4D input, got " + in.str());
         if (permute && in.dims == 4)
@@ -120,16 +119,6 @@ public:
         out = s;
         return Status::ok();
     }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("Reshape takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         const Shape in = bottom.shape();
         Shape out;

@@ -3,36 +3,22 @@
 // product alpha * lambda (one rounding), and so does nnfold.
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class SELU : public Layer {
+class SELU : public UnaryLayer<SELU> {
 public:
-    SELU() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    float alpha = 1.67326324f;
-    float lambda = 1.050700987f;
+    FloatParam alpha{0, 1.67326324f}, lambda{1, 1.050700987f};
+    auto params() { return std::tie(alpha, lambda); }
+    float alphaxlambda = alpha * lambda;
 
     Status load_param(const ParamDict& pd) override {
-        alpha = pd.get_float(0, 1.67326324f);
-        lambda = pd.get_float(1, 1.050700987f);
+        NF_RETURN_IF_ERROR(UnaryLayer<SELU>::load_param(pd));
+        alphaxlambda = alpha * lambda;
         return Status::ok();
     }
-    Status forward_inplace(Mat& m, const Option&) const override {
-        const float alphaxlambda = alpha * lambda;
-        float* p = m.data;
-        const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++) {
-            if (p[i] < 0.f)
-                p[i] = (std::exp(p[i]) - 1.f) * alphaxlambda;
-            else
-                p[i] *= lambda;
-        }
-        return Status::ok();
-    }
+    float apply(float x) const { return x < 0.f ? (std::exp(x) - 1.f) * alphaxlambda : x * lambda; }
 };
 
 NF_DEFINE_LAYER(SELU,

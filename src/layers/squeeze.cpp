@@ -4,31 +4,25 @@
 // = axis + dims. An axis is removed only when its extent is 1: ncnn silently keeps an axis of
 // another extent, and so does nnfold. The remaining axes keep their order; removing every axis
 // gives a 1D tensor of one value. The data is shared, not copied.
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
-class Squeeze : public Layer {
+class Squeeze : public ReshapeViewLayer {
 public:
-    Squeeze() { one_blob_only = true; }
-    int squeeze_w = 0, squeeze_h = 0, squeeze_d = 0, squeeze_c = 0;
-    std::vector<int> axes;
+    AxisFlags squeeze;
 
     Status load_param(const ParamDict& pd) override {
-        squeeze_w = pd.get_int(0, 0);
-        squeeze_h = pd.get_int(1, 0);
-        squeeze_d = pd.get_int(11, 0);
-        squeeze_c = pd.get_int(2, 0);
-        axes = pd.get_ints(3);
-        if (axes.size() > 4)
-            return invalid_model("Squeeze axes (param 3) lists " + std::to_string(axes.size()) + " axes, at most 4");
-        for (int a : axes)
+        NF_RETURN_IF_ERROR(squeeze.load(pd, "Squeeze"));
+        for (int a : squeeze.axes)
             if (a < -4 || a > 3)
                 return invalid_model("Squeeze axis " + std::to_string(a) + " (param 3) is outside -4..3");
         return Status::ok();
     }
 
-    Status out_shape(const Shape& s, Shape& out) const {
+protected:
+    Status out_shape(const Shape& s, Shape& out) const override {
+        const std::vector<int>& axes = squeeze.axes;
         if (s.dims < 1 || s.dims > 4)
             return shape_mismatch("Squeeze needs a 1D-4D input, got " + s.str());
         std::vector<int> l = s.to_list();  // outermost first
@@ -43,7 +37,7 @@ public:
                 default: return which == 'c' ? 0 : which == 'd' ? 1 : which == 'h' ? 2 : 3;
                 }
             };
-            const std::pair<char, int> flags[4] = {{'w', squeeze_w}, {'h', squeeze_h}, {'d', squeeze_d}, {'c', squeeze_c}};
+            const std::pair<char, int> flags[4] = {{'w', squeeze.w}, {'h', squeeze.h}, {'d', squeeze.d}, {'c', squeeze.c}};
             for (auto& f : flags) {
                 int p = f.second ? pos(f.first) : -1;
                 if (p >= 0 && l[p] == 1)
@@ -66,21 +60,6 @@ public:
             kept.push_back(1);
         out = Shape::from_list(kept);
         return Status::ok();
-    }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("Squeeze takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
-    Status forward(const Mat& bottom, Mat& top, const Option&) const override {
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottom.shape(), s));
-        return bottom.reshape(s, top);
     }
 };
 

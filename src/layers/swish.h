@@ -1,17 +1,17 @@
-// Swish: declared in a header for a SIMD subclass (src/layers/wasm/).
+// Swish (ncnn src/layer/swish.cpp): y = x / (1 + exp(-x)) (SiLU; ncnn's converters fuse
+// x * sigmoid(x) into it), in float as ncnn computes it. No params.
+// Declared in a header for an optimized subclass (src/layers/wasm/swish_fast.cpp).
 #pragma once
 
-#include "layers/layer.h"
+#include <cmath>
+
+#include "layers/unary_layer.h"
 
 namespace nnfold {
 
-class Swish : public Layer {
+class Swish : public UnaryLayer<Swish> {
 public:
-    Swish() {
-        one_blob_only = true;
-        support_inplace = true;
-    }
-    Status forward_inplace(Mat& m, const Option& opt) const override;
+    float apply(float x) const { return x / (1.f + std::exp(-x)); }
 };
 
 }  // namespace nnfold

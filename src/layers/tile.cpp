@@ -10,13 +10,12 @@
 // Every output element reads the input at its coordinates modulo the input's extents.
 #include <cstring>
 
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
-class Tile : public Layer {
+class Tile : public OneInputLayer {
 public:
-    Tile() { one_blob_only = true; }
     int axis = 0;
     int tiles = 1;
     std::vector<int> repeats;
@@ -69,7 +68,7 @@ public:
         return Status::ok();
     }
 
-    Status out_shape(const Shape& s, Shape& out) const {
+    Status out_shape(const Shape& s, Shape& out) const override {
         int r[4], dims;
         NF_RETURN_IF_ERROR(factors(s, r, dims));
         const int64_t e[4] = {(int64_t)s.w * r[0], (int64_t)s.h * r[1], (int64_t)s.d * r[2], (int64_t)s.c * r[3]};
@@ -86,16 +85,6 @@ public:
             return shape_mismatch("Tile of input " + s.str() + " is too large");
         return Status::ok();
     }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if (bottoms.size() != 1)
-            return shape_mismatch("Tile takes one input, got " + std::to_string(bottoms.size()));
-        Shape s;
-        NF_RETURN_IF_ERROR(out_shape(bottoms[0], s));
-        tops.assign(1, s);
-        return Status::ok();
-    }
-
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         const Shape s = bottom.shape();
         Shape o;

@@ -3,7 +3,6 @@
 // Params: 0 with_x_scalar (0), 1 x (float), 2 with_y_scalar (0), 3 y (float).
 // Bottoms: cond, then x unless with_x_scalar, then y unless with_y_scalar.
 #include "layers/broadcast.h"
-#include "layers/layer.h"
 
 namespace nnfold {
 
@@ -35,21 +34,14 @@ public:
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
         std::vector<Shape> in;
-        for (auto& m : bottoms) {
-            if (m.elempack != 1)
-                return internal_error("nnfold.Where expects unpacked inputs");
-            in.push_back(m.shape());
-        }
-        std::vector<Shape> out;
-        NF_RETURN_IF_ERROR(infer_shape(in, out));
-        tops.resize(1);
-        NF_RETURN_IF_ERROR(tops[0].create(out[0], opt.blob_allocator));
+        Shape out;
+        NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
         float* o = tops[0].data;
         const float* c = bottoms[0].data;
         const float* xp = with_x_scalar ? nullptr : bottoms[1].data;
         const float* yp = with_y_scalar ? nullptr : bottoms[with_x_scalar ? 1 : 2].data;
         const int yi = with_x_scalar ? 1 : 2;
-        for_each_broadcast(out[0], in, [&](size_t i, const std::vector<int64_t>& off) {
+        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
             bool t = c[off[0]] != 0.f;
             if (t)
                 o[i] = xp ? xp[off[1]] : x;

@@ -24,36 +24,20 @@
 #include <cmath>
 #include <cstdio>
 
-#include "layers/detection_common.h"
-#include "layers/layer.h"
+#include "layers/yolo_head.h"
 
 namespace nnfold {
 
-class Yolov3DetectionOutput : public Layer {
+class Yolov3DetectionOutput : public YoloHead {
 public:
-    int num_class = 20;
-    int num_box = 5;
-    float confidence_threshold = 0.01f;
-    float nms_threshold = 0.45f;
-    std::vector<float> biases, anchors_scale;
+    Yolov3DetectionOutput() : YoloHead("Yolov3DetectionOutput") { nms_form = NmsForm::ProductWithStoredArea; }
+
+    std::vector<float> anchors_scale;
     std::vector<int> mask;  // anchor indices, from the float array
 
-    int expected_tops() const override { return 1; }
-
     Status load_param(const ParamDict& pd) override {
-        num_class = pd.get_int(0, 20);
-        num_box = pd.get_int(1, 5);
-        confidence_threshold = pd.get_float(2, 0.01f);
-        nms_threshold = pd.get_float(3, 0.45f);
-        biases = pd.get_floats(4);
         anchors_scale = pd.get_floats(6);
-        if (num_class < 1 || num_class > 65536)
-            return invalid_model("Yolov3DetectionOutput num_class (param 0) must be positive, got " +
-                                 std::to_string(num_class));
-        if (num_box < 1 || num_box > 4096)
-            return invalid_model("Yolov3DetectionOutput num_box (param 1) must be positive, got " + std::to_string(num_box));
-        if (std::isnan(confidence_threshold) || std::isnan(nms_threshold))
-            return invalid_model("Yolov3DetectionOutput thresholds (params 2, 3) must be numbers");
+        NF_RETURN_IF_ERROR(load_head_params(pd));
         const size_t nanchor = biases.size() / 2;
         mask.clear();
         for (float m : pd.get_floats(5)) {
@@ -78,7 +62,8 @@ public:
         return Status::ok();
     }
 
-    Status check(const std::vector<Shape>& in) const {
+protected:
+    Status check(const std::vector<Shape>& in) const override {
         if (in.empty())
             return shape_mismatch("Yolov3DetectionOutput needs at least one input");
         if (mask.size() < in.size() * (size_t)num_box)
@@ -88,12 +73,9 @@ public:
             return shape_mismatch("Yolov3DetectionOutput has " + std::to_string(in.size()) +
                                   " inputs but anchors_scale (param 6) has " + std::to_string(anchors_scale.size()) +
                                   " values");
-        const int64_t want = (int64_t)num_box * (5 + num_class);
+        NF_RETURN_IF_ERROR(YoloHead::check(in));
         for (size_t b = 0; b < in.size(); b++) {
             const Shape& s = in[b];
-            if (s.dims != 3 || s.c != want)
-                return shape_mismatch("Yolov3DetectionOutput needs inputs [num_box * (5 + num_class) = " +
-                                      std::to_string(want) + ", h, w], got " + s.str());
             const float nw = anchors_scale[b] * s.w, nh = anchors_scale[b] * s.h;  // checked before the int cast
             if (!(nw >= 1.f && nh >= 1.f && nw < 1e9f && nh < 1e9f))
                 return shape_mismatch("Yolov3DetectionOutput anchors_scale " + std::to_string(anchors_scale[b]) +
@@ -101,69 +83,25 @@ public:
         }
         return Status::ok();
     }
-
-    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        NF_RETURN_IF_ERROR(check(bottoms));
-        tops.assign(1, Shape::dynamic_shape(2, 6));
-        return Status::ok();
+    // Anchors in input pixels: box sizes are divided by the network size (int)(anchors_scale * w/h).
+    Anchor anchor(size_t bi, int b, int w, int h) const override {
+        const int a = mask[bi * num_box + b];
+        const int net_w = (int)(anchors_scale[bi] * w), net_h = (int)(anchors_scale[bi] * h);
+        return {biases[2 * a], biases[2 * a + 1], (float)net_w, (float)net_h};
     }
-
-    static float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
-
-    Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        for (auto& m : bottoms)
-            in.push_back(m.shape());
-        NF_RETURN_IF_ERROR(check(in));
-        std::vector<DetBox> all;
-        for (size_t bi = 0; bi < bottoms.size(); bi++) {
-            const int w = in[bi].w, h = in[bi].h;
-            const size_t plane = (size_t)w * h;
-            const int net_w = (int)(anchors_scale[bi] * w);
-            const int net_h = (int)(anchors_scale[bi] * h);
-            for (int b = 0; b < num_box; b++) {
-                if (opt.cancel && *opt.cancel)
-                    return Status(ErrorCode::Cancelled, "cancelled");
-                const int anchor = mask[bi * num_box + b];
-                const float bias_w = biases[2 * anchor], bias_h = biases[2 * anchor + 1];
-                const float* ch = bottoms[bi].data + (size_t)b * (5 + num_class) * plane;
-                for (int i = 0; i < h; i++)
-                    for (int j = 0; j < w; j++) {
-                        const size_t at = (size_t)i * w + j;
-                        int best = 0;
-                        float best_s = -FLT_MAX;
-                        for (int q = 0; q < num_class; q++) {
-                            const float s = ch[(5 + q) * plane + at];
-                            if (s > best_s) {
-                                best = q;
-                                best_s = s;
-                            }
-                        }
-                        const float confidence =
-                            1.f / ((1.f + std::exp(-ch[4 * plane + at]) * (1.f + std::exp(-best_s))));
-                        if (!(confidence >= confidence_threshold))
-                            continue;
-                        const float cx = (j + sigmoid(ch[at])) / w;
-                        const float cy = (i + sigmoid(ch[plane + at])) / h;
-                        const float bw = std::exp(ch[2 * plane + at]) * bias_w / net_w;
-                        const float bh = std::exp(ch[3 * plane + at]) * bias_h / net_h;
-                        DetBox box;
-                        box.score = confidence;
-                        box.xmin = cx - bw * 0.5f;
-                        box.ymin = cy - bh * 0.5f;
-                        box.xmax = cx + bw * 0.5f;
-                        box.ymax = cy + bh * 0.5f;
-                        box.area = bw * bh;
-                        box.label = best + 1;
-                        all.push_back(box);
-                    }
+    // The first maximum of the raw class scores; ncnn's confidence expression (see above).
+    void classify(const float* cls, size_t plane, float objectness, float*, int& best,
+                  float& confidence) const override {
+        best = 0;
+        float best_s = -FLT_MAX;
+        for (int q = 0; q < num_class; q++) {
+            const float s = cls[q * plane];
+            if (s > best_s) {
+                best = q;
+                best_s = s;
             }
         }
-        ncnn_sort_descending(all);
-        std::vector<DetBox> kept;
-        for (size_t k : nms_sorted(all, nms_threshold, NmsForm::ProductWithStoredArea))
-            kept.push_back(all[k]);
-        return detection_rows(kept, tops[0], opt.blob_allocator);
+        confidence = 1.f / ((1.f + std::exp(-objectness) * (1.f + std::exp(-best_s))));
     }
 };
 

@@ -20,6 +20,9 @@
 //   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
 //   dwconv3x3.128    ConvolutionDepthWise layer, 128 channels, 3x3 pad 1, 56x56
 //   dwconv3x3s2.128  the same with stride 2
+//   plane.<kernel>   every kernel of the NNFOLD_DWCONV_FIXED_KERNELS and NNFOLD_POOL_WINDOW_KERNELS
+//                    lists (kernels/dwconv.h, kernels/pooling.h) on one 112x112 plane, pad 1
+//                    (depthwise: 2 FLOPs per tap; pooling: 1 per window cell)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +35,7 @@
 #include "cli/cpu_clock.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
+#include "kernels/pooling.h"
 #include "kernels/winograd.h"
 #include "kernels/simd.h"
 #include "layers/layer.h"
@@ -285,6 +289,33 @@ Result bench_winograd3x3(const std::string& name, int C, int O, int H, int W, do
     return make_result(name, 2.0 * O * C * 9 * W * H, t, "Winograd F(4,3) (direct FLOPs)");
 }
 
+// The taps of a depthwise plane (pooling has none).
+void set_taps(kernels::DwPlane& p, const float* taps) { p.kernel = taps; }
+void set_taps(kernels::PoolPlane&, const float*) {}
+
+// One plane through a window kernel of a list (dwconv fixed or pooling window): a K x K window,
+// stride S, pad 1 on every side of a 112x112 input.
+template <typename Plane>
+Result bench_plane(const char* name, void (*kernel)(const Plane&), size_t (*scratch_floats)(const kernels::WindowGeometry&),
+                   int K, int S, double flops_per_cell, double warm, double rep) {
+    const int in = 112, pad = 1, out = (in + 2 * pad - K) / S + 1;
+    auto src = random_floats((size_t)in * in, 6), taps = random_floats((size_t)K * K, 7);
+    std::vector<float> dst((size_t)out * out);
+    Plane p;
+    p.win.src = src.data();
+    p.win.in_w = p.win.in_h = in;
+    p.win.pad_left = p.win.pad_top = pad;
+    p.win.out_w = p.win.out_h = out;
+    p.win.kernel_w = p.win.kernel_h = K;
+    p.win.stride_w = p.win.stride_h = S;
+    p.dst = dst.data();
+    std::vector<float> scratch(scratch_floats(p.win));
+    p.scratch = scratch.data();
+    set_taps(p, taps.data());
+    Timing t = measure([&] { kernel(p); }, warm, rep);
+    return make_result(std::string("plane.") + name, flops_per_cell * K * K * out * out, t,
+                       std::to_string(K) + "x" + std::to_string(K) + " s" + std::to_string(S) + " on 112x112, pad 1");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -416,6 +447,19 @@ int main(int argc, char** argv) {
         Timing t = measure([&] { kernels::f32_gemm(O, N, K, ap.data(), b, out.data(), N, ep, false, ws.data()); }, warm, rep);
         results.push_back(make_result("conv3x3.64.im2col", 2.0 * O * K * N, t, "the same by im2col + GEMM"));
     }
+    // the window-kernel lists, one row per kernel
+#define NF_BENCH_DWCONV(ret, name, params, args, K, S)                                                    \
+    if (wanted("plane." #name))                                                                            \
+        results.push_back(bench_plane<kernels::DwPlane>(#name, kernels::name, kernels::f32_dwconv_scratch_floats, K, \
+                                                        S, 2.0, warm, rep));
+#define NF_BENCH_POOL(ret, name, params, args, is_max, K, S)                                              \
+    if (wanted("plane." #name))                                                                            \
+        results.push_back(bench_plane<kernels::PoolPlane>(#name, kernels::name, kernels::f32_pool_scratch_floats, K, \
+                                                          S, 1.0, warm, rep));
+    NNFOLD_DWCONV_FIXED_KERNELS(NF_BENCH_DWCONV)
+    NNFOLD_POOL_WINDOW_KERNELS(NF_BENCH_POOL)
+#undef NF_BENCH_DWCONV
+#undef NF_BENCH_POOL
     if (wanted("dwconv3x3.128"))
         results.push_back(bench_layer("dwconv3x3.128", "ConvolutionDepthWise",
                                       {{0, 128}, {1, 3}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}}, Shape::d3(56, 56, 128),

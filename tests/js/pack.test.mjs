@@ -1,7 +1,10 @@
-// `npm pack` gives a tarball with exactly the whitelisted files; installed offline into an empty
-// folder (the package has no runtime dependencies), it imports by name, runs a model in Node, and
-// its `nnfold` bin works.
-import { test } from 'node:test';
+// The published package: `npm pack` gives a tarball with exactly the whitelisted files (nothing in
+// it points to a missing file), `npm publish --dry-run` accepts it, package.json has what a
+// registry page and a user need, and installed offline into an empty folder (the package has no
+// runtime dependencies) it imports by name from ES modules, CommonJS (`require`) and
+// worker_threads, runs a model in Node, and its `nnfold` bin works. Also the download budget of a
+// page that uses dist/ as it is (CONVENTIONS section 9); tests/bundlers measures bundled pages.
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,52 +13,188 @@ import os from 'node:os';
 import path from 'node:path';
 import { convReluBin, convReluExpected, convReluParam, dist, noDist, root } from './helpers.mjs';
 
-// The README's size budget: one flavour's .wasm, gzipped (a page downloads one).
-const kWasmGzipBudget = 512 * 1024;
+// CONVENTIONS section 9: a page downloads one .wasm flavour (at most 768 KiB gzipped) and at most
+// 200 KiB gzipped of JavaScript.
+const kWasmGzipBudget = 768 * 1024;
+const kJsGzipBudget = 200 * 1024;
+const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
 
-const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
-test('npm pack -> offline install in an empty folder -> import and run', { skip: noDist, timeout: 120000 }, () => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-pack-'));
-  try {
-    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], root));
-    const files = packed[0].files.map((f) => f.path).sort();
-    assert.deepEqual(files, ['README.md', 'bin/nnfold.mjs', 'dist/index.d.ts', 'dist/index.mjs', 'dist/nnfold-base.mjs',
-      'dist/nnfold-base.wasm', 'dist/nnfold-simd.mjs', 'dist/nnfold-simd.wasm', 'package.json']);
-    const tgz = path.join(tmp, packed[0].filename);
-    const app = path.join(tmp, 'app');
-    fs.mkdirSync(app);
-    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    npm(['install', '--offline', '--no-package-lock', tgz], app);
-    fs.writeFileSync(path.join(app, 'model.param'), convReluParam);
-    fs.writeFileSync(path.join(app, 'model.bin'), convReluBin());
-    fs.writeFileSync(path.join(app, 'main.mjs'), `
-      import fs from 'node:fs';
-import zlib from 'node:zlib';
-      import init from 'nnfold';
-      const nf = await init();
-      const m = nf.loadNcnn(fs.readFileSync('model.param', 'utf8'), fs.readFileSync('model.bin'));
-      const out = m.run({ data: new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]) });
-      console.log(JSON.stringify({ build: nf.build, out: Array.from(out.out.data), shape: out.out.shape }));
-      m.dispose();
-    `);
-    const r = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
-    assert.equal(r.build, 'simd');
-    assert.deepEqual(r.shape, [3, 2, 2]);
-    assert.deepEqual(r.out, Array.from(convReluExpected(new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]))));
-    // the bin, as users call it
-    const bin = path.join(app, 'node_modules/.bin/nnfold');
-    assert.match(execFileSync(bin, ['--version'], { encoding: 'utf8' }), /^nnfold \d+\.\d+\.\d+\n$/);
-    const info = JSON.parse(execFileSync(bin, ['info', 'model.param', 'model.bin', '--json'], { cwd: app, encoding: 'utf8' }));
-    assert.equal(info.layers, 3);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+let tmp, packed, app;
+before(() => {
+  if (noDist) return;
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-pack-'));
+  packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], root))[0];
+  app = path.join(tmp, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  npm(['install', '--offline', '--no-package-lock', path.join(tmp, packed.filename)], app);
+  fs.writeFileSync(path.join(app, 'model.param'), convReluParam);
+  fs.writeFileSync(path.join(app, 'model.bin'), convReluBin());
+});
+after(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const input = [1, 2, 3, 4, -1, 0.5, 2, -3];
+const expected = Array.from(convReluExpected(new Float32Array(input)));
+const node = (file, src) => {
+  fs.writeFileSync(path.join(app, file), src);
+  return JSON.parse(execFileSync(process.execPath, [file], { cwd: app, encoding: 'utf8' }));
+};
+
+test('package.json: publishable, licensed, linked, with the .wasm files exported', () => {
+  assert.equal(pkg.private, undefined, 'a private package cannot be published');
+  assert.equal(pkg.license, 'Apache-2.0');
+  assert.match(fs.readFileSync(path.join(root, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
+  assert.match(fs.readFileSync(path.join(root, 'NOTICE'), 'utf8'), /ncnn[\s\S]*BSD 3-Clause[\s\S]*ONNX[\s\S]*Apache License 2\.0/);
+  assert.match(pkg.repository?.url ?? '', /^git\+https:\/\/github\.com\/[\w-]+\/[\w-]+\.git$/);
+  assert.match(pkg.homepage ?? '', /^https:\/\//);
+  assert.match(pkg.bugs?.url ?? '', /^https:\/\/.*\/issues$/);
+  assert.ok(Array.isArray(pkg.keywords) && pkg.keywords.includes('ncnn') && pkg.keywords.includes('onnx') && pkg.keywords.includes('webassembly'));
+  assert.match(pkg.engines?.node ?? '', /20\.19/);
+  assert.deepEqual(pkg.exports['.'], { types: './dist/index.d.ts', default: './dist/index.mjs' });
+  assert.equal(pkg.exports['./nnfold-simd.wasm'], './dist/nnfold-simd.wasm');
+  assert.equal(pkg.exports['./nnfold-base.wasm'], './dist/nnfold-base.wasm');
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
+  assert.match(fs.readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8'), /## Versioning policy[\s\S]*JavaScript API[\s\S]*CLI[\s\S]*\.io\.json/);
+});
+
+test('npm pack: exactly the whitelisted files, none pointing to a missing one; npm publish --dry-run passes', { skip: noDist, timeout: 120000 }, () => {
+  const files = packed.files.map((f) => f.path).sort();
+  // npm adds package.json, README.md and LICENSE itself; everything else comes from "files"
+  const listed = (f) => ['package.json', 'README.md', 'LICENSE'].includes(f) ||
+    pkg.files.some((w) => (w.endsWith('/') ? f.startsWith(w) : f === w));
+  assert.deepEqual(files.filter((f) => !listed(f)), [], 'files outside the whitelist');
+  for (const w of pkg.files) assert.ok(files.some((f) => (w.endsWith('/') ? f.startsWith(w) : f === w)), `${w} is whitelisted but not packed`);
+  for (const f of ['LICENSE', 'NOTICE', 'CHANGELOG.md', 'README.md', 'examples/node-optimize.mjs', 'examples/worker/index.html']) {
+    assert.ok(files.includes(f), `${f} in the tarball`);
+  }
+  // every export, the types and the bin are in it
+  for (const target of [...Object.values(pkg.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e))), pkg.types, ...Object.values(pkg.bin)]) {
+    assert.ok(files.includes(target.replace(/^\.\//, '')), `${target} (exports/types/bin) in the tarball`);
+  }
+  // README.md's relative links and the examples' relative imports resolve inside the tarball
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  for (const [, link] of readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+    if (/^[a-z]+:/.test(link)) continue;
+    const target = path.posix.normalize(link).replace(/\/$/, '');
+    assert.ok(files.some((f) => f === target || f.startsWith(target + '/')), `README.md links to ${link}, which the tarball lacks`);
+  }
+  for (const f of files.filter((x) => x.startsWith('examples/') && /\.(mjs|js|html)$/.test(x))) {
+    const src = fs.readFileSync(path.join(root, f), 'utf8');
+    for (const [, spec] of src.matchAll(/(?:from\s+|import\(\s*|src=)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), spec));
+      assert.ok(files.includes(target), `${f} imports ${spec} (${target}), which the tarball lacks`);
+    }
+  }
+  // every dist/ file is listed in README.md's "What the package contains"
+  for (const f of files.filter((x) => x.startsWith('dist/'))) assert.ok(readme.includes(f), `README.md does not list ${f}`);
+  const out = JSON.parse(npm(['publish', '--dry-run', '--json', '--tag', 'dry-run-test'], root));
+  const dry = out.nnfold ?? out; // npm 11 keys the report by package name
+  assert.equal(dry.name, 'nnfold');
+  assert.equal(dry.version, pkg.version);
+  assert.deepEqual(dry.files.map((f) => f.path).sort(), files);
+});
+
+// What makes bundlers work without configuration (docs/development.md): one literal
+// new URL('./nnfold-<flavour>.wasm', import.meta.url) per flavour, literal dynamic imports of the
+// glue, and no import of a Node built-in anywhere in the shipped JavaScript.
+test('dist/ JavaScript: literal asset URLs, no Node built-in imports', { skip: noDist }, () => {
+  const index = fs.readFileSync(path.join(dist, 'index.mjs'), 'utf8');
+  for (const flavour of ['simd', 'base']) {
+    assert.equal(index.split(`new URL('./nnfold-${flavour}.wasm', import.meta.url)`).length - 1, 1, `one literal URL for nnfold-${flavour}.wasm`);
+    assert.ok(index.includes(`import('./nnfold-${flavour}.mjs')`), `a literal dynamic import of nnfold-${flavour}.mjs`);
+  }
+  for (const f of ['index.mjs', 'nnfold-simd.mjs', 'nnfold-base.mjs']) {
+    const src = fs.readFileSync(path.join(dist, f), 'utf8');
+    assert.doesNotMatch(src, /\bimport\s*\(\s*['"`](node:|fs|path|url|module|worker_threads)/, `${f}: dynamic import of a Node built-in`);
+    assert.doesNotMatch(src, /\bfrom\s*['"](node:|fs['"]|path['"])/, `${f}: static import of a Node built-in`);
+    assert.doesNotMatch(src, /\brequire\s*\(\s*['"]/, `${f}: require() of a module`);
   }
 });
 
-test('each .wasm flavour stays within the gzipped size budget', { skip: noDist }, () => {
-  for (const f of ['nnfold-simd.wasm', 'nnfold-base.wasm']) {
-    const gz = zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
-    assert.ok(gz <= kWasmGzipBudget, `${f}: ${gz} bytes gzipped, budget ${kWasmGzipBudget}`);
+test('installed from the tarball: ES module import by name runs a model', { skip: noDist }, () => {
+  const r = node('main.mjs', `
+    import fs from 'node:fs';
+    import init from 'nnfold';
+    const nf = await init();
+    const m = nf.loadNcnn(fs.readFileSync('model.param', 'utf8'), fs.readFileSync('model.bin'));
+    const out = m.run({ data: new Float32Array(${JSON.stringify(input)}) });
+    console.log(JSON.stringify({ build: nf.build, out: Array.from(out.out.data), shape: out.out.shape }));
+    m.dispose();
+  `);
+  assert.equal(r.build, 'simd');
+  assert.deepEqual(r.shape, [3, 2, 2]);
+  assert.deepEqual(r.out, expected);
+  // a .wasm that is not where it is said to be: an NnfoldError naming the options
+  const e = node('missing.mjs', `
+    import init from 'nnfold';
+    init({ wasmPaths: new URL('file:///nonexistent/') }).then(() => console.log('{}'), (e) => console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })));
+  `);
+  assert.equal(e.name, 'NnfoldError');
+  assert.equal(e.code, 'wasm_not_found');
+  assert.match(e.message, /file:\/\/\/nonexistent\/nnfold-simd\.wasm.*wasmPaths.*locateFile/);
+});
+
+test('installed from the tarball: CommonJS require(\'nnfold\') (Node >= 20.19)', { skip: noDist }, () => {
+  const r = node('main.cjs', `
+    const fs = require('node:fs');
+    const { init, NnfoldError } = require('nnfold');
+    init({ simd: false }).then((nf) => {
+      const m = nf.loadNcnn(fs.readFileSync('model.param', 'utf8'), fs.readFileSync('model.bin'));
+      const out = m.run({ data: new Float32Array(${JSON.stringify(input)}) });
+      let code = null;
+      try { m.run({ nope: new Float32Array(1) }); } catch (e) { code = e instanceof NnfoldError && e.code; }
+      const wasm = ['nnfold/nnfold-simd.wasm', 'nnfold/nnfold-base.wasm'].map((s) => fs.statSync(require.resolve(s)).size);
+      console.log(JSON.stringify({ build: nf.build, out: Array.from(out.out.data), code, def: typeof require('nnfold').default, wasm }));
+    });
+  `);
+  assert.equal(r.build, 'base');
+  assert.deepEqual(r.out, expected);
+  assert.equal(r.code, 'invalid_argument');
+  assert.equal(r.def, 'function');
+  // the exported .wasm files resolve (to copy them in a build script)
+  assert.deepEqual(r.wasm, ['simd', 'base'].map((f) => fs.statSync(path.join(dist, `nnfold-${f}.wasm`)).size));
+});
+
+test('installed from the tarball: in a worker_threads Worker', { skip: noDist }, () => {
+  fs.writeFileSync(path.join(app, 'thread.mjs'), `
+    import fs from 'node:fs';
+    import { parentPort } from 'node:worker_threads';
+    import init from 'nnfold';
+    const nf = await init();
+    const m = nf.loadNcnn(fs.readFileSync('model.param', 'utf8'), fs.readFileSync('model.bin'));
+    const out = m.run({ data: new Float32Array(${JSON.stringify(input)}) }).out.data;
+    parentPort.postMessage({ build: nf.build, out }, [out.buffer]);
+  `);
+  const r = node('threads.mjs', `
+    import { Worker } from 'node:worker_threads';
+    const w = new Worker(new URL('./thread.mjs', import.meta.url));
+    w.once('message', (m) => { console.log(JSON.stringify({ build: m.build, out: Array.from(m.out) })); });
+    w.once('error', (e) => { console.log(JSON.stringify({ error: String(e) })); });
+  `);
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.build, 'simd');
+  assert.deepEqual(r.out, expected);
+});
+
+test('installed from the tarball: the nnfold bin', { skip: noDist }, () => {
+  const bin = path.join(app, 'node_modules/.bin/nnfold');
+  assert.match(execFileSync(bin, ['--version'], { encoding: 'utf8' }), /^nnfold \d+\.\d+\.\d+\n$/);
+  const info = JSON.parse(execFileSync(bin, ['info', 'model.param', 'model.bin', '--json'], { cwd: app, encoding: 'utf8' }));
+  assert.equal(info.layers, 3);
+});
+
+test('a page using dist/ unbundled downloads one .wasm and its JS within the budget', { skip: noDist }, (t) => {
+  for (const flavour of ['simd', 'base']) {
+    const wasm = gz(path.join(dist, `nnfold-${flavour}.wasm`));
+    const js = gz(path.join(dist, 'index.mjs')) + gz(path.join(dist, `nnfold-${flavour}.mjs`));
+    t.diagnostic(`${flavour}: nnfold-${flavour}.wasm ${(wasm / 1024).toFixed(1)} KiB gzipped, index.mjs + nnfold-${flavour}.mjs ${(js / 1024).toFixed(1)} KiB gzipped`);
+    assert.ok(wasm <= kWasmGzipBudget, `nnfold-${flavour}.wasm: ${wasm} bytes gzipped, budget ${kWasmGzipBudget}`);
+    assert.ok(js <= kJsGzipBudget, `JS of the ${flavour} flavour: ${js} bytes gzipped, budget ${kJsGzipBudget}`);
   }
 });

@@ -10,6 +10,8 @@
  * - `shape_mismatch`: inputs whose shapes do not fit the model
  * - `resource_limit`: a model or tensor that does not fit in memory (WebAssembly: 4 GB at most)
  * - `cancelled`: a progress callback returned false
+ * - `wasm_not_found`: init() could not load the `.wasm` (or its JavaScript glue): the message names
+ *   the URL it tried; point `wasmPaths`, `locateFile` or `wasmBinary` at the package's files
  * - `internal`: a bug in nnfold
  */
 export type ErrorCode =
@@ -19,6 +21,7 @@ export type ErrorCode =
   | 'shape_mismatch'
   | 'resource_limit'
   | 'cancelled'
+  | 'wasm_not_found'
   | 'internal';
 
 /** The Error class of every failure; `message` is the core's message (file, line, layer, blob). */
@@ -42,19 +45,21 @@ export interface InitOptions {
    * module, else the baseline build. `false` forces the baseline; `true` requires SIMD (an
    * `unsupported` error where the engine lacks it).
    */
-  simd?: boolean;
+  simd?: boolean | undefined;
   /**
    * Emscripten-style locator: given `nnfold-simd.wasm` or `nnfold-base.wasm` and the folder of
    * this package's `index.mjs`, returns the URL to load it from.
    */
-  locateFile?: (file: string, prefix: string) => string;
+  locateFile?: ((file: string, prefix: string) => string | URL) | undefined;
   /**
    * Where the .wasm files are: a folder URL (relative to the page) holding both, or one URL per
-   * flavour. Wins over `locateFile`.
+   * flavour. Wins over `locateFile`. Default: beside `index.mjs`, written as
+   * `new URL('./nnfold-simd.wasm', import.meta.url)` so bundlers emit the file; in Node read from
+   * disk. The files are also exported as `nnfold/nnfold-simd.wasm` and `nnfold/nnfold-base.wasm`.
    */
-  wasmPaths?: string | { simd?: string | URL; base?: string | URL };
+  wasmPaths?: string | URL | { simd?: string | URL | undefined; base?: string | URL | undefined } | undefined;
   /** The .wasm bytes of the flavour that will be chosen (skips fetching/reading). */
-  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmBinary?: ArrayBuffer | Uint8Array | undefined;
 }
 
 /** Progress of a long operation; return `false` from the callback to cancel (`cancelled` error). */
@@ -66,27 +71,27 @@ export type ProgressCallback = (p: Progress) => boolean | void;
 
 export interface LoadOptions {
   /** Seed of nnfold's random weights when no .bin is given (default 0). */
-  seed?: number;
+  seed?: number | undefined;
   /** Input shapes: needed for inputs that declare none, or to run at another size. */
-  shapes?: ShapeMap;
+  shapes?: ShapeMap | undefined;
   /** `false` runs the scalar reference layers even in the SIMD build. */
-  simd?: boolean;
+  simd?: boolean | undefined;
   /**
    * Only the structure (and the .bin when given): no random weights are drawn, so even a huge
    * model loads quickly. info() and graph() work; run, profile, toNcnn and optimize throw.
    */
-  structureOnly?: boolean;
+  structureOnly?: boolean | undefined;
   /** Names used in error messages (default `model.param` / `model.bin`). */
-  paramName?: string;
-  binName?: string;
+  paramName?: string | undefined;
+  binName?: string | undefined;
   /**
    * The `.io.json` written beside a converted ONNX model (`toNcnn().ioJson`, `nnfold convert`):
    * the model then takes and gives tensors under the ONNX names, shapes and layouts, as the
    * imported model did. Text, bytes or the parsed object.
    */
-  ioJson?: string | Uint8Array | ArrayBuffer | object;
+  ioJson?: string | Uint8Array | ArrayBuffer | object | undefined;
   /** Name of that file in error messages (default `model.io.json`). */
-  ioJsonName?: string;
+  ioJsonName?: string | undefined;
 }
 
 export interface OnnxLoadOptions {
@@ -94,8 +99,8 @@ export interface OnnxLoadOptions {
    * Full ONNX shapes (batch included, up to 8 dims) by ONNX input name: for inputs with symbolic
    * dimensions, or to import at another size.
    */
-  shapes?: { [inputName: string]: number[] };
-  simd?: boolean;
+  shapes?: { [inputName: string]: number[] } | undefined;
+  simd?: boolean | undefined;
 }
 
 export interface IoInfo {
@@ -131,14 +136,14 @@ export type Outputs = Record<string, { data: Float32Array; shape: Shape | null }
 
 export interface RunOptions {
   /** Blobs to extract (default: the model's outputs); intermediate blobs are allowed. */
-  outputs?: string[];
+  outputs?: string[] | undefined;
 }
 
 export interface ProfileOptions {
   /** Timed runs after one untimed warm-up run (default 10). */
-  runs?: number;
+  runs?: number | undefined;
   /** Called after the warm-up and after each run. */
-  onProgress?: ProgressCallback;
+  onProgress?: ProgressCallback | undefined;
 }
 
 export interface ProfileReport {
@@ -197,20 +202,20 @@ export interface GraphJson {
 
 export interface OptimizeOptions {
   /** Store weights as fp16 when written with toNcnn() (the writer's decision; default fp32). */
-  fp16?: boolean;
+  fp16?: boolean | undefined;
   /** Pass names to run (ncnnoptimize's names, e.g. `fuse_convolution_batchnorm`); default all. */
-  passes?: string[];
+  passes?: string[] | undefined;
   /** Blob or layer names that must survive optimization. */
-  keep?: string[];
+  keep?: string[] | undefined;
   /** Also report why candidate rewrites were skipped. */
-  explain?: boolean;
+  explain?: boolean | undefined;
   /**
    * ncnnoptimize's cutstart/cutend: keep only the layers from `cutStart` to `cutEnd` (names, both
    * included; omitted = the first/last layer). Blobs entering the range become inputs.
    */
-  cutStart?: string;
-  cutEnd?: string;
-  onProgress?: ProgressCallback;
+  cutStart?: string | undefined;
+  cutEnd?: string | undefined;
+  onProgress?: ProgressCallback | undefined;
 }
 
 /** The optimizer's report (CONVENTIONS section 5), the same JSON as `nnfold optimize --report`. */
@@ -228,12 +233,12 @@ export interface OptimizeReport {
 
 export interface VerifyOptions {
   /** Seed of the shared random inputs (default 0). */
-  seed?: number;
+  seed?: number | undefined;
   /** Error budget (default 1e-4, the optimizer's); `passed` is max_err <= tolerance. */
-  tolerance?: number;
+  tolerance?: number | undefined;
   /** Also search the first layer where the models diverge (default true). */
-  divergence?: boolean;
-  onProgress?: ProgressCallback;
+  divergence?: boolean | undefined;
+  onProgress?: ProgressCallback | undefined;
 }
 
 /** One compared blob of `nf.verify()`: shapes outermost first, err per CONVENTIONS section 3. */
@@ -306,15 +311,23 @@ export class Model {
    */
   optimize(options?: OptimizeOptions): OptimizeReport;
   /** The model as ncnn files (canonical form; fp16 storage when `fp16`, or as set by optimize). */
-  toNcnn(options?: { fp16?: boolean }): NcnnFiles;
+  toNcnn(options?: { fp16?: boolean | undefined }): NcnnFiles;
   /** Runs the model once. Throws `shape_mismatch` / `invalid_argument` for wrong inputs. */
   run(inputs: Inputs, options?: RunOptions): Outputs;
   /** Per-layer times; inputs default to random inputs with seed 0. */
   profile(inputs?: Inputs | null, options?: ProfileOptions): ProfileReport;
   /** Frees the model; later calls throw `invalid_argument`. Safe to call twice. */
   dispose(): void;
-  [Symbol.dispose](): void;
 }
+
+/**
+ * `model[Symbol.dispose]()` (and so `using model = ...`) where the TypeScript lib declares
+ * `Symbol.dispose` (esnext.disposable, es2025+ or @types/node); with an older or browser-only lib
+ * the member is simply not declared, instead of failing to compile. At run time it exists wherever
+ * the engine has `Symbol.dispose`.
+ */
+type DisposeMember = SymbolConstructor extends { readonly dispose: infer S extends symbol } ? { [K in S]: () => void } : {};
+export interface Model extends DisposeMember {}
 
 /** The loaded module: create models with it. */
 export interface Nnfold {

@@ -1,8 +1,15 @@
 // nnfold's JavaScript API: the idiomatic layer over the Embind module (wasm/bindings.cpp). One
 // place for defaults, argument checks, typed arrays, errors as `Error`s with a `code`, and
-// dispose(). Works in Node 20+, browser pages and Web Workers; types in index.d.ts.
+// dispose(). Works in Node 20.19+, browser pages and Web Workers, bundled or not; types in
+// index.d.ts.
 //
 // Files next to this one (dist/): nnfold-simd.{mjs,wasm} and nnfold-base.{mjs,wasm}.
+//
+// Bundlers: this file names each .wasm with one literal `new URL('./nnfold-<flavour>.wasm',
+// import.meta.url)` (defaultWasmUrl below), the form webpack 5, Vite and Rollup's asset plugins
+// rewrite into an emitted asset; the glue is reached by a literal dynamic import (a chunk). It
+// imports no Node built-in: in Node the .wasm is read with `process.getBuiltinModule('node:fs')`
+// (Node 20.16+), which no browser bundler follows, so nothing needs ignoring or polyfilling.
 
 const SIMD_PROBE = new Uint8Array([
   // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt drop ...)): the probe
@@ -35,14 +42,42 @@ export function simdSupported() {
   }
 }
 
-// Where the .wasm of a flavour is, as a URL string (or null to let the caller's locateFile decide).
+// The .wasm a flavour loads by default, beside this file. Each flavour is one literal
+// `new URL('./file', import.meta.url)` expression on purpose: bundlers only recognise (and emit)
+// the asset when the path is a literal string, not a template. Evaluated lazily: in a bundle
+// without `import.meta` (an IIFE) it throws, and init() turns that into a wasm_not_found error.
+function defaultWasmUrl(flavour) {
+  return flavour === 'simd'
+    ? new URL('./nnfold-simd.wasm', import.meta.url).href
+    : new URL('./nnfold-base.wasm', import.meta.url).href;
+}
+
+const locateHelp = 'pass init({ wasmPaths: \'/folder/with/the/wasm/files/\' }), init({ locateFile: (file) => url }) ' +
+  'or init({ wasmBinary: bytes }); the files are nnfold/dist/nnfold-simd.wasm and nnfold/dist/nnfold-base.wasm ' +
+  '(importable as \'nnfold/nnfold-simd.wasm\' and \'nnfold/nnfold-base.wasm\')';
+
+// Where the .wasm of a flavour is, as a URL string.
 function wasmUrl(flavour, opts) {
   const file = `nnfold-${flavour}.wasm`;
   const wp = opts.wasmPaths;
-  if (typeof wp === 'string') return new URL(file, new URL(wp.endsWith('/') ? wp : wp + '/', baseUrl())).href;
-  if (wp && typeof wp === 'object' && wp[flavour]) return new URL(String(wp[flavour]), baseUrl()).href;
-  if (typeof opts.locateFile === 'function') return String(opts.locateFile(file, new URL('./', import.meta.url).href));
-  return new URL(`./${file}`, import.meta.url).href;
+  try {
+    if (typeof wp === 'string' || wp instanceof URL) {
+      const dir = String(wp);
+      return new URL(file, new URL(dir.endsWith('/') ? dir : dir + '/', baseUrl())).href;
+    }
+    if (wp && typeof wp === 'object' && wp[flavour] !== undefined) return new URL(String(wp[flavour]), baseUrl()).href;
+    if (typeof opts.locateFile === 'function') {
+      let prefix = '';
+      try {
+        prefix = new URL('./', import.meta.url).href;
+      } catch { /* no import.meta.url (an IIFE bundle): the locator gets an empty prefix */ }
+      return new URL(String(opts.locateFile(file, prefix)), baseUrl()).href;
+    }
+    return defaultWasmUrl(flavour);
+  } catch (e) {
+    if (e instanceof NnfoldError) throw e;
+    throw new NnfoldError('wasm_not_found', `cannot locate ${file}: ${e?.message ?? e}; ${locateHelp}`, { cause: e });
+  }
 }
 
 function baseUrl() {
@@ -50,14 +85,41 @@ function baseUrl() {
   return import.meta.url;
 }
 
-async function loadBytes(url) {
-  if (isNode && url.startsWith('file:')) {
-    const [{ readFile }, { fileURLToPath }] = await Promise.all([import('node:fs/promises'), import('node:url')]);
-    return new Uint8Array(await readFile(fileURLToPath(url)));
+// Node: the .wasm read from disk (a file: URL).
+async function readWasmFile(url, file) {
+  // process.getBuiltinModule (Node 20.16+) rather than importing node:fs: browser bundlers
+  // would try to resolve (and fail on, or polyfill) an import of a Node built-in.
+  if (typeof process.getBuiltinModule !== 'function') {
+    fail('unsupported', `reading ${file} from disk needs Node 20.16 or later (process.getBuiltinModule); or pass init({ wasmBinary: bytes })`);
   }
-  const res = await fetch(url);
-  if (!res.ok) fail('invalid_argument', `cannot fetch ${url}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  const fs = process.getBuiltinModule('node:fs');
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  try {
+    return new Uint8Array(await fs.promises.readFile(fileURLToPath(url)));
+  } catch (e) {
+    throw new NnfoldError('wasm_not_found', `cannot read ${file} from ${url}: ${e?.message ?? e}; ${locateHelp}`, { cause: e });
+  }
+}
+
+// Browsers and workers: the response to stream-compile when the server says application/wasm,
+// else the bytes. A missing file is a wasm_not_found error, including the HTML page that
+// single-page-app servers (a dev server's fallback) answer with status 200.
+async function fetchWasm(url, file) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: 'same-origin' });
+  } catch (e) {
+    throw new NnfoldError('wasm_not_found', `cannot fetch ${file} from ${url}: ${e?.message ?? e}; ${locateHelp}`, { cause: e });
+  }
+  if (!res.ok) fail('wasm_not_found', `cannot fetch ${file} from ${url}: HTTP ${res.status}; ${locateHelp}`);
+  const type = res.headers.get('content-type') ?? '';
+  if (type.startsWith('application/wasm') && typeof WebAssembly.instantiateStreaming === 'function') return res;
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.length < 4 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    fail('wasm_not_found', `${url} is not ${file}: the server answered with ${bytes.length} bytes of ` +
+      `${type || 'unknown type'}, not a WebAssembly module; ${locateHelp}`);
+  }
+  return bytes;
 }
 
 function toBytes(x, what) {
@@ -583,13 +645,40 @@ export async function init(options) {
   const supported = simdSupported();
   if (options.simd === true && !supported) fail('unsupported', 'this engine does not support WebAssembly SIMD');
   const flavour = options.simd === false ? 'base' : supported ? 'simd' : 'base';
-  const glue = flavour === 'simd' ? await import('./nnfold-simd.mjs') : await import('./nnfold-base.mjs');
-  const moduleArgs = {};
-  let wasmBinary = options.wasmBinary;
-  const url = wasmUrl(flavour, options);
-  if (wasmBinary === undefined && isNode) wasmBinary = await loadBytes(url);
-  if (wasmBinary !== undefined) moduleArgs.wasmBinary = toBytes(wasmBinary, 'wasmBinary');
-  else moduleArgs.locateFile = (path) => (path.endsWith('.wasm') ? url : path);
+  const file = `nnfold-${flavour}.wasm`;
+  let glue;
+  try {
+    glue = flavour === 'simd' ? await import('./nnfold-simd.mjs') : await import('./nnfold-base.mjs');
+  } catch (e) {
+    throw new NnfoldError('wasm_not_found', `cannot load nnfold-${flavour}.mjs, the JavaScript glue beside nnfold's index.mjs ` +
+      `(a bundler must keep it as a chunk): ${e?.message ?? e}`, { cause: e });
+  }
+  let url = null;
+  // Always a locateFile: without one the glue computes its own `new URL(file, import.meta.url)`,
+  // which throws a bare TypeError where a bundle has no import.meta.url (an IIFE).
+  const moduleArgs = { locateFile: (path) => (path.endsWith('.wasm') && url ? url : path) };
+  let rejectStart = null;
+  const startFailed = new Promise((_, reject) => { rejectStart = reject; });
+  if (options.wasmBinary !== undefined && options.wasmBinary !== null) {
+    moduleArgs.wasmBinary = toBytes(options.wasmBinary, 'wasmBinary');
+  } else {
+    url = wasmUrl(flavour, options);
+    if (isNode && url.startsWith('file:')) {
+      moduleArgs.wasmBinary = await readWasmFile(url, file);
+    } else {
+      const source = await fetchWasm(url, file);
+      if (source instanceof Uint8Array) {
+        moduleArgs.wasmBinary = source;
+      } else {
+        // Compiles while downloading. Emscripten never settles its promise when this hook fails
+        // asynchronously, so the failure rejects startFailed, which init() races against it.
+        moduleArgs.instantiateWasm = (imports, receive) => {
+          WebAssembly.instantiateStreaming(source, imports).then((r) => receive(r.instance, r.module), rejectStart);
+          return {};
+        };
+      }
+    }
+  }
   // Emscripten's own messages while starting go into the error, not the console.
   let starting = true;
   const startLog = [];
@@ -597,10 +686,10 @@ export async function init(options) {
   moduleArgs.printErr = (s) => (starting ? startLog.push(String(s)) : console.warn(s));
   let M;
   try {
-    M = await glue.default(moduleArgs);
+    M = await Promise.race([glue.default(moduleArgs), startFailed]);
   } catch (e) {
     const why = startLog.length ? startLog.join('; ') : String(e?.message ?? e);
-    throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}) from ${moduleArgs.wasmBinary ? 'the given bytes' : url}: ${why}`, { cause: e });
+    throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}) from ${url ?? 'the given bytes'}: ${why}`, { cause: e });
   } finally {
     starting = false;
   }

@@ -14,6 +14,13 @@ const CATEGORY = [
   [/^(Softmax|DetectionOutput|YoloDetectionOutput|Yolov3DetectionOutput|PriorBox|ArgMax)$/, '#f8d7e3'],
 ];
 
+// A darker tone of a category colour, for the minimap's dots.
+function shade(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  const f = (c) => Math.round(c * 0.72);
+  return `rgb(${f(v >> 16)},${f((v >> 8) & 255)},${f(v & 255)})`;
+}
+
 export function colorFor(type) {
   for (const [re, c] of CATEGORY) if (re.test(type)) return c;
   return '#eceff3';
@@ -63,6 +70,8 @@ export class GraphView {
     this.byName = new Map();
     this.size = { w: 1, h: 1 };
     this.token = 0;
+    this.order = []; // layer names in the model's order (keyboard stepping, search)
+    this.cursor = -1;
   }
 
   clear(message) {
@@ -71,6 +80,9 @@ export class GraphView {
     this.host.removeAttribute('tabindex');
     this.svg = null;
     this.byName.clear();
+    this.order = [];
+    this.cursor = -1;
+    this.mini = null;
     if (message) {
       const d = document.createElement('div');
       d.className = 'empty small';
@@ -134,12 +146,16 @@ export class GraphView {
       });
       this.byName.set(n.name, { g, x, y, w, h, node: n });
     });
+    this.order = graph.nodes.map((n) => n.name);
+    this.cursor = -1;
     this.size = { w: lay.width, h: lay.height };
     this.engine = lay.engine;
     this.host.replaceChildren(svg);
+    this.#minimap(graph, lay);
     this.host.tabIndex = 0;
     this.host.setAttribute('role', 'group');
-    this.host.setAttribute('aria-label', `${this.label}: ${graph.nodes.length} layers. Arrow keys pan, plus and minus zoom, 0 fits.`);
+    this.host.setAttribute('aria-label', `${this.label}: ${graph.nodes.length} layers. Arrow keys pan, plus and minus zoom, 0 fits, N and P step through the layers, Enter shows one.`);
+    this.host.setAttribute('aria-live', 'off');
     if (lay.engine !== 'dagre') this.host.title = 'Simplified layout (the graph is too deep for the full layout)';
     else this.host.removeAttribute('title');
     this.svg = svg;
@@ -156,14 +172,77 @@ export class GraphView {
       if (!this.svg) return;
       const { k, x, y } = this.view;
       this.svg.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) scale(${k.toFixed(4)})`;
+      this.#drawViewRect();
       const nolabels = k < 0.45;
       if (this.svg.classList.contains('nolabels') !== nolabels) this.svg.classList.toggle('nolabels', nolabels);
     });
   }
 
+  // A minimap in the pane's corner when the graph is larger than the pane: every layer as a dot
+  // in its category colour (drawn once), the visible part as a rectangle (redrawn with the view);
+  // a click or drag on it centres the view there.
+  #minimap(graph, lay) {
+    this.mini = null;
+    const b = this.#box();
+    if (lay.width * 0.7 <= b.w && lay.height * 0.7 <= b.h) return;
+    const H = 150;
+    const scale = Math.min(H / lay.height, 110 / lay.width);
+    const cw = Math.max(24, Math.ceil(lay.width * scale) + 8);
+    const ch = Math.ceil(lay.height * scale) + 8;
+    const base = document.createElement('canvas');
+    base.width = cw;
+    base.height = ch;
+    const bctx = base.getContext('2d');
+    bctx.fillStyle = 'rgba(255,255,255,0.92)';
+    bctx.fillRect(0, 0, cw, ch);
+    for (const n of graph.nodes) {
+      const [x, y] = lay.nodes[String(n.id)];
+      bctx.fillStyle = colorFor(n.type) === '#eceff3' ? '#aab3c2' : shade(colorFor(n.type));
+      bctx.fillRect(4 + x * scale - 1.5, 4 + y * scale - 1, 3, 2);
+    }
+    const cv = document.createElement('canvas');
+    cv.className = 'minimap';
+    cv.width = cw;
+    cv.height = ch;
+    cv.setAttribute('aria-hidden', 'true');
+    cv.title = 'Overview: click to go there';
+    const go = (e) => {
+      const r = cv.getBoundingClientRect();
+      const gx = (e.clientX - r.left - 4) / scale;
+      const gy = (e.clientY - r.top - 4) / scale;
+      const box = this.#box();
+      this.view = { ...this.view, x: box.w / 2 - gx * this.view.k, y: box.h / 2 - gy * this.view.k };
+      this.#apply();
+    };
+    cv.addEventListener('pointerdown', (e) => {
+      e.stopPropagation();
+      cv.setPointerCapture(e.pointerId);
+      go(e);
+    });
+    cv.addEventListener('pointermove', (e) => {
+      if (e.buttons & 1) go(e);
+    });
+    cv.addEventListener('wheel', (e) => e.stopPropagation());
+    this.host.appendChild(cv);
+    this.mini = { cv, base, scale };
+  }
+
+  #drawViewRect() {
+    if (!this.mini) return;
+    const { cv, base, scale } = this.mini;
+    const ctx = cv.getContext('2d');
+    ctx.drawImage(base, 0, 0);
+    const b = this.#box();
+    const { k, x, y } = this.view;
+    ctx.strokeStyle = '#1f4fd1';
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(4 + (-x / k) * scale, 4 + (-y / k) * scale, (b.w / k) * scale, (b.h / k) * scale);
+  }
+
   #box() {
     const r = this.host.getBoundingClientRect();
-    return { w: r.width || 400, h: r.height || 400 };
+    this.seen = { w: r.width || 400, h: r.height || 400 };
+    return this.seen;
   }
 
   // Whole graph when it fits at a readable scale; a tall graph (the usual chain of layers) is
@@ -215,6 +294,19 @@ export class GraphView {
     if (this.bound) return;
     this.bound = true;
     const host = this.host;
+    // when the pane changes size (the details panel opens beside it, the window turns), what was
+    // at the pane's centre stays there
+    // (`seen`: the size the current view was computed for; a view set after the resize needs no shift)
+    this.#box();
+    new ResizeObserver(() => {
+      const was = this.seen;
+      const now = this.#box();
+      if (this.svg && (now.w !== was.w || now.h !== was.h)) {
+        this.view.x += (now.w - was.w) / 2;
+        this.view.y += (now.h - was.h) / 2;
+        this.#apply();
+      }
+    }).observe(host);
     host.addEventListener('wheel', (e) => {
       if (!this.svg) return;
       e.preventDefault();
@@ -253,6 +345,8 @@ export class GraphView {
         ArrowLeft: () => this.pan(step, 0), ArrowRight: () => this.pan(-step, 0),
         ArrowUp: () => this.pan(0, step), ArrowDown: () => this.pan(0, -step),
         '+': () => this.zoom(1.25), '=': () => this.zoom(1.25), '-': () => this.zoom(0.8), 0: () => this.fit(),
+        n: () => this.step(1), N: () => this.step(1), p: () => this.step(-1), P: () => this.step(-1),
+        Enter: () => this.cursor >= 0 && this.onSelect(this.byName.get(this.order[this.cursor]).node),
       };
       const f = keys[e.key];
       if (f) {
@@ -282,6 +376,43 @@ export class GraphView {
 
   has(name) {
     return this.byName.has(name);
+  }
+
+  // Keyboard reach: moves the cursor to the next/previous layer in model order, centres it and
+  // names it (the host's aria-label carries the current layer for screen readers).
+  step(dir) {
+    if (!this.order.length) return;
+    this.cursor = (this.cursor + dir + this.order.length) % this.order.length;
+    this.goTo(this.order[this.cursor]);
+  }
+
+  // Centres one layer, marks it as the keyboard cursor, and returns its node.
+  goTo(name) {
+    const v = this.byName.get(name);
+    if (!v) return null;
+    this.cursor = this.order.indexOf(name);
+    for (const [, o] of this.byName) o.g.classList.remove('cursor');
+    v.g.classList.add('cursor');
+    this.centerOn([name]);
+    this.host.setAttribute('aria-description', `layer ${this.cursor + 1} of ${this.order.length}: ${v.node.type} ${name}`);
+    return v.node;
+  }
+
+  // Layers whose name or type contains `query` (case-insensitive), in model order.
+  find(query) {
+    const q = query.trim().toLowerCase();
+    if (!q) return [];
+    return this.order.filter((n) => n.toLowerCase().includes(q) || this.byName.get(n).node.type.toLowerCase().includes(q));
+  }
+
+  // Fit to width: the graph's width fills the pane, from the top.
+  fitWidth() {
+    if (!this.svg) return;
+    const b = this.#box();
+    const k = Math.min(1.5, Math.max(0.05, (b.w - 16) / this.size.w));
+    this.view = { k, x: (b.w - this.size.w * k) / 2, y: 8 };
+    this.#apply();
+    this.#sharpen();
   }
 
   // Pans so the named layers are in view (zooming in to a readable scale when far out).

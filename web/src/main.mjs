@@ -7,6 +7,8 @@ import { GraphView } from './graph-view.mjs';
 import { planDrop, baseName } from './files.mjs';
 import { imageLayout, parseNumberList, imageToTensor, drawSamplePicture } from './image.mjs';
 import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } from './decoders.mjs';
+import { readOnnxInputs, needsShape, guessShape, describeDims } from './onnx-inputs.mjs';
+import { safeFileName, zipFiles, topK, speedVerdict, PREPROCESS } from './results.mjs';
 
 const DEFAULT_PRESET = { mean: [0, 0, 0], std: [1, 1, 1], order: 'RGB', decoder: null };
 const DECODER_DEFAULTS = { blazeface: 0.75, mlsd: 0.1 };
@@ -24,6 +26,8 @@ const S = {
   busy: null,
   lastRun: null,
   pendingBin: null, // a .bin dropped before its .param
+  formSource: null, // the source the input-size form belongs to (the loaded one, or one that failed to load)
+  speed: null,
 };
 
 const params = new URLSearchParams(location.search);
@@ -42,7 +46,27 @@ const graphB = new GraphView($('graph-b'), { label: 'Optimized model graph', onS
 function setError(id, text) {
   const el = $(id);
   el.textContent = text ?? '';
+  el.classList.replace('msg-info', 'msg-error');
+  el.setAttribute('role', 'alert');
   show(el, !!text);
+}
+
+// A cancel is the user's own choice, not a failure: said in the same place, as information.
+function setCancelled(id, text) {
+  const el = $(id);
+  el.textContent = text;
+  el.classList.replace('msg-error', 'msg-info');
+  el.setAttribute('role', 'status');
+  show(el, true);
+}
+
+// Moves keyboard focus to what an action produced (only for actions the user started: the
+// start-up sample must not pull focus away from the skip link).
+function focusResult(el) {
+  if (!el || el.hidden) return;
+  if (!el.hasAttribute('tabindex')) el.tabIndex = -1;
+  el.focus({ preventScroll: true });
+  el.scrollIntoView({ block: 'nearest' });
 }
 
 let toastTimer = 0;
@@ -54,8 +78,8 @@ function toast(text) {
   toastTimer = setTimeout(() => show(t, false), 4000);
 }
 
-const ACTION_IDS = ['sample-open', 'bin-random', 'shape-apply', 'opt-run', 'verify-run', 'run-go', 'profile-go', 'bench-go',
-  'dl-opt-param', 'dl-opt-bin', 'dl-opt-io', 'dl-report', 'dl-conv-param', 'dl-conv-bin', 'dl-conv-io', 'image-sample'];
+const ACTION_IDS = ['sample-open', 'bin-random', 'shape-apply', 'opt-run', 'verify-run', 'speed-run', 'run-go', 'profile-go', 'bench-go',
+  'dl-zip', 'dl-opt-param', 'dl-opt-bin', 'dl-opt-io', 'dl-report', 'dl-conv-param', 'dl-conv-bin', 'dl-conv-io', 'image-sample'];
 
 function setBusy(kind) {
   S.busy = kind;
@@ -68,8 +92,10 @@ function setBusy(kind) {
 function enabledWhenIdle(id) {
   const runnable = !!S.loaded && !S.loaded.structureOnly;
   switch (id) {
-    case 'opt-run': return runnable && !!S.info?.features.optimize;
+    case 'opt-run': return runnable && !!S.info?.features.optimize && selectedPasses() > 0;
     case 'verify-run': return !!S.opt && !!S.info?.features.verify;
+    case 'speed-run': return !!S.opt;
+    case 'dl-zip': return !!S.opt || (runnable && S.source?.kind === 'onnx');
     case 'run-go': case 'profile-go': case 'bench-go': return runnable;
     case 'dl-opt-param': case 'dl-opt-bin': case 'dl-opt-io': case 'dl-report': return !!S.opt;
     case 'dl-conv-param': case 'dl-conv-bin': case 'dl-conv-io': return runnable && S.source?.kind === 'onnx';
@@ -100,12 +126,22 @@ async function withProgress(kind, rowId, barId, labelId, fn) {
   }
 }
 
-for (const [btn, hard] of [['load-cancel', true], ['opt-cancel', false], ['verify-cancel', false], ['profile-cancel', false], ['bench-cancel', false]]) {
+const CANCEL_BUTTONS = [['load-cancel', true], ['opt-cancel', false], ['verify-cancel', false], ['speed-cancel', false], ['profile-cancel', false], ['bench-cancel', false]];
+for (const [btn, hard] of CANCEL_BUTTONS) {
   $(btn).addEventListener('click', () => {
     $(btn).disabled = true;
     worker.cancel({ hard }).finally(() => { $(btn).disabled = false; });
   });
 }
+
+// Escape cancels whatever runs (the visible Cancel button's action).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !S.busy) return;
+  const btn = CANCEL_BUTTONS.map(([id]) => $(id)).find((b) => b.offsetParent !== null && !b.disabled);
+  if (!btn) return;
+  e.preventDefault();
+  btn.click();
+});
 
 // After a hard cancel (or a crash) the new worker has no model: load the current one again,
 // and optimize it again with the same options when it had been optimized.
@@ -170,8 +206,120 @@ function describeWeights(src, loaded) {
   return `nnfold's random weights, seed ${src.seed ?? 0}`;
 }
 
-async function loadSource(source, { quiet = false } = {}) {
+// ---- Input sizes the model leaves open --------------------------------------------------------
+// An ONNX input with symbolic sizes (or none) and an ncnn Input with no shape get a form in the
+// Model card. The form opens prefilled (sizes remembered for this model, else a guess from the
+// exporter's dimension names) and the model is loaded with those sizes at once, so every model
+// opens; changing them re-plans the model (it is loaded again; an optimized copy is dropped).
+
+const SHAPES_KEY = 'nnfold.shapes.v1';
+const sourceKey = (src) => `${src.name}:${(src.onnx ?? src.param)?.length ?? 0}`;
+
+function savedShapes(src) {
+  try {
+    return JSON.parse(localStorage.getItem(SHAPES_KEY) ?? '{}')[sourceKey(src)] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function saveShapes(src) {
+  try {
+    const all = JSON.parse(localStorage.getItem(SHAPES_KEY) ?? '{}');
+    all[sourceKey(src)] = src.shapes;
+    localStorage.setItem(SHAPES_KEY, JSON.stringify(all));
+  } catch {
+    // storage full or disabled: the sizes are simply not remembered
+  }
+}
+
+// ONNX: reads the declared inputs before importing; inputs with open sizes get sizes (remembered,
+// given, or guessed) and are listed in `shapeInputs` for the form.
+function prepareOnnx(src) {
+  if (src.shapeInputs) return src;
+  let inputs;
+  try {
+    inputs = readOnnxInputs(src.onnx);
+  } catch {
+    return src; // not readable here: the importer gives its own message
+  }
+  const open = inputs.filter(needsShape);
+  if (!open.length) return src;
+  const saved = savedShapes(src);
+  const shapes = { ...(src.shapes ?? {}) };
+  let guessed = false;
+  for (const i of open) {
+    if (shapes[i.name]) continue;
+    if (saved?.[i.name]) shapes[i.name] = saved[i.name];
+    else {
+      shapes[i.name] = guessShape(i);
+      guessed = true;
+    }
+  }
+  return {
+    ...src,
+    shapes,
+    guessed,
+    shapeInputs: open.map((i) => ({ name: i.name, rank: i.dims?.length ?? null, hint: `ONNX shape: ${i.dims ? `[${describeDims(i)}]` : 'none declared'}` })),
+  };
+}
+
+// ncnn: an Input without a shape (0=w 1=h 2=c all missing) is known after loading; the model is
+// then loaded again with remembered or guessed sizes ([c, h, w] = [3, 224, 224]).
+function ncnnOpenInputs(src, loaded) {
+  const given = Object.keys(src.shapes ?? {});
+  const missing = loaded.inputs.filter((i) => !i.shape && !given.includes(i.name)).map((i) => i.name);
+  return [...new Set([...(src.shapeInputs ?? []).map((i) => i.name), ...given, ...missing])].map((name) => ({
+    name, rank: null, hint: 'ncnn blob [c, h, w] (or [h, w], [w]): the .param declares no shape',
+  }));
+}
+
+function renderShapeForm() {
+  const src = S.formSource;
+  const list = src?.shapeInputs ?? [];
+  show($('shape-needed'), list.length > 0);
+  if (!list.length) return;
+  $('shape-intro').textContent = src.kind === 'onnx'
+    ? `${src.name} leaves some input sizes open. ${src.guessed ? 'These are guesses from its dimension names: check them.' : 'These sizes are remembered for this model.'} Sizes are outermost first, batch included, as in the ONNX file.`
+    : `${src.paramName ?? src.name} declares no shape for ${list.length > 1 ? 'these inputs' : 'this input'}. ${src.guessed ? 'A guess: check it.' : ''} Sizes are outermost first, [c, h, w] as ncnn's blob.`;
+  $('shape-fields').replaceChildren(...list.flatMap((i, k) => [
+    h('label', { for: `shape-${k}` }, i.name),
+    h('div', {},
+      h('input', { id: `shape-${k}`, type: 'text', inputmode: 'numeric', dataset: { name: i.name, rank: i.rank ?? '' }, value: (src.shapes?.[i.name] ?? []).join(', '),
+        spellcheck: 'false', 'aria-describedby': `shape-hint-${k}` }),
+      h('div', { id: `shape-hint-${k}`, class: 'muted small' }, i.hint)),
+  ]));
+}
+
+// an edited size makes a message about the old one stale
+$('shape-fields').addEventListener('input', () => setError('load-error', null));
+
+$('shape-needed').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const src = S.formSource;
+  if (!src || S.busy) return;
+  const shapes = { ...(src.shapes ?? {}) };
+  for (const input of $('shape-fields').querySelectorAll('input')) {
+    const parts = input.value.split(/[\s,x×]+/).filter(Boolean).map(Number);
+    const rank = Number(input.dataset.rank) || 0;
+    const maxRank = src.kind === 'onnx' ? 8 : 4;
+    if (!parts.length || parts.length > maxRank || parts.some((d) => !Number.isInteger(d) || d < 1) || (rank && parts.length !== rank)) {
+      setError('load-error', rank
+        ? `The shape of '${input.dataset.name}' is ${rank} positive whole numbers (its ONNX rank), e.g. ${guessShape({ dims: null }).slice(0, rank).join(',')}.`
+        : `The shape of '${input.dataset.name}' is 1 to ${maxRank} positive whole numbers, e.g. 3,224,224.`);
+      input.focus();
+      return;
+    }
+    shapes[input.dataset.name] = parts;
+  }
+  loadSource({ ...src, shapes, guessed: false, structureOnly: false }, { focus: true });
+});
+
+async function loadSource(source, { quiet = false, focus = false } = {}) {
   setError('load-error', null);
+  if (source.kind === 'onnx') source = prepareOnnx(source);
+  S.formSource = source;
+  renderShapeForm();
   let r;
   try {
     r = await withProgress('load', 'load-progress', 'load-bar', 'load-label', () => {
@@ -185,10 +333,29 @@ async function loadSource(source, { quiet = false } = {}) {
     }
     const what = source.kind === 'onnx' ? `Could not open ${source.name}`
       : source.bin ? `Could not open ${source.paramName} with ${source.binName}` : `Could not open ${source.paramName}`;
-    setError('load-error', explain(e, what));
+    setError('load-error', explain(e, what) + (source.shapeInputs ? ' Check the input sizes below.' : ''));
+    // the form stays with the model that failed only when its sizes may be the cause
+    if (!source.shapeInputs) {
+      S.formSource = S.source;
+      renderShapeForm();
+    }
     if (e.warnings?.length) renderWarnings('load-warnings', e.warnings);
+    if (focus) focusResult(source.shapeInputs ? $('shape-fields').querySelector('input') : $('load-error'));
     return false;
   }
+  if (source.kind === 'ncnn' && !source.structureOnly) {
+    const open = ncnnOpenInputs(source, r);
+    const unsized = open.filter((i) => !source.shapes?.[i.name]);
+    if (unsized.length) {
+      const saved = savedShapes(source);
+      const shapes = { ...(source.shapes ?? {}) };
+      for (const i of unsized) shapes[i.name] = saved?.[i.name] ?? [3, 224, 224];
+      return loadSource({ ...source, shapes, shapeInputs: open, guessed: !saved }, { quiet, focus });
+    }
+    if (open.length) source = { ...source, shapeInputs: open };
+  }
+  if (source.shapeInputs) saveShapes(source);
+  S.formSource = source;
   S.source = source;
   S.loaded = r;
   S.opt = null;
@@ -197,10 +364,11 @@ async function loadSource(source, { quiet = false } = {}) {
   S.preset = source.preset ?? (source.kind === 'onnx' || !source.sampleId ? DEFAULT_PRESET : S.preset);
   renderModel();
   if (!quiet) document.body.dataset.model = source.name;
+  if (focus) focusResult($('model-id'));
   return true;
 }
 
-async function openSample(id) {
+async function openSample(id, { focus = false } = {}) {
   const s = S.samples.find((x) => x.id === id);
   if (!s) return;
   setError('load-error', null);
@@ -215,8 +383,11 @@ async function openSample(id) {
   const src = s.kind === 'onnx'
     ? { kind: 'onnx', name: `${s.name}.onnx`, onnx: bytes }
     : { kind: 'ncnn', name: s.name, param: bytes, bin: null, seed: s.seed ?? 0, paramName: `${s.name}.param`, binName: `${s.name}.bin` };
-  Object.assign(src, { sampleId: s.id, preset: s.preset, shapes: s.shapes });
-  await loadSource(src);
+  Object.assign(src, { sampleId: s.id, preset: s.preset });
+  src.shapes = savedShapes(src) ?? s.shapes;
+  await loadSource(src, { focus });
+  // the service worker stores a sample as it streams it: count it once that is done
+  setTimeout(() => updateOfflineBadge().catch(() => {}), 500);
 }
 
 async function handleFiles(fileList) {
@@ -244,13 +415,13 @@ async function handleFiles(fileList) {
         document.getElementById('run').scrollIntoView({ block: 'start' });
         return;
       case 'onnx':
-        await loadSource({ kind: 'onnx', name: plan.onnx.name, onnx: await readFile(plan.onnx) });
+        await loadSource({ kind: 'onnx', name: plan.onnx.name, onnx: await readFile(plan.onnx) }, { focus: true });
         return;
       case 'ncnn':
         await loadSource({
           kind: 'ncnn', name: plan.param.name, param: await readFile(plan.param), bin: await readFile(plan.bin),
           paramName: plan.param.name, binName: plan.bin.name,
-        });
+        }, { focus: true });
         return;
       case 'param-only': {
         // the structure at once (summary, graph); weights when the user gives the .bin or asks
@@ -258,11 +429,11 @@ async function handleFiles(fileList) {
         await loadSource({
           kind: 'ncnn', name: plan.param.name, param: await readFile(plan.param), bin: null, seed: 0,
           paramName: plan.param.name, binName: `${baseName(plan.param.name)}.bin`, structureOnly: true,
-        });
+        }, { focus: true });
         return;
       }
       case 'bin-for-current':
-        await loadSource({ ...S.source, bin: await readFile(plan.bin), binName: plan.bin.name, structureOnly: false, sampleId: S.source.sampleId });
+        await loadSource({ ...S.source, bin: await readFile(plan.bin), binName: plan.bin.name, structureOnly: false, sampleId: S.source.sampleId }, { focus: true });
         return;
     }
   } catch (e) {
@@ -284,27 +455,14 @@ $('bin-pending-clear').addEventListener('click', () => {
 $('file-input').addEventListener('change', (e) => {
   handleFiles(e.target.files).finally(() => { e.target.value = ''; });
 });
-$('sample-open').addEventListener('click', () => openSample($('sample-select').value));
+$('sample-open').addEventListener('click', () => openSample($('sample-select').value, { focus: true }));
 $('bin-random').addEventListener('click', () => {
   const seed = Number($('bin-seed').value);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     setError('load-error', 'The seed is a whole number from 0 to 4294967295.');
     return;
   }
-  loadSource({ ...S.source, seed, bin: null, structureOnly: false });
-});
-$('shape-apply').addEventListener('click', () => {
-  const shapes = { ...(S.source.shapes ?? {}) };
-  for (const input of $('shape-fields').querySelectorAll('input')) {
-    const parts = input.value.split(/[\s,x×]+/).filter(Boolean).map(Number);
-    if (!parts.length || parts.length > 4 || parts.some((d) => !Number.isInteger(d) || d < 1)) {
-      setError('load-error', `The shape of '${input.dataset.name}' is 1 to 4 positive whole numbers, e.g. 3,224,224.`);
-      input.focus();
-      return;
-    }
-    shapes[input.dataset.name] = parts;
-  }
-  loadSource({ ...S.source, shapes });
+  loadSource({ ...S.source, seed, bin: null, structureOnly: false }, { focus: true });
 });
 
 // Drag and drop anywhere on the page: models open, images become the Run input.
@@ -357,13 +515,7 @@ function renderModel() {
   // a .param alone: offer random weights
   show($('bin-offer'), src.kind === 'ncnn' && L.structureOnly);
   $('bin-offer-name').textContent = src.paramName ?? src.name;
-  // inputs without a shape
-  const unknown = L.inputs.filter((i) => !i.shape);
-  show($('shape-needed'), unknown.length > 0 && !L.structureOnly);
-  $('shape-fields').replaceChildren(...unknown.flatMap((i, k) => [
-    h('label', { for: `shape-${k}` }, i.name),
-    h('input', { id: `shape-${k}`, type: 'text', dataset: { name: i.name }, placeholder: 'c,h,w', spellcheck: 'false' }),
-  ]));
+  renderShapeForm();
   renderSummary();
   renderOptimize();
   graphA.show(L.graph, new Map()).catch((e) => graphA.clear(String(e.message)));
@@ -393,17 +545,24 @@ function renderSummary() {
   const mem = (i) => (i.shapes_known ? fmtBytes(i.memory_bytes) : 'needs input shapes');
   const rows = [
     summaryRow('Layers', A.layers, B?.layers ?? null, (a, b) => b < a),
-    ['Weights (.bin)', fmtBytes(A.weights_file_bytes), B ? fmtBytes(S.opt.files.bin) : null,
-      B && S.opt.files.bin < A.weights_file_bytes ? 'delta-down' : null],
+    // an ONNX file has no .bin: its weights are counted, and the optimized column is the .bin written
+    S.source.kind === 'onnx'
+      ? ['Weights', fmtBytes(A.weight_values * 4), B ? `${fmtBytes(S.opt.files.bin)} (.bin)` : null, null]
+      : ['Weights (.bin)', fmtBytes(A.weights_file_bytes), B ? fmtBytes(S.opt.files.bin) : null,
+        B && S.opt.files.bin < A.weights_file_bytes ? 'delta-down' : null],
     ['Weight values', A.weight_values.toLocaleString('en-US'), B ? B.weight_values.toLocaleString('en-US') : null, null],
     ['Estimated memory', mem(A), B ? mem(B) : null, B && B.memory_bytes < A.memory_bytes ? 'delta-down' : null],
   ];
   $('summary-table').tBodies[0].replaceChildren(...rows.map(([k, a, b, cls]) =>
     h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: 'num' }, a ?? '–'), h('td', { class: `num ${cls ?? ''}` }, b ?? '–'))));
-  $('io-table').tBodies[0].replaceChildren(
-    ...A.inputs.map((i) => h('tr', {}, h('td', {}, h('span', { class: 'tag-info' }, 'in')), h('td', { class: 'mono' }, i.name), h('td', { class: 'mono' }, fmtShape(i.shape)))),
-    ...A.outputs.map((o) => h('tr', {}, h('td', {}, h('span', { class: 'tag-info' }, 'out')), h('td', { class: 'mono' }, o.name), h('td', { class: 'mono' }, fmtShape(o.shape)))),
-  );
+  // Shapes written one way (CONVENTIONS section 4): an ONNX model's inputs and outputs with the
+  // ONNX file's names and shapes (batch and layout included), an ncnn model's as ncnn blobs.
+  const onnx = S.source.kind === 'onnx';
+  $('io-table').tHead.rows[0].cells[2].textContent = onnx ? 'ONNX shape' : 'ncnn blob [c, h, w]';
+  const ioRow = (tag, io) => h('tr', {}, h('td', {}, h('span', { class: 'tag-info' }, tag)), h('td', { class: 'mono' }, io.name,
+    onnx && io.blob && io.blob !== io.name ? h('span', { class: 'muted small' }, ` (ncnn blob ${io.blob})`) : null),
+  h('td', { class: 'mono' }, fmtShape(io.shape), io.layout ? h('span', { class: 'muted small' }, ` ${io.layout}`) : null));
+  $('io-table').tBodies[0].replaceChildren(...S.loaded.inputs.map((i) => ioRow('in', i)), ...S.loaded.outputs.map((o) => ioRow('out', o)));
   const types = new Set([...Object.keys(A.layers_by_type), ...Object.keys(B?.layers_by_type ?? {})]);
   const sorted = [...types].sort((x, y) => (A.layers_by_type[y] ?? 0) - (A.layers_by_type[x] ?? 0) || x.localeCompare(y));
   $('types-table').tBodies[0].replaceChildren(...sorted.map((t) => {
@@ -424,9 +583,19 @@ function renderPasses() {
   countPasses();
   show($('opt-passes-box'), names.length > 0);
 }
+// "None" means none: with no pass selected nothing would run, so Optimize is off and says why
+// (the package reads an empty pass list as "all passes").
+function selectedPasses() {
+  const boxes = [...$('opt-passes').querySelectorAll('input')];
+  return boxes.length ? boxes.filter((b) => b.checked).length : Infinity;
+}
 function countPasses() {
   const boxes = [...$('opt-passes').querySelectorAll('input')];
-  $('opt-passes-count').textContent = `(${boxes.filter((b) => b.checked).length} of ${boxes.length})`;
+  const n = boxes.filter((b) => b.checked).length;
+  $('opt-passes-count').textContent = `(${n} of ${boxes.length})`;
+  show($('opt-passes-note'), boxes.length > 0 && n === 0);
+  if (n === 0) $('opt-passes-box').open = true;
+  setBusy(S.busy);
 }
 $('opt-passes-all').addEventListener('click', () => { for (const b of $('opt-passes').querySelectorAll('input')) b.checked = true; countPasses(); });
 $('opt-passes-none').addEventListener('click', () => { for (const b of $('opt-passes').querySelectorAll('input')) b.checked = false; countPasses(); });
@@ -448,6 +617,8 @@ function renderOptimize() {
   show($('log-box'), !!S.opt);
   if (!S.opt) {
     $('opt-error').hidden = true;
+    renderVerify();
+    renderSpeed();
     return;
   }
   const { report } = S.opt;
@@ -458,12 +629,13 @@ function renderOptimize() {
   $('opt-stats').replaceChildren(
     stat('Layers', `${b.layers} → ${a.layers}`, b.layers > a.layers ? `${b.layers - a.layers} removed` : 'unchanged', 'layers'),
     stat('Rewrites', String(rewrites), `${report.passes.filter((p) => p.rewrites.length).length} passes fired`, 'rewrites'),
-    stat('Weights (.bin)', `${fmtBytes(b.weights_bytes)} → ${fmtBytes(S.opt.files.bin)}`,
+    stat(S.source.kind === 'onnx' ? 'Weights → .bin' : 'Weights (.bin)', `${fmtBytes(b.weights_bytes)} → ${fmtBytes(S.opt.files.bin)}`,
       [pct(b.weights_bytes, S.opt.files.bin) || 'same size', S.opt.options.fp16 ? 'fp16 storage' : ''].filter(Boolean).join(', '), 'weights'),
     stat('Est. memory', b.memory_bytes === null ? '–' : `${fmtBytes(b.memory_bytes)} → ${fmtBytes(a.memory_bytes)}`, pct(b.memory_bytes, a.memory_bytes) || '', 'memory'),
   );
   renderLog();
   renderVerify();
+  renderSpeed();
 }
 
 function layersOf(rw) {
@@ -482,16 +654,39 @@ function renderLog() {
   } else {
     tbody.replaceChildren(...rows.map((r) => logRow(r.pass, r.layers, r.detail)));
   }
+  rovingRows($('log-table'));
   const skipped = (report.skipped ?? []).map((s) => (typeof s === 'string' ? { pass: '', layers: [], reason: s } : { pass: s.pass ?? '', layers: layersOf(s), reason: s.reason ?? s.detail ?? '' }));
   $('skipped-count').textContent = `(${skipped.length})`;
   show($('skipped-box'), skipped.length > 0 || !!S.opt.options.explain);
   $('skipped-table').tBodies[0].replaceChildren(...(skipped.length ? skipped.map((s) => logRow(s.pass, s.layers, s.reason))
     : [h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No candidate was refused.'))]));
+  rovingRows($('skipped-table'));
+}
+
+// A log table is one tab stop: its rows take focus in turn with the arrow keys (Home/End to the
+// ends), the row last visited keeps the tab stop.
+function rovingRows(table) {
+  const rows = [...table.tBodies[0].rows].filter((r) => r.dataset.layers);
+  rows.forEach((r, i) => { r.tabIndex = i === 0 ? 0 : -1; });
+}
+for (const id of ['log-table', 'skipped-table']) {
+  $(id).addEventListener('keydown', (e) => {
+    const rows = [...$(id).tBodies[0].rows].filter((r) => r.dataset.layers);
+    const i = rows.indexOf(e.target.closest('tr'));
+    if (i < 0) return;
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1, PageDown: i + 10, PageUp: i - 10 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
+    for (const r of rows) r.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
 }
 
 let activeRow = null;
 function logRow(pass, layers, detail) {
-  const tr = h('tr', { tabindex: 0, dataset: { layers: JSON.stringify(layers) } },
+  const tr = h('tr', { tabindex: -1, dataset: { layers: JSON.stringify(layers) } },
     h('td', {}, pass), h('td', {}, layers.join(', ')), h('td', {}, detail));
   const on = () => highlightLayers(layers);
   const off = () => highlightLayers(activeRow ? JSON.parse(activeRow.dataset.layers) : null);
@@ -527,11 +722,11 @@ function highlightLayers(names) {
   graphB.highlight(names);
 }
 
-function selectNode(node, side) {
+function selectNode(node, side, { center = true } = {}) {
   const graph = side === 'a' ? S.loaded.graph : S.opt?.graph;
   graphA.select(node.name);
   graphB.select(node.name);
-  if ($('graph-sync').checked) (side === 'a' ? graphB : graphA).centerOn([node.name]);
+  if (center && $('graph-sync').checked) (side === 'a' ? graphB : graphA).centerOn([node.name]);
   const box = $('node-details');
   const blobs = graph.edges;
   const params = node.params.map((p) => `${p.name ?? p.id}=${Array.isArray(p.value) ? `[${p.value.slice(0, 16).join(', ')}${p.value.length > 16 ? ', …' : ''}]` : p.value}`).join('  ');
@@ -539,8 +734,8 @@ function selectNode(node, side) {
   box.replaceChildren(
     h('h4', {}, `${node.type} `, h('span', { class: 'mono' }, node.name), h('span', { class: 'muted small' }, side === 'a' ? '  (original)' : '  (optimized)')),
     h('dl', {},
-      h('dt', {}, 'inputs'), h('dd', {}, io(node.bottoms)),
-      h('dt', {}, 'outputs'), h('dd', {}, io(node.tops)),
+      h('dt', {}, 'input blobs'), h('dd', {}, io(node.bottoms)),
+      h('dt', {}, 'output blobs'), h('dd', {}, io(node.tops)),
       h('dt', {}, 'params'), h('dd', {}, params || '–'),
       h('dt', {}, 'weights'), h('dd', {}, fmtBytes(node.weights_bytes))),
   );
@@ -553,27 +748,89 @@ $('graph-body').querySelector('.graph-toolbar').addEventListener('click', (e) =>
   for (const g of [graphA, graphB]) {
     if (z === 'in') g.zoom(1.25);
     else if (z === 'out') g.zoom(0.8);
+    else if (z === 'width') g.fitWidth();
     else g.fit();
   }
 });
 
+// Search: layers of the original graph (and the optimized one when it has them) whose name or
+// type contains the text; Enter / the arrows go to the next / previous match, centred and shown.
+const find = { query: '', hits: [], i: -1 };
+function findStep(dir) {
+  const q = $('graph-search').value;
+  if (q !== find.query) {
+    find.query = q;
+    find.hits = graphA.find(q);
+    find.i = dir > 0 ? -1 : 0;
+  }
+  if (!find.hits.length) {
+    $('graph-hits').textContent = q.trim() ? 'no match' : '';
+    return;
+  }
+  find.i = (find.i + dir + find.hits.length) % find.hits.length;
+  const name = find.hits[find.i];
+  const node = S.loaded.graph.nodes.find((n) => n.name === name);
+  // the details first: on a wide screen they open beside the diagrams and narrow them
+  if (node) selectNode(node, 'a', { center: false });
+  graphA.goTo(name);
+  if ($('graph-sync').checked && graphB.has(name)) graphB.goTo(name);
+  $('graph-hits').textContent = `${find.i + 1} of ${find.hits.length}`;
+}
+$('graph-find').addEventListener('submit', (e) => {
+  e.preventDefault();
+  findStep(1);
+});
+$('graph-prev').addEventListener('click', () => findStep(-1));
+$('graph-search').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && e.shiftKey) {
+    e.preventDefault();
+    findStep(-1);
+  }
+});
+$('graph-search').addEventListener('input', () => { $('graph-hits').textContent = ''; });
+
 $('opt-run').addEventListener('click', optimize);
+
+// A failed or cancelled optimize leaves no optimized model (the worker dropped it when it started):
+// everything shown about the previous one goes with it, so no old number or PASS stands beside
+// the message.
+function dropOptimized() {
+  const had = !!S.opt;
+  S.opt = null;
+  S.verify = null;
+  S.speed = null;
+  S.lastOptions = null;
+  activeRow = null;
+  renderSummary();
+  renderOptimize();
+  graphB.clear('Optimize to see the result.');
+  $('graph-count-b').textContent = '';
+  if (had) graphA.show(S.loaded.graph, new Map()).catch((e) => graphA.clear(String(e.message)));
+  $('run-which-opt').disabled = true;
+  document.querySelector('input[name="run-which"][value="orig"]').checked = true;
+  renderDownloads();
+}
 
 async function optimize() {
   setError('opt-error', null);
   setError('verify-error', null);
+  setError('speed-error', null);
   const options = optimizeOptions();
   let r;
   try {
     r = await withProgress('optimize', 'opt-progress', 'opt-bar', 'opt-label', (onProgress) =>
       worker.request('optimize', { options }, { onProgress }));
   } catch (e) {
-    setError('opt-error', e.code === 'cancelled' ? 'Optimization cancelled; the original model is unchanged.' : explain(e, 'Optimizing failed'));
+    dropOptimized();
+    if (e.code === 'cancelled') setCancelled('opt-error', 'Optimization cancelled. The original model is unchanged; no optimized model.');
+    else setError('opt-error', explain(e, 'Optimizing failed'));
+    focusResult($('opt-error'));
     return;
   }
   S.opt = { ...r, options };
   S.lastOptions = options;
   S.verify = null;
+  S.speed = null;
   activeRow = null;
   renderSummary();
   renderOptimize();
@@ -596,13 +853,18 @@ async function optimize() {
   document.querySelector('input[name="run-which"][value="opt"]').checked = true;
   renderDownloads();
   setBusy(null);
-  if (S.info.features.verify) await verify();
+  const checked = S.info.features.verify ? await verify({ focus: false }) : 'ok';
+  // a cancel stops the chain: Escape on Verify does not start the timing
+  if (S.opt && checked !== 'cancelled') await timeBoth({ focus: false });
+  focusResult(S.verify ? $('verify-verdict') : $('opt-stats'));
 }
 
-$('verify-run').addEventListener('click', verify);
+$('verify-run').addEventListener('click', () => verify());
 
-async function verify() {
+async function verify({ focus = true } = {}) {
   setError('verify-error', null);
+  S.verify = null;
+  renderVerify();
   const seed = Number($('verify-seed').value);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     setError('verify-error', 'The seed is a whole number from 0 to 4294967295.');
@@ -615,9 +877,70 @@ async function verify() {
     S.verify = { ...r.report, fp16, onFiles: r.files };
   } catch (e) {
     S.verify = null;
-    setError('verify-error', explain(e, 'Verifying failed'));
+    if (e.code === 'cancelled') setCancelled('verify-error', 'Verify cancelled: no result.');
+    else setError('verify-error', explain(e, 'Verifying failed'));
+    renderVerify();
+    renderDownloads(); // the zip's file list names the check only when there is one
+    if (focus) focusResult($('verify-error'));
+    return e.code === 'cancelled' ? 'cancelled' : 'failed';
   }
   renderVerify();
+  renderDownloads();
+  if (focus) focusResult($('verify-verdict'));
+  return 'ok';
+}
+
+// ---- Speed: original and optimized timed interleaved (worker 'compare') -----------------------
+$('speed-run').addEventListener('click', () => timeBoth());
+
+async function timeBoth({ focus = true } = {}) {
+  setError('speed-error', null);
+  S.speed = null;
+  renderSpeed();
+  try {
+    const r = await withProgress('speed', 'speed-progress', 'speed-bar', 'speed-label', (onProgress) =>
+      worker.request('compare', { rounds: 21, budgetMs: 4000 }, { onProgress }));
+    S.speed = r.report;
+  } catch (e) {
+    if (e.code === 'cancelled') setCancelled('speed-error', 'Timing cancelled: no result.');
+    else setError('speed-error', explain(e, 'Timing failed'));
+  }
+  renderSpeed();
+  if (focus) focusResult(S.speed ? $('speed-verdict') : $('speed-error'));
+}
+
+function renderSpeed() {
+  const sp = S.speed;
+  const verdict = $('speed-verdict');
+  verdict.className = 'verdict';
+  verdict.textContent = '';
+  delete verdict.dataset.measurable;
+  if (!sp) {
+    $('speed-result').replaceChildren();
+    return;
+  }
+  const v = speedVerdict(sp.orig, sp.opt);
+  verdict.textContent = v.text;
+  verdict.dataset.measurable = String(v.measurable);
+  verdict.className = `verdict ${v.measurable ? (v.faster ? 'pass' : 'fail') : 'neutral'}`;
+  const row = (label, m) => h('tr', { dataset: { model: label.toLowerCase(), median: String(m.median_ms), iqr: String(m.iqr_ms) } },
+    h('th', { scope: 'row' }, label), h('td', { class: 'num' }, fmtMs(m.median_ms)),
+    h('td', { class: 'num' }, `${fmtMs(m.q1_ms)} – ${fmtMs(m.q3_ms)}`), h('td', { class: 'num' }, fmtMs(m.iqr_ms)));
+  const types = [...new Set([...Object.keys(sp.orig.types), ...Object.keys(sp.opt.types)])]
+    .sort((a, b) => (sp.orig.types[b] ?? 0) - (sp.orig.types[a] ?? 0));
+  $('speed-result').replaceChildren(
+    h('p', { class: 'small' }, `WebAssembly ${sp.build === 'simd' ? 'SIMD-128' : 'baseline (no SIMD)'} build, ${sp.threads === 1 ? 'one thread' : `${sp.threads} threads`}. ` +
+      `${sp.rounds} rounds after a warm-up, original and optimized alternating in each round; ${sp.runsPerRound > 1 ? `each sample is the mean of ${sp.runsPerRound} runs, ` : ''}ms per run.`),
+    h('table', { class: 'data', id: 'speed-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col', class: 'num' }, 'median'), h('th', { scope: 'col', class: 'num' }, 'middle half (IQR)'), h('th', { scope: 'col', class: 'num' }, 'IQR'))),
+      h('tbody', {}, row('Original', sp.orig), row('Optimized', sp.opt))),
+    h('details', { class: 'speed-types' }, h('summary', {}, 'Time per layer type (ms per run, mean of 3 profiled runs of each)'),
+      h('div', { class: 'table-scroll' }, h('table', { class: 'data nostack', id: 'speed-types-table' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Layer type'), h('th', { scope: 'col', class: 'num' }, 'Original'), h('th', { scope: 'col', class: 'num' }, 'Optimized'))),
+        h('tbody', {}, ...types.map((t) => h('tr', {}, h('td', { class: 'mono' }, t),
+          h('td', { class: 'num' }, t in sp.orig.types ? fmtMs(sp.orig.types[t]) : '–'),
+          h('td', { class: 'num' }, t in sp.opt.types ? fmtMs(sp.opt.types[t]) : '–'))))))),
+  );
 }
 
 function renderVerify() {
@@ -684,6 +1007,7 @@ function renderRunSetup() {
   $('pre-mean').value = pad(p.mean, 0).join(', ');
   $('pre-std').value = pad(p.std, 1).join(', ');
   $('pre-order').value = p.order ?? 'RGB';
+  $('pre-preset').value = 'model';
   $('pre-layout').value = 'auto';
   const imageOk = !!lay && lay.c >= 1 && lay.c <= 4 && L.inputs.length >= 1;
   const imageRadio = document.querySelector('input[name="run-source"][value="image"]');
@@ -853,10 +1177,58 @@ function stats(data) {
   return { min: n ? min : null, max: n ? max : null, mean: n ? sum / n : null, nonfinite };
 }
 
-$('run-go').addEventListener('click', run);
+$('run-go').addEventListener('click', () => run({ focus: true }));
 
-async function run() {
+// Preprocessing presets fill mean and std (for as many channels as the input has; a 4th channel,
+// alpha, keeps mean 0 and std 255 so it reads as 1); editing either makes it "custom".
+$('pre-preset').addEventListener('change', () => {
+  const v = $('pre-preset').value;
+  const c = imageLayout(runInput()?.shape, $('pre-layout').value)?.c ?? 3;
+  const p = v === 'model' ? S.preset ?? DEFAULT_PRESET : PREPROCESS[v];
+  if (!p) return;
+  const pick = (arr, i, alpha) => (i < 3 ? arr[i] ?? arr[0] : v === 'model' ? arr[i] ?? alpha : alpha);
+  $('pre-mean').value = Array.from({ length: c }, (_, i) => pick(p.mean, i, 0)).join(', ');
+  $('pre-std').value = Array.from({ length: c }, (_, i) => pick(p.std, i, 255)).join(', ');
+  if (v === 'model') $('pre-order').value = S.preset?.order ?? 'RGB';
+});
+for (const id of ['pre-mean', 'pre-std']) $(id).addEventListener('input', () => { $('pre-preset').value = 'custom'; });
+
+// Clears what a run shows, so a failed run never leaves the previous run's numbers beside its error.
+function clearRunResult() {
+  $('out-table').tBodies[0].replaceChildren(h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'Run the model to see its outputs.')));
+  $('run-time').textContent = '';
+  $('run-result-text').textContent = '';
+  $('topk').replaceChildren();
+  show($('topk'), false);
+  document.body.dataset.detections = '';
+  S.lastRun = null;
+}
+
+// A classifier's best classes. There is no ImageNet label list in the page (none is bundled with
+// the packages it is built from), so classes are their indices, and the page says so.
+function renderTopK(outputs) {
+  const box = $('topk');
+  const found = Object.entries(outputs).map(([name, o]) => [name, topK(o, 5)]).find(([, t]) => t);
+  show(box, !!found);
+  if (!found) {
+    box.replaceChildren();
+    return;
+  }
+  const [name, t] = found;
+  box.replaceChildren(
+    h('h4', {}, `Top 5 of ${t.classes.toLocaleString('en-US')} classes `, h('span', { class: 'muted small mono' }, name)),
+    h('ol', { class: 'topk-list', id: 'topk-list' }, ...t.items.map((c) => h('li', { dataset: { index: String(c.index), prob: String(c.prob) } },
+      h('span', { class: 'mono' }, `class ${c.index}`),
+      h('span', { class: 'bar-wrap' }, h('span', { class: 'bar', style: `width:${Math.max(0.5, c.prob * 100).toFixed(1)}%` })),
+      h('span', { class: 'num' }, `${(c.prob * 100).toFixed(1)}%`)))),
+    h('p', { class: 'muted small' }, `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Class indices, not names: ` +
+      `${t.classes === 1000 ? 'this looks like an ImageNet classifier, but ' : ''}the page bundles no label list.`),
+  );
+}
+
+async function run({ focus = false } = {}) {
   for (const id of ['run-error', 'image-error']) setError(id, null);
+  clearRunResult();
   const which = document.querySelector('input[name="run-which"]:checked').value;
   const useImage = document.querySelector('input[name="run-source"]:checked').value === 'image';
   let payload;
@@ -873,6 +1245,8 @@ async function run() {
     }
   } catch (e) {
     setError(useImage ? 'image-error' : 'run-error', `Cannot make the input: ${e.message}`);
+    drawRunCanvas(null);
+    if (focus) focusResult($(useImage ? 'image-error' : 'run-error'));
     return;
   }
   let r;
@@ -883,11 +1257,15 @@ async function run() {
   } catch (e) {
     $('run-time').textContent = '';
     setError('run-error', explain(e, 'Running failed'));
+    drawRunCanvas(null);
+    if (focus) focusResult($('run-error'));
     return;
   } finally {
     setBusy(null);
   }
   S.lastRun = { which, outputs: r.outputs };
+  // shapes written one way: an ONNX model's outputs as the ONNX file declares them
+  $('out-table').tHead.rows[0].cells[1].textContent = S.source.kind === 'onnx' ? 'ONNX shape' : 'ncnn blob [c, h, w]';
   $('run-time').textContent = `${fmtMs(r.ms)} on ${which === 'opt' ? 'the optimized' : 'the original'} model`;
   $('out-table').tBodies[0].replaceChildren(...Object.entries(r.outputs).map(([name, o]) => {
     const s = stats(o.data);
@@ -923,17 +1301,23 @@ async function run() {
   }
   document.body.dataset.detections = result ? String(result.items.length) : '';
   drawRunCanvas(useImage ? result : null);
+  if (!dec) renderTopK(r.outputs);
+  if (focus) focusResult($('run-time'));
 }
 
 $('profile-go').addEventListener('click', async () => {
   setError('profile-error', null);
+  $('profile-chart').replaceChildren();
+  $('profile-label').textContent = '';
   const which = document.querySelector('input[name="run-which"]:checked').value;
   let r;
   try {
     r = await withProgress('profile', 'profile-progress', 'profile-bar', null, (onProgress) =>
       worker.request('profile', { which, runs: 5 }, { onProgress }));
   } catch (e) {
-    setError('profile-error', explain(e, 'Profiling failed'));
+    if (e.code === 'cancelled') setCancelled('profile-error', 'Profiling cancelled: no result.');
+    else setError('profile-error', explain(e, 'Profiling failed'));
+    focusResult($('profile-error'));
     return;
   }
   const rep = r.report;
@@ -949,6 +1333,7 @@ $('profile-go').addEventListener('click', async () => {
       h('span', { class: 'bms' }, fmtMs(l.ms_mean)))),
     top.length > shown.length ? h('p', { class: 'muted small' }, `+ ${top.length - shown.length} faster layers, ${fmtMs(top.slice(24).reduce((a, l) => a + l.ms_mean, 0))} together`) : null,
   );
+  focusResult($('profile-label'));
 });
 
 $('bench-go').addEventListener('click', async () => {
@@ -958,12 +1343,15 @@ $('bench-go').addEventListener('click', async () => {
     setError('bench-error', 'Runs is a whole number from 1 to 1000.');
     return;
   }
+  $('bench-result').replaceChildren();
   let r;
   try {
     r = await withProgress('bench', 'bench-progress', 'bench-bar', 'bench-label', (onProgress) =>
       worker.request('bench', { runs }, { onProgress }));
   } catch (e) {
-    setError('bench-error', explain(e, 'Benchmark failed'));
+    if (e.code === 'cancelled') setCancelled('bench-error', 'Benchmark cancelled: no result.');
+    else setError('bench-error', explain(e, 'Benchmark failed'));
+    focusResult($('bench-error'));
     return;
   }
   const rep = r.report;
@@ -974,8 +1362,10 @@ $('bench-go').addEventListener('click', async () => {
     h('table', { class: 'data bench-table', id: 'bench-table' },
       h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, 'median'), h('th', { class: 'num' }, 'min'), h('th', { class: 'num' }, 'max'))),
       h('tbody', {}, o ? row('Original', o) : null, p ? row('Optimized', p) : null)),
-    o && p ? h('p', { class: 'small' }, `Optimized runs in ${((p.median_ms / o.median_ms) * 100).toFixed(0)}% of the original's time (${(o.median_ms / p.median_ms).toFixed(2)}× speed).`) : null,
+    // one model after the other: a slow spell of the machine can favour either, so no ratio here
+    o && p ? h('p', { class: 'muted small' }, 'The two were timed one after the other; for a comparison that says whether the difference is measurable, see Speed under Optimize (interleaved rounds).') : null,
   );
+  focusResult($('bench-result'));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -993,11 +1383,88 @@ function renderDownloads() {
   $('dl-opt-sizes').textContent = S.opt ? `.param ${fmtBytes(S.opt.files.param)}, .bin ${fmtBytes(S.opt.files.bin)}` : '';
   setError('download-error', null);
   renderWarnings('download-warnings', []);
+  const list = S.source && (S.opt || conv) ? zipPlan(S.opt ? 'opt' : 'orig', null).map((f) => h('li', {}, h('span', { class: 'mono' }, f.name), ` ${f.what}`)) : [];
+  $('dl-files').replaceChildren(...list);
+  $('dl-zip-note').textContent = list.length ? `${list.length} files, described in README.txt inside` : '';
+}
+
+const fileStem = () => safeFileName(baseName(S.source.name));
+
+// The files of the zip and what each is (the same lines go into its README.txt). `stock`: whether
+// stock ncnn loads the .param (false when the writer warned of layers only nnfold has; null when
+// not known yet).
+function zipPlan(which, stock) {
+  const stem = which === 'opt' ? `${fileStem()}.opt` : fileStem();
+  const onnx = S.source.kind === 'onnx';
+  const ncnnNote = stock === false
+    ? 'it uses layers stock ncnn lacks (see the warnings): nnfold runs it, stock ncnn needs those layers registered'
+    : 'stock ncnn loads it (Net::load_param)';
+  const files = [
+    { name: `${stem}.param`, what: `the ${which === 'opt' ? 'optimized' : 'converted'} model's structure, ncnn text format; ${ncnnNote}.` },
+    { name: `${stem}.bin`, what: `its weights, ncnn .bin${S.opt?.options.fp16 && which === 'opt' ? ' (fp16 storage)' : ''}; load it with the .param (Net::load_model).` },
+  ];
+  if (onnx) {
+    files.push({ name: `${stem}.io.json`, what: 'the ONNX names, shapes and layouts of the inputs and outputs and the ncnn blob holding each; nnfold reads it beside the .param, stock ncnn ignores it (read it to feed the blobs).' });
+  }
+  if (which === 'opt') files.push({ name: `${fileStem()}.report.json`, what: 'the optimizer report: every rewrite of every pass, skipped candidates, sizes before and after.' });
+  if (S.verify) files.push({ name: `${fileStem()}.verify.json`, what: 'the check of the optimized model against the original: per-output error on the same random input.' });
+  if (S.source.sampleId && onnx) files.push({ name: 'NOTICE.txt', what: 'where the bundled sample model comes from and its license (Apache-2.0).' });
+  files.push({ name: 'README.txt', what: 'this list.' });
+  return files;
+}
+
+$('dl-zip').addEventListener('click', downloadZip);
+
+async function downloadZip() {
+  setError('download-error', null);
+  const which = S.opt ? 'opt' : 'orig';
+  let f;
+  try {
+    setBusy('download');
+    f = await worker.request('files', { which });
+  } catch (e) {
+    setError('download-error', explain(e, 'Writing the files failed'));
+    return;
+  } finally {
+    setBusy(null);
+  }
+  renderWarnings('download-warnings', f.warnings);
+  const stock = !(f.warnings ?? []).some((w) => /stock ncnn|extension layer|custom layer/i.test(w));
+  const plan = zipPlan(which, stock);
+  const data = {
+    param: f.param,
+    bin: f.bin,
+    'io.json': f.ioJson ? (typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1)) : null,
+    'report.json': S.opt ? JSON.stringify(S.opt.report, null, 2) : null,
+    'verify.json': S.verify ? JSON.stringify(S.verify, null, 2) : null,
+  };
+  const readme = [
+    `${S.source.name}: files written by nnfold ${S.info.version} in the browser${which === 'opt' ? ' after optimizing' : ' (ONNX converted to ncnn, not optimized)'}.`,
+    '',
+    ...plan.map((p) => `${p.name}\n    ${p.what}`),
+    '',
+  ].join('\n');
+  const notice = document.querySelector('#notice p').textContent.replace(/\s+/g, ' ').trim() +
+    '\nLicense text: https://www.apache.org/licenses/LICENSE-2.0\n';
+  const files = [];
+  for (const p of plan) {
+    if (p.name === 'README.txt') files.push({ name: p.name, data: readme });
+    else if (p.name === 'NOTICE.txt') files.push({ name: p.name, data: notice });
+    else {
+      const key = Object.keys(data).find((k) => p.name.endsWith(`.${k}`));
+      if (data[key] === null || data[key] === undefined) {
+        setError('download-error', `${p.name} could not be written by this build.`);
+        return;
+      }
+      files.push({ name: p.name, data: data[key] });
+    }
+  }
+  saveFile(`${fileStem()}${which === 'opt' ? '.opt' : ''}.zip`, zipFiles(files), 'application/zip');
 }
 
 async function download(which, part) {
   setError('download-error', null);
-  const base = baseName(S.source.name);
+  const base = fileStem();
   if (part === 'report') {
     saveFile(`${base}.report.json`, JSON.stringify(S.opt.report, null, 2), 'application/json');
     return;
@@ -1038,12 +1505,33 @@ async function registerServiceWorker() {
   try {
     await navigator.serviceWorker.register('./sw.js');
     await navigator.serviceWorker.ready;
-    const b = $('offline-badge');
-    b.textContent = 'works offline';
-    b.className = 'badge badge-ok';
     document.body.dataset.offlineReady = 'true';
+    await updateOfflineBadge();
   } catch (e) {
     $('offline-badge').title = `offline use unavailable: ${e.message}`;
+  }
+}
+
+// Which samples open without a network: the small ones are cached at install, the others the
+// first time they are opened. The badge counts them and its title names them.
+async function updateOfflineBadge() {
+  if (document.body.dataset.offlineReady !== 'true' || !S.samples.length || !globalThis.caches) return;
+  const cached = [];
+  for (const s of S.samples) {
+    const files = Object.values(s.files);
+    const hits = await Promise.all(files.map((f) => caches.match(new URL(f, location.href).href)));
+    if (hits.every(Boolean)) cached.push(s);
+  }
+  const b = $('offline-badge');
+  b.textContent = `works offline · ${cached.length} of ${S.samples.length} samples`;
+  b.className = 'badge badge-ok';
+  b.dataset.cached = String(cached.length);
+  const missing = S.samples.filter((s) => !cached.includes(s)).map((s) => s.name);
+  b.title = `Saved for offline use: the page and ${cached.map((s) => s.name).join(', ') || 'no sample'}.` +
+    (missing.length ? ` Opened once online, these are saved too: ${missing.join(', ')}.` : '');
+  for (const o of $('sample-select').options) {
+    const s = S.samples.find((x) => x.id === o.value);
+    if (s) o.textContent = `${o.dataset.label ?? o.textContent}${cached.includes(s) ? '' : ' (needs network once)'}`;
   }
 }
 
@@ -1062,14 +1550,17 @@ async function loadSamples() {
     groups.get(s.group).push(s);
   }
   sel.replaceChildren(...[...groups].map(([g, list]) => h('optgroup', { label: g },
-    ...list.map((s) => h('option', { value: s.id }, `${s.name}${s.kind === 'ncnn' ? ` (seed ${s.seed ?? 0})` : ''}`)))));
+    ...list.map((s) => {
+      const label = `${s.name}${s.kind === 'ncnn' ? ` (seed ${s.seed ?? 0})` : ''}`;
+      return h('option', { value: s.id, dataset: { label } }, label);
+    }))));
   if (!sel.options.length) {
     sel.appendChild(h('option', { value: '' }, 'no samples in this build'));
     sel.disabled = true;
   }
 }
 
-function defaultSample() {
+function defaultSampleId() {
   const want = params.get('sample');
   if (want === 'none') return null;
   const usable = (s) => s && (s.kind !== 'onnx' || S.info.features.onnx);
@@ -1077,6 +1568,30 @@ function defaultSample() {
   for (const id of ['blazeface-front', 'zoo-mobilenet']) if (usable(S.samples.find((s) => s.id === id))) return id;
   return S.samples.find(usable)?.id ?? null;
 }
+
+// Narrow screens stack data tables (style.css): each cell then carries its column's name.
+function labelCells(table) {
+  const heads = [...(table.tHead?.rows[0]?.cells ?? [])].map((c) => c.textContent.trim());
+  for (const row of table.tBodies[0]?.rows ?? []) {
+    [...row.cells].forEach((c, i) => {
+      if (heads[i] && c.colSpan === 1) c.dataset.label = heads[i];
+    });
+  }
+}
+const tableObserver = new MutationObserver((records) => {
+  const tables = new Set();
+  for (const r of records) {
+    const t = r.target.closest?.('table.data');
+    if (t) tables.add(t);
+    for (const n of r.addedNodes) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches('table.data')) tables.add(n);
+      for (const x of n.querySelectorAll('table.data')) tables.add(x);
+    }
+  }
+  for (const t of tables) labelCells(t);
+});
+tableObserver.observe(document.getElementById('main'), { childList: true, subtree: true });
 
 async function start() {
   registerServiceWorker();
@@ -1097,7 +1612,8 @@ async function start() {
   renderPasses();
   renderOptimize();
   await loadSamples();
-  const id = defaultSample();
+  updateOfflineBadge().catch(() => {});
+  const id = defaultSampleId();
   if (id) {
     $('sample-select').value = id;
     await openSample(id);

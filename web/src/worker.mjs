@@ -105,6 +105,17 @@ function median(xs) {
   return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+// Median and interquartile range (quartiles by linear interpolation between order statistics).
+function spread(xs) {
+  const s = xs.slice().sort((x, y) => x - y);
+  const q = (p) => {
+    const i = (s.length - 1) * p;
+    const lo = Math.floor(i);
+    return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (i - lo);
+  };
+  return { median_ms: q(0.5), q1_ms: q(0.25), q3_ms: q(0.75), iqr_ms: q(0.75) - q(0.25) };
+}
+
 const handlers = {
   async init(msg) {
     if (msg.cancel) cancelFlag = new Int32Array(msg.cancel);
@@ -222,6 +233,74 @@ const handlers = {
       report.models[w] = { median_ms: median(times), min_ms: Math.min(...times), max_ms: Math.max(...times), warmup_runs: warm };
     }
     return { report };
+  },
+
+  // Original against optimized, timed honestly: both warmed up, then measured in interleaved
+  // rounds (the order alternating each round) so that a slow spell of the machine (another tab, a
+  // GC, thermal throttling) hits both alike. A round times a batch of runs long enough (~5 ms)
+  // for the timer's resolution; each sample is ms per run. Then one profile of each for the time
+  // per layer type. Rounds stop at `rounds` or after `budgetMs` (at least 5 rounds).
+  compare(msg, id) {
+    const a = model('orig');
+    const b = model('opt');
+    const rounds = Math.max(5, Math.min(100, msg.rounds ?? 21));
+    const budgetMs = msg.budgetMs ?? 4000;
+    const progress = progressFor(id, 'timing');
+    const ia = nf.randomInputs(a, 0);
+    const ib = nf.randomInputs(b, 0);
+    const check = (done) => {
+      if (!progress({ done, total: rounds + 2 })) fail('cancelled', 'timing cancelled');
+    };
+    const warm = (m, inputs) => {
+      const end = performance.now() + 300;
+      const t = [];
+      do {
+        const t0 = performance.now();
+        m.run(inputs);
+        t.push(performance.now() - t0);
+        check(0);
+      } while (t.length < 2 || performance.now() < end);
+      return median(t);
+    };
+    const per = Math.max(1, Math.ceil(5 / Math.max(0.001, Math.min(warm(a, ia), warm(b, ib)))));
+    const batch = (m, inputs) => {
+      const t0 = performance.now();
+      for (let i = 0; i < per; i++) m.run(inputs);
+      return (performance.now() - t0) / per;
+    };
+    const ta = [];
+    const tb = [];
+    const start = performance.now();
+    for (let r = 0; r < rounds; r++) {
+      if (r % 2 === 0) {
+        ta.push(batch(a, ia));
+        tb.push(batch(b, ib));
+      } else {
+        tb.push(batch(b, ib));
+        ta.push(batch(a, ia));
+      }
+      check(r + 1);
+      if (r >= 4 && performance.now() - start > budgetMs) break;
+    }
+    const byType = (m, inputs) => {
+      const rep = m.profile(inputs, { runs: 3 });
+      const t = {};
+      for (const l of rep.layers) t[l.type] = (t[l.type] ?? 0) + l.ms_mean;
+      return t;
+    };
+    const typesA = byType(a, ia);
+    check(rounds + 1);
+    const typesB = byType(b, ib);
+    return {
+      report: {
+        build: nf.build,
+        threads: 1,
+        rounds: ta.length,
+        runsPerRound: per,
+        orig: { samples: ta, ...spread(ta), types: typesA },
+        opt: { samples: tb, ...spread(tb), types: typesB },
+      },
+    };
   },
 
   files(msg) {

@@ -40,8 +40,8 @@ private:
 
 Status Convolution_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(Convolution::create_pipeline(opt));
-    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
-        return Status::ok();  // nothing to repack: the reference forward reports the problem
+    if (!weights_ready())
+        return Status::ok();
     const int inch = num_input(), maxk = kernel_w * kernel_h;
     winograd_ = winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output);
     if (winograd_) {
@@ -49,8 +49,7 @@ Status Convolution_fast::create_pipeline(const Option& opt) {
         kernels::winograd43_transform_kernel(weight_data.data(), num_output, inch, winograd_u_.data());
     } else {
         const int K = inch * maxk;
-        NF_RETURN_IF_ERROR(fast_alloc(packed_, kernels::packed_a_floats(num_output, K)));
-        kernels::f32_pack_a(num_output, K, weight_data.data(), (size_t)K, 1, packed_.data());
+        NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, K, weight_data.data(), (size_t)K, 1));
     }
     fast_release(weight_data);
     ready_ = true;
@@ -60,8 +59,7 @@ Status Convolution_fast::create_pipeline(const Option& opt) {
 Status Convolution_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     if (!ready_)
         return Convolution::forward(bottom, top, opt);
-    if (bottom.elempack != 1)
-        return internal_error("Convolution needs a planar (elempack 1) input");
+    NF_RETURN_IF_ERROR(fast_planar(bottom, "Convolution"));
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));

@@ -29,19 +29,16 @@ private:
 
 Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(ConvolutionDepthWise::create_pipeline(opt));
-    if (dynamic_weight || weight_data.size() != (size_t)weight_data_size)
-        return Status::ok();  // the reference forward reports the problem
+    if (!weights_ready())
+        return Status::ok();
     const int maxk = kernel_w * kernel_h;
     const int inch_g = num_input() / group, outch_g = num_output / group;
     depthwise_ = inch_g == 1 && outch_g == 1;
     if (!depthwise_) {
         // weight_data is [group][outch_g][inch_g * maxk]: each group's block is a row-major A
         const int K = inch_g * maxk;
-        const size_t per_group = kernels::packed_a_floats(outch_g, K);
-        NF_RETURN_IF_ERROR(fast_alloc(packed_, per_group * group));
-        for (int gi = 0; gi < group; gi++)
-            kernels::f32_pack_a(outch_g, K, weight_data.data() + (size_t)gi * outch_g * K, (size_t)K, 1,
-                                packed_.data() + gi * per_group);
+        NF_RETURN_IF_ERROR(
+            fast_pack_a(packed_, outch_g, K, weight_data.data(), (size_t)K, 1, group, (size_t)outch_g * K));
         fast_release(weight_data);
     }
     // depthwise: weight_data [channel][kernel_h][kernel_w] is already the kernels' layout
@@ -52,8 +49,7 @@ Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
 Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     if (!ready_)
         return ConvolutionDepthWise::forward(bottom, top, opt);
-    if (bottom.elempack != 1)
-        return internal_error("ConvolutionDepthWise needs a planar (elempack 1) input");
+    NF_RETURN_IF_ERROR(fast_planar(bottom, "ConvolutionDepthWise"));
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));
@@ -66,20 +62,9 @@ Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Opt
         // no border copy: the kernels pad virtually through a ring of padded rows (kernels/window.h)
         Planes in;
         NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "ConvolutionDepthWise", in));
-        kernels::WindowGeometry win;
-        win.in_w = in.w;
-        win.in_h = in.h;
-        win.pad_left = g.pads.left;
-        win.pad_top = g.pads.top;
-        win.pad_value = pad_value;
-        win.out_w = g.out_w;
-        win.out_h = g.out_h;
-        win.kernel_w = kernel_w;
-        win.kernel_h = kernel_h;
-        win.stride_w = stride_w;
-        win.stride_h = stride_h;
-        win.dilation_w = dilation_w;
-        win.dilation_h = dilation_h;
+        const kernels::WindowGeometry win =
+            fast_window_geometry(in.w, in.h, g.pads.left, g.pads.top, pad_value, g.out_w, g.out_h, kernel_w, kernel_h,
+                                 stride_w, stride_h, dilation_w, dilation_h);
         if (!kernels::f32_dwconv_supported(win))  // a window taller than the row ring holds
             return ConvolutionDepthWise::forward(bottom, top, opt);
         Mat scratch;

@@ -23,8 +23,8 @@ class DeconvolutionFastImpl : public Base {
 public:
     Status create_pipeline(const Option& opt) override {
         NF_RETURN_IF_ERROR(Base::create_pipeline(opt));
-        if (this->dynamic_weight || this->weight_data.size() != (size_t)this->weight_data_size)
-            return Status::ok();  // the reference forward reports the problem
+        if (!this->weights_ready())
+            return Status::ok();
         const int maxk = this->kernel_w * this->kernel_h;
         const int inch_g = this->num_input() / this->group, outch_g = this->num_output / this->group;
         depthwise_ = inch_g == 1 && outch_g == 1;
@@ -53,8 +53,7 @@ public:
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         if (!ready_)
             return Base::forward(bottom, top, opt);
-        if (bottom.elempack != 1)
-            return internal_error(this->type + " needs a planar (elempack 1) input");
+        NF_RETURN_IF_ERROR(fast_planar(bottom, this->type));
         Shape os;
         DeconvGeometry g;
         NF_RETURN_IF_ERROR(this->output_shape(bottom.shape(), os, &g));

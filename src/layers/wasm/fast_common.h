@@ -10,6 +10,8 @@
 
 #include "core/mat.h"
 #include "kernels/activation.h"
+#include "kernels/gemm.h"
+#include "kernels/window.h"
 #include "layers/fused_activation.h"
 #include "layers/layer.h"
 
@@ -36,6 +38,42 @@ inline Status fast_alloc(std::vector<float>& v, size_t floats) {
     return Status::ok();
 }
 
+// Allocates `dst` and packs `groups` M x K matrices into it in the GEMM's A layout
+// (kernels::f32_pack_a): group g reads A[i][k] = a[g * group_stride + i * rs + k * cs] and its
+// panels start at g * packed_a_floats(M, K). Weights are packed once, in create_pipeline.
+inline Status fast_pack_a(std::vector<float>& dst, int M, int K, const float* a, size_t rs, size_t cs, int groups = 1,
+                          size_t group_stride = 0) {
+    const size_t per_group = kernels::packed_a_floats(M, K);
+    NF_RETURN_IF_ERROR(fast_alloc(dst, per_group * groups));
+    for (int g = 0; g < groups; g++)
+        kernels::f32_pack_a(M, K, a + g * group_stride, rs, cs, dst.data() + g * per_group);
+    return Status::ok();
+}
+
+// Allocates `dst` and packs the K x N matrix B[k][j] = b[k * rs + j * cs] in the GEMM's B layout.
+inline Status fast_pack_b(std::vector<float>& dst, int K, int N, const float* b, size_t rs, size_t cs) {
+    NF_RETURN_IF_ERROR(fast_alloc(dst, kernels::packed_b_floats(K, N)));
+    kernels::f32_pack_b(K, N, b, rs, cs, dst.data());
+    return Status::ok();
+}
+
+// The window kernels' view (kernels/window.h) of a w x h plane slid over by a square-or-not window
+// with the given stride and dilation, its border (pad_left, pad_top; right and bottom follow from
+// the output size) filled virtually with pad_value. src is set per plane by the caller.
+inline kernels::WindowGeometry fast_window_geometry(int in_w, int in_h, int pad_left, int pad_top, float pad_value,
+                                                    int out_w, int out_h, int kernel_w, int kernel_h, int stride_w,
+                                                    int stride_h, int dilation_w = 1, int dilation_h = 1) {
+    return {nullptr, in_w, in_h, pad_left, pad_top, pad_value, out_w, out_h,
+            kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h};
+}
+
+// The optimized layers compute on planar blobs only.
+inline Status fast_planar(const Mat& m, const std::string& type) {
+    if (m.elempack != 1)
+        return internal_error(type + " needs a planar (elempack 1) input");
+    return Status::ok();
+}
+
 inline kernels::ActParams fast_act(const FusedActivation& a) { return kernels::make_act(a.type, a.p0, a.p1); }
 
 inline Status fast_cancelled(const Option& opt) {
@@ -43,6 +81,20 @@ inline Status fast_cancelled(const Option& opt) {
         return Status(ErrorCode::Cancelled, "cancelled");
     return Status::ok();
 }
+
+// An optimized elementwise layer (Sigmoid_fast, Swish_fast, GELU_fast): Base's params and
+// reference loop, with Kernel(layer, data, count) run over the blob in place when it is unpacked
+// (elempack 1); packed blobs take Base's loop.
+template <class Base, void (*Kernel)(const Base&, float*, size_t)>
+class UnaryFast : public Base {
+public:
+    Status forward_inplace(Mat& m, const Option& opt) const override {
+        if (m.elempack != 1)
+            return Base::forward_inplace(m, opt);
+        Kernel(*this, m.data, m.total_floats());
+        return Status::ok();
+    }
+};
 
 // Frees a vector's memory (the optimized layers keep only their repacked weights).
 inline void fast_release(std::vector<float>& v) { std::vector<float>().swap(v); }

@@ -1,4 +1,4 @@
-// GELU_fast: GELU (layers/gelu.cpp), both of ncnn's forms, with the kernels' exp and an erf
+// GELU_fast: GELU (layers/gelu.h), both of ncnn's forms, with the kernels' exp and an erf
 // polynomial (kernels/activation.h f32_gelu_inplace): within 1e-6 of the reference relative to the
 // largest output (CONVENTIONS section 3 allows 1e-4).
 #include "kernels/activation.h"
@@ -7,15 +7,8 @@
 
 namespace nnfold {
 
-class GELU_fast : public GELU {
-public:
-    Status forward_inplace(Mat& m, const Option& opt) const override {
-        if (m.elempack != 1)
-            return GELU::forward_inplace(m, opt);
-        kernels::f32_gelu_inplace(m.data, m.total_floats(), fast_gelu != 0);
-        return Status::ok();
-    }
-};
+static void gelu_kernel(const GELU& l, float* p, size_t n) { kernels::f32_gelu_inplace(p, n, l.fast_gelu != 0); }
+using GELU_fast = UnaryFast<GELU, gelu_kernel>;
 
 NF_DEFINE_OPTIMIZED_LAYER(GELU, GELU_fast)
 

@@ -52,11 +52,9 @@ Status Gemm_fast::create_pipeline(const Option& opt) {
         const float* d = A_data.data();
         const size_t rs = transA ? 1 : (size_t)K, cs = transA ? (size_t)constantM : 1;  // A'(i, k)
         if (!output_transpose) {
-            NF_RETURN_IF_ERROR(fast_alloc(packed_a_role_, kernels::packed_a_floats(constantM, K)));
-            kernels::f32_pack_a(constantM, K, d, rs, cs, packed_a_role_.data());
+            NF_RETURN_IF_ERROR(fast_pack_a(packed_a_role_, constantM, K, d, rs, cs));
         } else {  // B role: A'^T (K x M), element (k, i) = A'(i, k)
-            NF_RETURN_IF_ERROR(fast_alloc(packed_b_role_, kernels::packed_b_floats(K, constantM)));
-            kernels::f32_pack_b(K, constantM, d, cs, rs, packed_b_role_.data());
+            NF_RETURN_IF_ERROR(fast_pack_b(packed_b_role_, K, constantM, d, cs, rs));
         }
         fast_release(A_data);
     }
@@ -65,11 +63,9 @@ Status Gemm_fast::create_pipeline(const Option& opt) {
         const float* d = B_data.data();
         const size_t rs = transB ? 1 : (size_t)constantN, cs = transB ? (size_t)K : 1;  // B'(k, j)
         if (!output_transpose) {
-            NF_RETURN_IF_ERROR(fast_alloc(packed_b_role_, kernels::packed_b_floats(K, constantN)));
-            kernels::f32_pack_b(K, constantN, d, rs, cs, packed_b_role_.data());
+            NF_RETURN_IF_ERROR(fast_pack_b(packed_b_role_, K, constantN, d, rs, cs));
         } else {  // A role: B'^T (N x K), element (j, k) = B'(k, j)
-            NF_RETURN_IF_ERROR(fast_alloc(packed_a_role_, kernels::packed_a_floats(constantN, K)));
-            kernels::f32_pack_a(constantN, K, d, cs, rs, packed_a_role_.data());
+            NF_RETURN_IF_ERROR(fast_pack_a(packed_a_role_, constantN, K, d, cs, rs));
         }
         fast_release(B_data);
     }
@@ -80,18 +76,9 @@ Status Gemm_fast::create_pipeline(const Option& opt) {
 Status Gemm_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
     if (!ready_)
         return Gemm::forward(bottoms, tops, opt);
-    std::vector<Shape> shapes;
-    for (auto& m : bottoms) {
-        if (m.elempack != 1)
-            return internal_error("Gemm needs planar (elempack 1) inputs");
-        shapes.push_back(m.shape());
-    }
     Plan p;
-    NF_RETURN_IF_ERROR(plan(shapes, &bottoms, p));
-    if (tops.size() != 1)
-        return internal_error("Gemm produces one output");
+    NF_RETURN_IF_ERROR(forward_plan(bottoms, tops, opt, p));
     Mat& top = tops[0];
-    NF_RETURN_IF_ERROR(top.create(p.out, opt.blob_allocator));
     const size_t ldo = (size_t)p.out.w;  // row stride of [rows, w] and of the dense N1M [rows, 1, w]
 
     // beta * C at each output position (the reference's element rule)

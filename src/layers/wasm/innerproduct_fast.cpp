@@ -24,11 +24,10 @@ private:
 
 Status InnerProduct_fast::create_pipeline(const Option& opt) {
     NF_RETURN_IF_ERROR(InnerProduct::create_pipeline(opt));
-    if (weight_data.size() != (size_t)weight_data_size)
+    if (!weights_ready())
         return Status::ok();
     const int n = num_input();
-    NF_RETURN_IF_ERROR(fast_alloc(packed_, kernels::packed_a_floats(num_output, n)));
-    kernels::f32_pack_a(num_output, n, weight_data.data(), (size_t)n, 1, packed_.data());
+    NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, n, weight_data.data(), (size_t)n, 1));
     fast_release(weight_data);
     ready_ = true;
     return Status::ok();
@@ -37,8 +36,7 @@ Status InnerProduct_fast::create_pipeline(const Option& opt) {
 Status InnerProduct_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     if (!ready_)
         return InnerProduct::forward(bottom, top, opt);
-    if (bottom.elempack != 1)
-        return internal_error("InnerProduct needs a planar (elempack 1) input");
+    NF_RETURN_IF_ERROR(fast_planar(bottom, "InnerProduct"));
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));

@@ -36,14 +36,10 @@ Status MultiHeadAttention_fast::create_pipeline(const Option& opt) {
         q_bias_data.size() != (size_t)E || k_bias_data.size() != (size_t)E || v_bias_data.size() != (size_t)E ||
         out_bias_data.size() != (size_t)Q)
         return Status::ok();  // not loaded: the reference forward reports it
-    NF_RETURN_IF_ERROR(fast_alloc(wq_, kernels::packed_a_floats(E, Q)));
-    NF_RETURN_IF_ERROR(fast_alloc(wk_, kernels::packed_a_floats(E, kdim)));
-    NF_RETURN_IF_ERROR(fast_alloc(wv_, kernels::packed_a_floats(E, vdim)));
-    NF_RETURN_IF_ERROR(fast_alloc(wo_, kernels::packed_a_floats(Q, E)));
-    kernels::f32_pack_a(E, Q, q_weight_data.data(), (size_t)Q, 1, wq_.data());
-    kernels::f32_pack_a(E, kdim, k_weight_data.data(), (size_t)kdim, 1, wk_.data());
-    kernels::f32_pack_a(E, vdim, v_weight_data.data(), (size_t)vdim, 1, wv_.data());
-    kernels::f32_pack_a(Q, E, out_weight_data.data(), (size_t)E, 1, wo_.data());
+    NF_RETURN_IF_ERROR(fast_pack_a(wq_, E, Q, q_weight_data.data(), (size_t)Q, 1));
+    NF_RETURN_IF_ERROR(fast_pack_a(wk_, E, kdim, k_weight_data.data(), (size_t)kdim, 1));
+    NF_RETURN_IF_ERROR(fast_pack_a(wv_, E, vdim, v_weight_data.data(), (size_t)vdim, 1));
+    NF_RETURN_IF_ERROR(fast_pack_a(wo_, Q, E, out_weight_data.data(), (size_t)E, 1));
     fast_release(q_weight_data);
     fast_release(k_weight_data);
     fast_release(v_weight_data);

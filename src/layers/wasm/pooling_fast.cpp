@@ -66,16 +66,8 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
     NF_RETURN_IF_ERROR(top.create(Shape::d3(g.out_w, g.out_h, p.c), opt.blob_allocator));
     // the reference's border value, applied virtually through a ring of padded rows (no border copy)
     const float border = pooling_type == kMax ? -FLT_MAX : 0.f;
-    kernels::WindowGeometry win;
-    win.in_w = p.w;
-    win.in_h = p.h;
-    win.pad_left = g.border.left;
-    win.pad_top = g.border.top;
-    win.pad_value = border;
-    win.out_w = g.out_w;
-    win.out_h = g.out_h;
-    win.kernel_w = win.kernel_h = k;
-    win.stride_w = win.stride_h = s;
+    const kernels::WindowGeometry win =
+        fast_window_geometry(p.w, p.h, g.border.left, g.border.top, border, g.out_w, g.out_h, k, k, s, s);
     Mat scratch;
     NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_pool_scratch_floats(win), opt, scratch));
     std::vector<int> row_count, col_count;

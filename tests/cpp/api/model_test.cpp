@@ -85,6 +85,32 @@ TEST(ApiModel, RunsAConvReluWithGivenWeights) {
     EXPECT_FLOAT_EQ(got[0], 3.5f);
 }
 
+// ncnn's Net::forward_layer runs a Noop in place and stores bottom i into top i for each top:
+// `Noop output 2 1 a b output` (converted detectors' output marker) makes `output` = `a`, and the
+// optimizer keeps exactly that one output (ncnnoptimize's eliminate_noop would expose `b` too).
+TEST(ApiModel, NoopWithMoreBottomsThanTopsOutputsItsFirstBottom) {
+    const char* param =
+        "7767517\n4 4\nInput data 0 1 data 0=2 1=1 2=1\nReLU a 1 1 data a\nSigmoid b 1 1 data b\n"
+        "Noop output 2 1 a b output\n";
+    ModelHandle m;
+    LoadOptions lo;
+    ASSERT_TRUE(m.load_ncnn(param, nullptr, 0, false, lo).is_ok());
+    ASSERT_EQ(m.outputs().size(), 1u);
+    EXPECT_EQ(m.outputs()[0].name, "output");
+    std::map<std::string, Mat> in{{"data", input_from({1, 1, 2}, {-1.5f, 2.f})}}, out;
+    Status st = m.run(in, {}, out);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(test::to_vector(out["output"]), (std::vector<float>{0.f, 2.f}));  // relu, not sigmoid
+
+    std::string report;
+    ASSERT_TRUE(m.optimize(OptimizeRequest(), report).is_ok());
+    ASSERT_EQ(m.outputs().size(), 1u);
+    EXPECT_EQ(m.outputs()[0].name, "output");
+    out.clear();
+    ASSERT_TRUE(m.run(in, {}, out).is_ok());
+    EXPECT_EQ(test::to_vector(out["output"]), (std::vector<float>{0.f, 2.f}));
+}
+
 TEST(ApiModel, RandomInputsFollowTheDocumentedPrng) {
     ModelHandle m;
     LoadOptions lo;

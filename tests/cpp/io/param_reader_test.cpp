@@ -103,3 +103,41 @@ TEST(ParamReader, RealZooFilesParse) {
         EXPECT_TRUE(st.is_ok()) << path << ": " << st.message();
     }
 }
+
+// ncnn's leniencies (docs/format.md): Net::load_param reads a stream of tokens, exactly the
+// declared number of layers, and sizes its blob list from the header.
+TEST(ParamReader, ReadsOnlyTheDeclaredLayersAndWarns) {
+    // ncnn's benchmark nanodet_m.param: an output-marker line lies beyond the declared count
+    Warnings w;
+    Graph g = parse("7767517\n2 3\nInput data 0 1 data 0=4 1=4 2=2\nReLU r 1 1 data out\n"
+                    "Noop Output 1 1 out output\n",
+                    &w);
+    ASSERT_EQ(g.layers.size(), 2u);
+    EXPECT_EQ(g.output_blobs(), std::vector<int>{g.find_blob("out")});
+    ASSERT_EQ(w.items.size(), 2u);
+    EXPECT_NE(w.items[0].find(":5: the header declares 2 layers; what follows them (6 tokens from here on) is ignored"),
+              std::string::npos)
+        << w.items[0];
+    EXPECT_NE(w.items[1].find("declares 3 blobs but the layers name only 2 (accepted, as ncnn does)"), std::string::npos)
+        << w.items[1];
+}
+
+TEST(ParamReader, LineBreaksDoNotMatter) {
+    Warnings w;
+    Graph g = parse("7767517 3\n3\nInput data 0 1\ndata 0=4 1=4\n2=2 ReLU r 1 1 data a ReLU\nr2 1 1 a out 0=1.0e-01\n",
+                    &w);
+    ASSERT_EQ(g.layers.size(), 3u);
+    EXPECT_TRUE(w.items.empty());
+    EXPECT_EQ(g.layers[0].params.get_int(2, 0), 2);
+    EXPECT_EQ(g.layers[2].name, "r2");
+    EXPECT_FLOAT_EQ(g.layers[2].params.get_float(0, 0.f), 0.1f);
+    EXPECT_EQ(g.output_blobs(), std::vector<int>{g.find_blob("out")});
+}
+
+TEST(ParamReader, NoopWithMoreBottomsThanTopsMarksOutputs) {
+    // yolo-fastestv2.param ends with `Noop output 2 1 794 796 output`: both heads are consumed,
+    // so the model has one output, `output`, which ncnn's forward_layer makes the first bottom.
+    Graph g = parse("7767517\n4 4\nInput data 0 1 data 0=4 1=4 2=2\nReLU a 1 1 data a\nSigmoid b 1 1 data b\n"
+                    "Noop output 2 1 a b output\n");
+    EXPECT_EQ(g.output_blobs(), std::vector<int>{g.find_blob("output")});
+}

@@ -77,34 +77,34 @@ void check(const Case& c, Fn scalar, Fn dispatched, Fn simd, uint32_t seed) {
     }
 }
 
-#if NNFOLD_SIMD
-#define SIMD_FN(name) name##__wasmsimd
-#else
-#define SIMD_FN(name) nullptr
-#endif
+// One row per kernel of NNFOLD_DWCONV_FIXED_KERNELS (kernels/dwconv.h).
+struct FixedKernel {
+    const char* name;
+    Fn scalar, dispatched, simd;
+    int K, S;
+};
+#define NF_DWCONV_ROW(ret, name, params, args, K, S) {#name, name##__scalar, name, NF_KERNEL_SIMD_OR_NULL(name), K, S},
+const FixedKernel kFixedKernels[] = {NNFOLD_DWCONV_FIXED_KERNELS(NF_DWCONV_ROW)};
+#undef NF_DWCONV_ROW
 
 }  // namespace
 
 TEST(DwConv, FixedKernelsOnEveryTail) {
     uint32_t seed = 1;
-    for (int w = 1; w <= 13; w++)
-        for (int h : {1, 2, 3, 5}) {
-            for (int pad : {0, 1}) {
-                check({3, 3, 1, 1, 1, 1, w, h, pad, pad, pad, pad}, f32_dwconv3x3s1__scalar, f32_dwconv3x3s1,
-                      SIMD_FN(f32_dwconv3x3s1), seed++);
-                check({3, 3, 2, 2, 1, 1, w, h, pad, pad, pad, pad}, f32_dwconv3x3s2__scalar, f32_dwconv3x3s2,
-                      SIMD_FN(f32_dwconv3x3s2), seed++);
-                check({5, 5, 1, 1, 1, 1, w, h, 2 * pad, 2 * pad, 2 * pad, 2 * pad}, f32_dwconv5x5s1__scalar,
-                      f32_dwconv5x5s1, SIMD_FN(f32_dwconv5x5s1), seed++);
-                check({5, 5, 2, 2, 1, 1, w, h, 2 * pad, 2 * pad, 2 * pad, 2 * pad}, f32_dwconv5x5s2__scalar,
-                      f32_dwconv5x5s2, SIMD_FN(f32_dwconv5x5s2), seed++);
+    for (const FixedKernel& k : kFixedKernels) {
+        SCOPED_TRACE(k.name);
+        const int r = k.K / 2;  // the symmetric pad of a same-size output
+        for (int w = 1; w <= 13; w++)
+            for (int h : {1, 2, 3, 5}) {
+                for (int pad : {0, 1})
+                    check({k.K, k.K, k.S, k.S, 1, 1, w, h, r * pad, r * pad, r * pad, r * pad}, k.scalar,
+                          k.dispatched, k.simd, seed++);
+                // asymmetric pads (SAME splits, and a split the other way round)
+                check({k.K, k.K, k.S, k.S, 1, 1, w, h, 0, r, 0, r}, k.scalar, k.dispatched, k.simd, seed++);
+                check({k.K, k.K, k.S, k.S, 1, 1, w, h, r - 1, r + 1, r + 1, r - 1}, k.scalar, k.dispatched, k.simd,
+                      seed++);
             }
-            // asymmetric pads (SAME splits)
-            check({3, 3, 2, 2, 1, 1, w, h, 0, 1, 0, 1}, f32_dwconv3x3s2__scalar, f32_dwconv3x3s2, SIMD_FN(f32_dwconv3x3s2),
-                  seed++);
-            check({5, 5, 1, 1, 1, 1, w, h, 1, 3, 3, 1}, f32_dwconv5x5s1__scalar, f32_dwconv5x5s1, SIMD_FN(f32_dwconv5x5s1),
-                  seed++);
-        }
+    }
 }
 
 TEST(DwConv, GeneralKernel) {
@@ -115,5 +115,5 @@ TEST(DwConv, GeneralKernel) {
                           {3, 3, 4, 4, 2, 1, 5, 5, 2, 2, 1, 1}, {1, 1, 1, 1, 1, 1, 13, 1},
                           {3, 3, 1, 1, 2, 2, 13, 13, 2, 2, 2, 2}, {5, 5, 3, 3, 1, 1, 4, 4, 4, 4, 4, 4}};
     for (const Case& c : cases)
-        check(c, f32_dwconv_general__scalar, f32_dwconv_general, SIMD_FN(f32_dwconv_general), seed++);
+        check(c, f32_dwconv_general__scalar, f32_dwconv_general, NF_KERNEL_SIMD_OR_NULL(f32_dwconv_general), seed++);
 }

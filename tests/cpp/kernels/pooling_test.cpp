@@ -75,39 +75,41 @@ void check(int K, int S, bool is_max, bool counts, int out_w, int out_h, int pl,
     }
 }
 
-#if NNFOLD_SIMD
-#define SIMD_FN(name) name##__wasmsimd
-#else
-#define SIMD_FN(name) nullptr
-#endif
+// One row per kernel of NNFOLD_POOL_WINDOW_KERNELS (kernels/pooling.h): scalar twin, the build's
+// kernel, the SIMD kernel (null in scalar builds) and the row's window.
+struct WindowKernel {
+    const char* name;
+    Fn scalar, dispatched, simd;
+    bool is_max;
+    int K, S;
+};
+#define NF_POOL_ROW(ret, name, params, args, is_max, K, S) \
+    {#name, name##__scalar, name, NF_KERNEL_SIMD_OR_NULL(name), is_max, K, S},
+const WindowKernel kWindowKernels[] = {NNFOLD_POOL_WINDOW_KERNELS(NF_POOL_ROW)};
+#undef NF_POOL_ROW
 
 }  // namespace
 
 TEST(Pooling, WindowKernelsOnEveryTail) {
     uint32_t seed = 1;
-    for (int w = 1; w <= 13; w++)
-        for (int h : {1, 3})
-            for (int pad : {0, 1}) {
-                const int pr = pad + (w & 1);  // full-mode tails are extra right/bottom pads
-                check(2, 2, true, false, w, h, 0, pr, 0, pad, f32_maxpool2x2s2__scalar, f32_maxpool2x2s2,
-                      SIMD_FN(f32_maxpool2x2s2), seed++);
-                check(2, 1, true, false, w, h, pad, pad, 0, pad, f32_maxpool2x2s1__scalar, f32_maxpool2x2s1,
-                      SIMD_FN(f32_maxpool2x2s1), seed++);
-                check(3, 1, true, false, w, h, pad, pad, pad, pad, f32_maxpool3x3s1__scalar, f32_maxpool3x3s1,
-                      SIMD_FN(f32_maxpool3x3s1), seed++);
-                check(3, 2, true, false, w, h, pad, pr, pad, pad, f32_maxpool3x3s2__scalar, f32_maxpool3x3s2,
-                      SIMD_FN(f32_maxpool3x3s2), seed++);
-                for (bool counts : {false, true}) {
-                    check(2, 2, false, counts, w, h, 0, pr, pad, 0, f32_avgpool2x2s2__scalar, f32_avgpool2x2s2,
-                          SIMD_FN(f32_avgpool2x2s2), seed++);
-                    check(2, 1, false, counts, w, h, 0, pad, pad, pad, f32_avgpool2x2s1__scalar, f32_avgpool2x2s1,
-                          SIMD_FN(f32_avgpool2x2s1), seed++);
-                    check(3, 1, false, counts, w, h, pad, pad, pad, pad, f32_avgpool3x3s1__scalar, f32_avgpool3x3s1,
-                          SIMD_FN(f32_avgpool3x3s1), seed++);
-                    check(3, 2, false, counts, w, h, pad, pr, pad, pad, f32_avgpool3x3s2__scalar, f32_avgpool3x3s2,
-                          SIMD_FN(f32_avgpool3x3s2), seed++);
-                }
-            }
+    for (const WindowKernel& k : kWindowKernels) {
+        SCOPED_TRACE(k.name);
+        for (int w = 1; w <= 13; w++)
+            for (int h : {1, 3})
+                for (int pad : {0, 1})
+                    // every side padded or not; with stride 2, full-mode tails are extra right pads
+                    for (int pl : {0, pad})
+                        for (int pt : {0, pad})
+                            for (int pb : {0, pad}) {
+                                const int pr = pad + (k.S == 2 ? (w & 1) : 0);
+                                for (bool counts : {false, true}) {
+                                    if (counts && k.is_max)
+                                        continue;  // counts are the average's divisors
+                                    check(k.K, k.S, k.is_max, counts, w, h, pl, pr, pt, pb, k.scalar, k.dispatched,
+                                          k.simd, seed++);
+                                }
+                            }
+    }
 }
 
 TEST(Pooling, GlobalKernels) {

@@ -1,13 +1,20 @@
-// Compiled by tests/js/types.test.mjs with `tsc --noEmit`: the package's one .d.ts, imported by
-// its package name through the `exports` map, used the way the README shows. The misuses marked
-// below with expect-error directives must be rejected (tsc fails on an unused directive), so the
-// types are not `any`.
+// Compiled by tests/js/types.test.mjs with `tsc --noEmit` under every tsconfig*.json here (strict,
+// exactOptionalPropertyTypes; browser-only, worker-only and Node libs): the package's one .d.ts,
+// imported by its package name through the `exports` map, used the way the README shows. The
+// misuses marked below with expect-error directives must be rejected (tsc fails on an unused
+// directive), so the types are not `any`. `using` / Symbol.dispose: usage-disposable.ts.
 import init, { NnfoldError, Model, simdSupported } from 'nnfold';
 import type { ErrorCode, GraphJson, InitOptions, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
 
 async function main(): Promise<void> {
   const opts: InitOptions = { simd: simdSupported(), wasmPaths: '/assets/', locateFile: (f, prefix) => prefix + f };
   const nf: Nnfold = await init(opts);
+  // an explicit undefined is "not given" (exactOptionalPropertyTypes)
+  await init({ simd: undefined, wasmPaths: undefined, locateFile: undefined, wasmBinary: undefined });
+  await init({ wasmPaths: new URL('https://cdn.example/nnfold/dist/') });
+  await init({ wasmPaths: { simd: '/a/nnfold-simd.wasm', base: new URL('https://cdn.example/nnfold-base.wasm') } });
+  const maybeSeed: number | undefined = opts.simd ? 1 : undefined;
+  nf.loadNcnn('7767517\n...', null, { seed: maybeSeed, shapes: undefined });
   const build: 'simd' | 'base' = nf.build;
   const canOptimize: boolean = nf.features.optimize;
 
@@ -54,12 +61,8 @@ async function main(): Promise<void> {
     }
   }
   const heap: number = nf.heapStats().allocated;
-  {
-    using scoped = nf.loadNcnn('7767517\n...', null);
-    void scoped.outputs;
-  }
   model.dispose();
-  fromBytes[Symbol.dispose]();
+  fromBytes.dispose();
 
   // @ts-expect-error: inputs are Float32Array, number[] or {data, shape}, not strings
   model.run({ data: 'pixels' });
@@ -73,6 +76,11 @@ async function main(): Promise<void> {
   model.toNcnn({ fp16: 'yes' });
   // @ts-expect-error: Model has no public constructor
   new Model();
+  // @ts-expect-error: simd is a boolean
+  await init({ simd: 'yes' });
+  const e = new NnfoldError('wasm_not_found', 'x');
+  const code2: ErrorCode = e.code;
+  void code2;
 
   void build, prob, layers, firstEdgeShape, param, bin, ms, heap, wrong, badCode;
 }

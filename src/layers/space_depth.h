@@ -1,0 +1,37 @@
+// The one index map behind PixelShuffle (depth to space) and Reorg (space to depth), which are
+// inverses of each other. A "deep" blob [C * r * r, h, w] and a "wide" blob [C, h * r, w * r]
+// correspond pixel for pixel: wide channel k at (i * r + sh, j * r + sw) is deep channel
+//   mode 0 (PyTorch pixel_shuffle / darknet reorg, ONNX CRD):  (k * r + sh) * r + sw
+//   mode 1 (TensorFlow depth_to_space / space_to_depth, DCR):  (sh * r + sw) * C + k
+// at (i, j). Only copies, so any loop order gives the same bits.
+#pragma once
+
+#include <cstddef>
+
+namespace nnfold {
+
+inline int space_depth_channel(int k, int sh, int sw, int r, int C, int mode) {
+    return mode == 0 ? (k * r + sh) * r + sw : (sh * r + sw) * C + k;
+}
+
+// Copies deep -> wide (to_wide, PixelShuffle) or wide -> deep (Reorg). h, w: the deep plane.
+inline void space_depth_copy(float* deep, float* wide, int C, int h, int w, int r, int mode, bool to_wide) {
+    const size_t deep_plane = (size_t)w * h, wide_w = (size_t)w * r, wide_plane = deep_plane * r * r;
+    for (int k = 0; k < C; k++)
+        for (int sh = 0; sh < r; sh++)
+            for (int sw = 0; sw < r; sw++) {
+                float* dp = deep + (size_t)space_depth_channel(k, sh, sw, r, C, mode) * deep_plane;
+                float* wp = wide + (size_t)k * wide_plane + (size_t)sh * wide_w + sw;
+                for (int i = 0; i < h; i++)
+                    for (int j = 0; j < w; j++) {
+                        float& d = dp[(size_t)i * w + j];
+                        float& s = wp[(size_t)i * r * wide_w + (size_t)j * r];
+                        if (to_wide)
+                            s = d;
+                        else
+                            d = s;
+                    }
+            }
+}
+
+}  // namespace nnfold

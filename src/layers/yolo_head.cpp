@@ -1,0 +1,85 @@
+#include "layers/yolo_head.h"
+
+namespace nnfold {
+
+Status YoloHead::load_head_params(const ParamDict& pd) {
+    num_class = pd.get_int(0, 20);
+    num_box = pd.get_int(1, 5);
+    confidence_threshold = pd.get_float(2, 0.01f);
+    nms_threshold = pd.get_float(3, 0.45f);
+    biases = pd.get_floats(4);
+    if (num_class < 1 || num_class > 65536)
+        return invalid_model(std::string(name_) + " num_class (param 0) must be positive, got " +
+                             std::to_string(num_class));
+    if (num_box < 1 || num_box > 4096)
+        return invalid_model(std::string(name_) + " num_box (param 1) must be positive, got " +
+                             std::to_string(num_box));
+    if (std::isnan(confidence_threshold) || std::isnan(nms_threshold))
+        return invalid_model(std::string(name_) + " thresholds (params 2, 3) must be numbers");
+    return Status::ok();
+}
+
+Status YoloHead::check(const std::vector<Shape>& in) const {
+    if (in.empty())
+        return shape_mismatch(std::string(name_) + " needs at least one input");
+    const int64_t want = (int64_t)num_box * (5 + num_class);
+    for (auto& s : in)
+        if (s.dims != 3 || s.c != want)
+            return shape_mismatch(std::string(name_) + " needs inputs [num_box * (5 + num_class) = " +
+                                  std::to_string(want) + ", h, w], got " + s.str());
+    return Status::ok();
+}
+
+Status YoloHead::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
+    NF_RETURN_IF_ERROR(check(bottoms));
+    tops.assign(1, Shape::dynamic_shape(2, 6));
+    return Status::ok();
+}
+
+Status YoloHead::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
+    std::vector<Shape> in;
+    for (auto& m : bottoms)
+        in.push_back(m.shape());
+    NF_RETURN_IF_ERROR(check(in));
+    std::vector<DetBox> all;
+    std::vector<float> scratch((size_t)num_class);
+    for (size_t bi = 0; bi < bottoms.size(); bi++) {
+        const int w = in[bi].w, h = in[bi].h;
+        const size_t plane = (size_t)w * h;
+        for (int b = 0; b < num_box; b++) {
+            if (opt.cancel && *opt.cancel)
+                return Status(ErrorCode::Cancelled, "cancelled");
+            const Anchor a = anchor(bi, b, w, h);
+            const float* ch = bottoms[bi].data + (size_t)b * (5 + num_class) * plane;
+            for (int i = 0; i < h; i++)
+                for (int j = 0; j < w; j++) {
+                    const size_t at = (size_t)i * w + j;
+                    int best = 0;
+                    float confidence = 0.f;
+                    classify(ch + 5 * plane + at, plane, ch[4 * plane + at], scratch.data(), best, confidence);
+                    if (!(confidence >= confidence_threshold))
+                        continue;
+                    const float cx = (j + sigmoid(ch[at])) / w;
+                    const float cy = (i + sigmoid(ch[plane + at])) / h;
+                    const float bw = std::exp(ch[2 * plane + at]) * a.w / a.div_w;
+                    const float bh = std::exp(ch[3 * plane + at]) * a.h / a.div_h;
+                    DetBox box;
+                    box.score = confidence;
+                    box.xmin = cx - bw * 0.5f;
+                    box.ymin = cy - bh * 0.5f;
+                    box.xmax = cx + bw * 0.5f;
+                    box.ymax = cy + bh * 0.5f;
+                    box.area = bw * bh;
+                    box.label = best + 1;
+                    all.push_back(box);
+                }
+        }
+    }
+    ncnn_sort_descending(all);
+    std::vector<DetBox> kept;
+    for (size_t k : nms_sorted(all, nms_threshold, nms_form))
+        kept.push_back(all[k]);
+    return detection_rows(kept, tops[0], opt.blob_allocator);
+}
+
+}  // namespace nnfold

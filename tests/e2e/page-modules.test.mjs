@@ -1,0 +1,101 @@
+// The page's pure modules added for issue 17, in Node (no browser): reading an ONNX file's
+// inputs (the tests' own ONNX writer makes the files), size guesses from dimension names, safe
+// file names, the zip (read back with fflate's unzip), top-k, and the speed verdict's rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync } from 'fflate';
+import { encodeModel, DataType } from '../js/onnx/onnx_proto.mjs';
+import { readOnnxInputs, needsShape, guessShape, describeDims } from '../../web/src/onnx-inputs.mjs';
+import { safeFileName, zipFiles, topK, speedVerdict } from '../../web/src/results.mjs';
+
+const vi = (name, shape) => ({
+  name,
+  type: { tensor_type: { elem_type: DataType.FLOAT, shape: shape ? { dim: shape.map((d) => (typeof d === 'string' ? { dim_param: d } : { dim_value: d })) } : undefined } },
+});
+
+test('ONNX inputs: names, fixed and symbolic dims, no shape, weights listed as inputs skipped', () => {
+  const bytes = encodeModel({
+    ir_version: 7,
+    graph: {
+      name: 'g',
+      node: [{ op_type: 'Add', input: ['x', 'w'], output: ['y'] }],
+      initializer: [{ name: 'w', dims: [1], data_type: DataType.FLOAT, raw_data: Buffer.alloc(4 * 1024 * 1024) }],
+      input: [vi('x', ['N', 3, 'height', 'width']), vi('w', [1]), vi('tokens', null), vi('fixed', [1, 8])],
+      output: [vi('y', null)],
+    },
+  });
+  const inputs = readOnnxInputs(bytes);
+  assert.deepEqual(inputs.map((i) => i.name), ['x', 'tokens', 'fixed']);
+  assert.deepEqual(inputs[0].dims, [{ value: null, name: 'N' }, { value: 3, name: null }, { value: null, name: 'height' }, { value: null, name: 'width' }]);
+  assert.equal(inputs[0].elemType, DataType.FLOAT);
+  assert.equal(inputs[1].dims, null);
+  assert.deepEqual(inputs.map(needsShape), [true, true, false]);
+  assert.equal(describeDims(inputs[0]), 'N, 3, height, width');
+  assert.throws(() => readOnnxInputs(new TextEncoder().encode('<html>not a model</html>')));
+  assert.throws(() => readOnnxInputs(bytes.subarray(0, bytes.length - 100)));
+});
+
+test('size guesses: batch 1, NCHW and NHWC spatial 224, channels 3, sequences 128, fixed kept', () => {
+  const d = (...xs) => ({ dims: xs.map((x) => (typeof x === 'string' ? { value: null, name: x } : { value: x, name: null })) });
+  assert.deepEqual(guessShape(d('batch', 3, 'height', 'width')), [1, 3, 224, 224]);
+  assert.deepEqual(guessShape(d('N', 'H', 'W', 3)), [1, 224, 224, 3]);
+  assert.deepEqual(guessShape(d('unk__1', 3, 'unk__2', 'unk__3')), [1, 3, 224, 224]);
+  assert.deepEqual(guessShape(d('batch', 'channels', 32, 32)), [1, 3, 32, 32]);
+  assert.deepEqual(guessShape(d('batch', 'sequence_length')), [1, 128]);
+  assert.deepEqual(guessShape(d(1, 'p', 4)), [1, 1, 4]);
+  assert.deepEqual(guessShape({ dims: null }), [1, 3, 224, 224]);
+});
+
+test('file names: safe on every OS, extension kept, device names and dot-files defused', () => {
+  assert.equal(safeFileName('BlazeFace front 128', '.opt.zip'), 'BlazeFace_front_128.opt.zip');
+  assert.equal(safeFileName('../../etc/passwd', '.param'), 'etc_passwd.param');
+  assert.equal(safeFileName('con', '.param'), 'con_.param');
+  assert.equal(safeFileName('LPT1.model'), 'LPT1_.model');
+  assert.equal(safeFileName('a:b*c?"d<e>f|g'), 'a_b_c_d_e_f_g');
+  assert.equal(safeFileName('.hidden.'), 'hidden');
+  assert.equal(safeFileName('名前'), 'model');
+  assert.ok(safeFileName('x'.repeat(500), '.bin').length <= 120);
+  assert.ok(safeFileName('x'.repeat(500), '.bin').endsWith('.bin'));
+});
+
+test('zip: every file back byte for byte', () => {
+  const bin = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) & 255);
+  const zip = unzipSync(zipFiles([{ name: 'm.param', data: '7767517\n' }, { name: 'm.bin', data: bin }]));
+  assert.deepEqual(Object.keys(zip), ['m.param', 'm.bin']);
+  assert.equal(new TextDecoder().decode(zip['m.param']), '7767517\n');
+  assert.ok(Buffer.from(bin).equals(Buffer.from(zip['m.bin'])));
+});
+
+test('top-k: one axis of scores; softmax unless already probabilities; not for feature maps', () => {
+  const logits = new Float32Array(1000).fill(0);
+  logits[7] = 5;
+  logits[900] = 4;
+  const t = topK({ data: logits, shape: [1, 1000] }, 3);
+  assert.equal(t.classes, 1000);
+  assert.equal(t.softmax, true);
+  assert.deepEqual(t.items.map((x) => x.index), [7, 900, 0]);
+  const z = Math.exp(5) + Math.exp(4) + 998;
+  assert.ok(Math.abs(t.items[0].prob - Math.exp(5) / z) < 1e-9);
+  const probs = new Float32Array(10).fill(0.05);
+  probs[3] = 0.55;
+  const p = topK({ data: probs, shape: [10] }, 2);
+  assert.equal(p.softmax, false);
+  assert.equal(p.items[0].index, 3);
+  assert.ok(Math.abs(p.items[0].prob - 0.55) < 1e-6);
+  assert.equal(topK({ data: new Float32Array(64), shape: [4, 4, 4] }), null);
+  assert.equal(topK({ data: new Float32Array(4), shape: [4] }), null);
+});
+
+test('speed verdict: medians closer than the larger IQR are no measurable difference', () => {
+  const m = (median_ms, iqr_ms) => ({ median_ms, iqr_ms });
+  assert.equal(speedVerdict(m(10, 1), m(9.2, 0.2)).measurable, false);
+  assert.equal(speedVerdict(m(10, 0.2), m(9.2, 1)).measurable, false);
+  assert.equal(speedVerdict(m(10, 0), m(10, 0)).measurable, false);
+  const f = speedVerdict(m(10, 0.5), m(8, 0.5));
+  assert.equal(f.measurable, true);
+  assert.equal(f.faster, true);
+  assert.match(f.text, /1\.25× as fast/);
+  const s = speedVerdict(m(8, 0.5), m(10, 0.5));
+  assert.equal(s.faster, false);
+  assert.match(s.text, /slower: 1\.25× the time/);
+});
