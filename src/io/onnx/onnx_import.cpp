@@ -37,13 +37,13 @@ const std::map<std::string, OpFn>& op_table() {
         register_elementwise_ops(m);
         register_nn_ops(m);
         register_shape_ops(m);
+        register_control_ops(m);
         return m;
     }();
     return t;
 }
 
-// Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
-static bool fold_only_op(const std::string& op) {
+bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
                                             "Not", "And", "Or", "Mod", "Sign"};
     return s.count(op) > 0;
@@ -63,6 +63,7 @@ Status Importer::run() {
         return invalid_model("the ONNX graph declares no outputs");
 
     std::vector<Node> nodes = model.nodes;
+    append_outer_refs(nodes);
     std::set<std::string> available;
     for (auto& kv : consts)
         available.insert(kv.first);

@@ -67,6 +67,13 @@ const std::map<std::string, OpFn>& op_table();
 void register_elementwise_ops(std::map<std::string, OpFn>& t);
 void register_nn_ops(std::map<std::string, OpFn>& t);
 void register_shape_ops(std::map<std::string, OpFn>& t);
+void register_control_ops(std::map<std::string, OpFn>& t);
+// Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
+bool fold_only_op(const std::string& op);
+// Appends to each node with sub-graphs (If) the enclosing-scope values those sub-graphs read, as
+// extra inputs, so that sorting, liveness and the rewrites see the dependency
+// (onnx_ops_control.cpp).
+void append_outer_refs(std::vector<Node>& nodes);
 
 // Constant folding (onnx_fold.cpp): computes a node whose inputs are all constants. `done` false
 // means the op has no folder (the node is then translated to layers).
@@ -146,6 +153,11 @@ public:
     Status define_runtime(size_t k, int blob, const Dims& shape, int dtype = kFloat);
     Status define_const(size_t k, Tensor t);
     Status define_alias(size_t k, const Value& v);
+
+    // --- control flow (onnx_ops_control.cpp) ---
+    // An If whose condition is a constant at import: the taken branch's nodes are translated in
+    // place of the If, whose outputs become the branch's outputs.
+    Status inline_if(const Node& n);
 
 private:
     std::map<std::string, Value> values_;
