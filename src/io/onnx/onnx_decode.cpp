@@ -415,8 +415,9 @@ void decode_graph(pbf_reader r, GraphLists m, Context& ctx);
 
 // A sub-graph; nesting deeper than kMaxGraphDepth is refused before recursing further.
 void decode_subgraph(pbf_reader r, SubGraph& g, Context& ctx) {
-    if (ctx.graph_depth >= kMaxGraphDepth)
-        fail(ctx, "sub-graphs nested more than " + std::to_string(kMaxGraphDepth) + " deep");
+    if (ctx.graph_depth >= kMaxGraphDepth)  // the message leaves out the 32-level context
+        throw DecodeError{resource_limit("the model has sub-graphs (If/Loop bodies) nested more than " +
+                                         std::to_string(kMaxGraphDepth) + " deep, nnfold's limit")};
     ctx.graph_depth++;
     decode_graph(r, GraphLists{g.nodes, g.initializers, g.inputs, g.outputs, g.value_infos}, ctx);
     ctx.graph_depth--;

@@ -1,0 +1,205 @@
+// Operators beyond the per-operator table of ops.test.mjs, as exporters emit them (issue 13): If
+// whose condition folds at import once shapes are known (the taken branch is inlined, nested Ifs
+// too), against onnxruntime-node on the same seeded inputs (docs/numbers.md budgets), and the
+// clear errors for what nnfold cannot take (a condition computed from input values, sub-graphs
+// nested deeper than the decoder's limit).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataType, Rng, makeModel, nnfold, numel, relErr, runNnfold, runOrt, selectedRunners, tensor, tmpdir } from './harness.mjs';
+
+const budget = { native: 1e-4, base: 1e-4, simd: 1e-4 + 1e-4 + 1e-3 };
+const I64 = DataType.INT64;
+
+function w(name, dims, seed = 11) { return tensor(name, dims, new Rng(seed).fill(numel(dims))); }
+function i64(name, values, dims = [values.length]) { return tensor(name, dims, values, I64); }
+
+// Runs `spec` in onnxruntime and in every selected nnfold build (the .onnx directly, and the
+// native build's converted .param/.bin) on seeded inputs; every output within budget.
+async function compare(spec, seed) {
+  const rng = new Rng(seed);
+  const feeds = {};
+  for (const i of spec.inputs) feeds[i.name] = { data: rng.fill(numel(i.shape)), shape: i.shape };
+  const bytes = makeModel(spec);
+  const ref = await runOrt(bytes, feeds);
+  const tmp = tmpdir();
+  const file = path.join(tmp, 'model.onnx');
+  fs.writeFileSync(file, bytes);
+  const conv = path.join(tmp, 'conv');
+  nnfold('native', ['convert', file, conv + '.param', conv + '.bin']);
+  const runs = selectedRunners().map((which) => [which, file]).concat([['native', [conv + '.param', conv + '.bin']]]);
+  for (const [which, model] of runs) {
+    const { out } = runNnfold(which, model, feeds, [], path.join(tmp, which + (Array.isArray(model) ? '-conv' : '')));
+    for (const [name, r] of Object.entries(ref)) {
+      assert.ok(out[name], `${which}: output ${name} missing`);
+      assert.deepEqual(out[name].shape, r.shape, `${which} ${name} shape`);
+      const e = relErr(r.data, out[name].data);
+      assert.ok(e <= budget[which], `${which} ${name}: err ${e} > ${budget[which]}`);
+    }
+  }
+}
+
+function refusal(spec, message) {
+  const file = path.join(tmpdir(), 'model.onnx');
+  fs.writeFileSync(file, makeModel(spec));
+  const r = nnfold('native', ['run', file], { allowFail: true });
+  assert.equal(r.status, 1, r.stderr);
+  assert.ok(r.stderr.includes(message), `expected "${message}" in:\n${r.stderr}`);
+}
+
+// cond = (x's last dimension) % 2 == 0, computed from the shape as torch exports `x.shape[-1] % 2`.
+const evenWidth = (x, prefix = '') => [
+  { op: 'Shape', inputs: [x], outputs: [prefix + 'shape'] },
+  { op: 'Gather', inputs: [prefix + 'shape', 'last'], outputs: [prefix + 'width'], attrs: { axis: 0 } },
+  { op: 'Mod', inputs: [prefix + 'width', 'two'], outputs: [prefix + 'rem'] },
+  { op: 'Equal', inputs: [prefix + 'rem', 'zero'], outputs: [prefix + 'cond'] },
+];
+const condInits = () => [i64('last', [-1], []), i64('two', [2], []), i64('zero', [0], [])];
+
+// then: relu(x) + b (b an initializer of the branch); else: sigmoid(x) * W (W an outer initializer)
+function ifOnWidth(shape) {
+  return {
+    inputs: [{ name: 'x', shape }],
+    outputs: [{ name: 'y' }],
+    inits: [...condInits(), w('W', [shape[3]], 21)],
+    nodes: [
+      ...evenWidth('x'),
+      {
+        op: 'If', name: 'pad_check', inputs: ['cond'], outputs: ['y'],
+        attrs: {
+          then_branch: { g: {
+            inits: [w('b', [1, shape[1], 1, 1], 22)],
+            nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['t_relu'] }, { op: 'Add', inputs: ['t_relu', 'b'], outputs: ['t_out'] }],
+            outputs: [{ name: 't_out' }],
+          } },
+          else_branch: { g: {
+            nodes: [{ op: 'Sigmoid', inputs: ['x'], outputs: ['e_sig'] }, { op: 'Mul', inputs: ['e_sig', 'W'], outputs: ['e_out'] }],
+            outputs: [{ name: 'e_out' }],
+          } },
+        },
+      },
+    ],
+  };
+}
+
+test('If on a shape condition: an even width takes then_branch (with its own initializer)', () => compare(ifOnWidth([1, 3, 5, 6]), 1));
+test('If on a shape condition: an odd width takes else_branch (reading an outer initializer)', () => compare(ifOnWidth([1, 3, 5, 7]), 2));
+
+// An If inside a branch of an If; the inner branch reads x (two scopes up) and a value of the
+// outer branch; the If outputs are used by a node after them and as a graph output; a branch
+// that outputs an outer value directly.
+test('nested If: the inner branch reads values of both enclosing scopes', () => compare({
+  inputs: [{ name: 'x', shape: [1, 2, 4, 6] }],
+  outputs: [{ name: 'y' }, { name: 'z' }, { name: 'p' }],
+  inits: [...condInits(), w('W', [6], 31)],
+  nodes: [
+    ...evenWidth('x'),
+    {
+      op: 'If', name: 'outer', inputs: ['cond'], outputs: ['mid', 'p'],
+      attrs: {
+        then_branch: { g: {
+          nodes: [
+            { op: 'Mul', inputs: ['x', 'W'], outputs: ['o_mul'] },
+            ...evenWidth('o_mul', 'o_'),
+            {
+              op: 'If', name: 'inner', inputs: ['o_cond'], outputs: ['o_inner'],
+              attrs: {
+                then_branch: { g: { nodes: [{ op: 'Add', inputs: ['o_mul', 'x'], outputs: ['i_add'] }], outputs: [{ name: 'i_add' }] } },
+                else_branch: { g: { nodes: [{ op: 'Sub', inputs: ['o_mul', 'x'], outputs: ['i_sub'] }], outputs: [{ name: 'i_sub' }] } },
+              },
+            },
+            { op: 'Tanh', inputs: ['x'], outputs: ['o_tanh'] },
+          ],
+          outputs: [{ name: 'o_inner' }, { name: 'o_tanh' }],
+        } },
+        // onnxruntime wants an Identity between an outer value and a branch output
+        else_branch: { g: { nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['e_x'] }], outputs: [{ name: 'e_x' }, { name: 'e_x' }] } },
+      },
+    },
+    { op: 'Relu', inputs: ['mid'], outputs: ['y'] },
+    { op: 'Neg', inputs: ['mid'], outputs: ['z'] },
+  ],
+}, 3));
+
+test('If whose condition is computed from input values: a clear error naming the node', () => refusal({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+  outputs: [{ name: 'y' }],
+  inits: [tensor('zero_f', [], [0])],
+  nodes: [
+    { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } },
+    { op: 'Equal', inputs: ['m', 'zero_f'], outputs: ['cond'] },
+    {
+      op: 'If', name: 'runtime_if', inputs: ['cond'], outputs: ['y'],
+      attrs: {
+        then_branch: { g: { nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['a'] }], outputs: [{ name: 'a' }] } },
+        else_branch: { g: { nodes: [{ op: 'Neg', inputs: ['x'], outputs: ['b'] }], outputs: [{ name: 'b' }] } },
+      },
+    },
+  ],
+}, "the condition of If 'runtime_if' depends on input values"));
+
+test('If whose taken branch holds an unsupported operator: the error names it and the branch', () => refusal({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+  outputs: [{ name: 'y' }],
+  inits: condInits(),
+  nodes: [
+    ...evenWidth('x'),
+    {
+      op: 'If', name: 'branchy', inputs: ['cond'], outputs: ['y'],
+      attrs: {
+        then_branch: { g: { nodes: [{ op: 'Det', inputs: ['x'], outputs: ['a'] }], outputs: [{ name: 'a' }] } },
+        else_branch: { g: { nodes: [{ op: 'Neg', inputs: ['x'], outputs: ['b'] }], outputs: [{ name: 'b' }] } },
+      },
+    },
+  ],
+}, "in the then_branch of If 'branchy' (taken: its condition is true at import): unsupported ONNX operator: Det"));
+
+// Each level an If whose then_branch holds the next one.
+function deepIf(depth) {
+  const identity = (k) => ({ g: { nodes: [{ op: 'Identity', inputs: ['x'], outputs: [`e${k}`] }], outputs: [{ name: `e${k}` }] } });
+  let g = { nodes: [{ op: 'Relu', inputs: ['x'], outputs: [`r${depth}`] }], outputs: [{ name: `r${depth}` }] };
+  for (let d = depth - 1; d >= 1; d--) {
+    g = {
+      nodes: [{ op: 'If', name: `if${d}`, inputs: ['cond'], outputs: [`r${d}`], attrs: { then_branch: { g }, else_branch: identity(d) } }],
+      outputs: [{ name: `r${d}` }],
+    };
+  }
+  return {
+    inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+    outputs: [{ name: 'y' }],
+    inits: condInits(),
+    nodes: [...evenWidth('x'), { op: 'If', name: 'if0', inputs: ['cond'], outputs: ['y'], attrs: { then_branch: { g }, else_branch: identity(0) } }],
+  };
+}
+
+test('If nested 30 deep is inlined', () => compare(deepIf(30), 4));
+
+// Protobuf written by hand: protobufjs's encoder itself recurses per level and overflows the JS
+// stack long before 3000.
+const varint = (v) => {
+  const b = [];
+  for (; v >= 0x80; v = Math.floor(v / 128)) b.push((v & 0x7f) | 0x80);
+  b.push(v);
+  return Buffer.from(b);
+};
+const msg = (tag, payload) => Buffer.concat([varint(tag * 8 + 2), varint(payload.length), payload]);
+const str = (tag, s) => msg(tag, Buffer.from(s));
+const int = (tag, v) => Buffer.concat([varint(tag * 8), varint(v)]);
+const node = (op, inputs, outputs, attrs = []) =>
+  Buffer.concat([...inputs.map((x) => str(1, x)), ...outputs.map((x) => str(2, x)), str(4, op), ...attrs]);
+const graphAttr = (name, graph) => msg(5, Buffer.concat([str(1, name), int(20, 5), msg(6, graph)]));
+
+test('If nested 3000 deep is a clear error, not a stack overflow', () => {
+  const depth = 3000;
+  let g = Buffer.concat([msg(1, node('Relu', ['x'], ['r'])), msg(12, str(1, 'r'))]);
+  for (let d = 0; d < depth; d++) g = Buffer.concat([msg(1, node('If', ['x'], [`r${d}`], [graphAttr('then_branch', g), graphAttr('else_branch', g.subarray(0, 0))])), msg(12, str(1, `r${d}`))]);
+  const dim = (v) => msg(1, int(1, v));
+  const input = msg(11, Buffer.concat([str(1, 'x'), msg(2, msg(1, Buffer.concat([int(1, 1), msg(2, Buffer.concat([1, 2, 3, 4].map(dim)))])))]));
+  const model = Buffer.concat([int(1, 7), msg(8, Buffer.concat([str(1, ''), int(2, 13)])), msg(7, Buffer.concat([g, input]))]);
+  const file = path.join(tmpdir(), 'deep_if.onnx');
+  fs.writeFileSync(file, model);
+  const r = nnfold('native', ['run', file], { allowFail: true });
+  assert.equal(r.status, 1, r.stderr);
+  assert.ok(r.stderr.includes('sub-graphs (If/Loop bodies) nested more than 32 deep'), r.stderr);
+});
