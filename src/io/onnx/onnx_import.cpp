@@ -45,7 +45,8 @@ const std::map<std::string, OpFn>& op_table() {
 
 bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
-                                            "Not", "And", "Or", "Mod", "Sign"};
+                                            "Not", "And", "Or", "Mod", "Sign",
+                                            "ScatterND", "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
 }
 

@@ -79,6 +79,8 @@ void append_outer_refs(std::vector<Node>& nodes);
 // means the op has no folder (the node is then translated to layers).
 Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& out,
                  bool& done);
+// ScatterND, ScatterElements/Scatter and GatherElements on constants (onnx_fold_scatter.cpp).
+Status fold_scatter_gather(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out);
 // Limit for a tensor folded at import (elements), so a hostile ConstantOfShape cannot exhaust memory.
 constexpr uint64_t kMaxFoldElements = uint64_t(1) << 26;
 

@@ -203,3 +203,40 @@ test('If nested 3000 deep is a clear error, not a stack overflow', () => {
   assert.equal(r.status, 1, r.stderr);
   assert.ok(r.stderr.includes('sub-graphs (If/Loop bodies) nested more than 32 deep'), r.stderr);
 });
+
+// ScatterND / ScatterElements / GatherElements on constants fold at import (Swin's mask: slice
+// assignment on zeros); the result then scales the input so that onnxruntime checks the values.
+function foldedScale(op, inits, attrs = {}) {
+  return {
+    opset: 16,
+    inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+    outputs: [{ name: 'y' }],
+    inits,
+    nodes: [
+      { op, name: 'scatter', inputs: inits.map((t) => t.name), outputs: ['s'], attrs },
+      { op: 'Mul', inputs: ['x', 's'], outputs: ['y'] },
+    ],
+  };
+}
+const zeros = (name, dims) => tensor(name, dims, new Float32Array(numel(dims)));
+
+test('ScatterND on constants folds (rows of the last axis, negative indices)', () => compare(foldedScale('ScatterND', [
+  zeros('data', [1, 2, 3, 4]), i64('idx', [0, 1, 2, 0, 0, 0, 0, -1, -2], [3, 3]), w('upd', [3, 4], 41)]), 5));
+test('ScatterND on constants folds (whole planes)', () => compare(foldedScale('ScatterND', [
+  zeros('data', [1, 2, 3, 4]), i64('idx', [0, -1], [1, 1, 2]), w('upd', [1, 1, 3, 4], 48)]), 9));
+test('ScatterND on constants with reduction add and full-index tuples', () => compare(foldedScale('ScatterND', [
+  w('data', [1, 2, 3, 4], 42), i64('idx', [0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 0], [3, 4]), w('upd', [3], 43)], { reduction: 'add' }), 6));
+test('ScatterElements on constants folds (axis 2)', () => compare(foldedScale('ScatterElements', [
+  zeros('data', [1, 2, 3, 4]), i64('idx', [2, 0, 1, 0, 1, 2, 0, -1], [1, 2, 1, 4]), w('upd', [1, 2, 1, 4], 44)], { axis: 2 }), 7));
+test('GatherElements on constants folds (axis -1)', () => compare(foldedScale('GatherElements', [
+  w('data', [1, 2, 3, 5], 45), i64('idx', Array.from({ length: 24 }, (_, k) => (k * 7) % 5 - 2), [1, 2, 3, 4])], { axis: -1 }), 8));
+
+test('ScatterND on a value computed at run time: a clear error naming the node', () => refusal({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+  outputs: [{ name: 'y' }],
+  inits: [i64('idx', [0, 1], [1, 2]), w('upd', [1, 3, 4], 46)],
+  nodes: [{ op: 'ScatterND', name: 'assign', inputs: ['x', 'idx', 'upd'], outputs: ['y'] }],
+}, "node 'assign' (ScatterND): needs constant inputs"));
+
+test('ScatterND with an index out of range: a clear error', () => refusal(foldedScale('ScatterND', [
+  zeros('data', [1, 2, 3, 4]), i64('idx', [0, 5], [1, 2]), w('upd', [1, 3, 4], 47)]), 'index 5 is outside [-2, 1]'));
