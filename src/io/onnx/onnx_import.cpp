@@ -38,6 +38,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_nn_ops(m);
         register_shape_ops(m);
         register_control_ops(m);
+        register_scatter_ops(m);
         return m;
     }();
     return t;
@@ -46,7 +47,7 @@ const std::map<std::string, OpFn>& op_table() {
 bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
                                             "Not", "And", "Or", "Mod", "Sign",
-                                            "ScatterND", "ScatterElements", "Scatter", "GatherElements"};
+                                            "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
 }
 

@@ -22,7 +22,6 @@ const refused = {
   'text_encoder.onnx': [[], "input 'ids' has element type int64; nnfold runs float32 inputs only"],
   'vit_block.onnx': [[], "node '/attn/Transpose' (Transpose) output '/attn/Transpose_output_0': tensor of shape [3,1,4,20,12]"],
   'swin_block.onnx': [[], "node '/Reshape_11' (Reshape) output '/Reshape_11_output_0': tensor of shape [1,2,4,2,4,16]"],
-  'yolov5_head.onnx': [[], "node '/ScatterND' (ScatterND): needs constant inputs"],
 };
 // file -> further input shapes to compare (a model whose graph depends on the shapes)
 const variants = {

@@ -231,12 +231,41 @@ test('ScatterElements on constants folds (axis 2)', () => compare(foldedScale('S
 test('GatherElements on constants folds (axis -1)', () => compare(foldedScale('GatherElements', [
   w('data', [1, 2, 3, 5], 45), i64('idx', Array.from({ length: 24 }, (_, k) => (k * 7) % 5 - 2), [1, 2, 3, 4])], { axis: -1 }), 8));
 
-test('ScatterND on a value computed at run time: a clear error naming the node', () => refusal({
+// ScatterND on values computed at run time: the nnfold.ScatterND extension layer (constant
+// indices become dense offsets at import).
+function runtimeScatter(dataShape, idx, idxShape, updShape, attrs = {}) {
+  return {
+    opset: 16,
+    inputs: [{ name: 'x', shape: dataShape }, { name: 'u', shape: updShape }],
+    outputs: [{ name: 'y' }],
+    inits: [i64('idx', idx, idxShape)],
+    nodes: [
+      { op: 'Sigmoid', inputs: ['x'], outputs: ['s'] },
+      { op: 'ScatterND', name: 'assign', inputs: ['s', 'idx', 'u'], outputs: ['t'], attrs },
+      { op: 'Relu', inputs: ['t'], outputs: ['y'] },
+    ],
+  };
+}
+test('ScatterND at run time: rows of a 4-D tensor', () => compare(runtimeScatter([1, 2, 3, 4], [0, 1, 2, 0, 0, -1], [2, 3], [2, 4]), 10));
+test('ScatterND at run time: single elements with reduction mul', () =>
+  compare(runtimeScatter([1, 3, 5], [0, 2, 4, 0, 0, 0, 0, 1, 3], [3, 3], [3], { reduction: 'mul' }), 11));
+test('ScatterND at run time: a YOLOv5-style [..., 0:2] assignment on [1, 3, 4, 5, 8]', () => {
+  // indices for y[..., 0:2]: every (0, a, i, j, c) with c in {0, 1}, as torch exports it
+  const idx = [];
+  for (let a = 0; a < 3; a++) for (let i = 0; i < 4; i++) for (let j = 0; j < 5; j++) for (let c = 0; c < 2; c++) idx.push(0, a, i, j, c);
+  return compare(runtimeScatter([1, 3, 4, 5, 8], idx, [1, 3, 4, 5, 2, 5], [1, 3, 4, 5, 2]), 12);
+});
+
+test('ScatterND with indices computed at run time: a clear error naming the node', () => refusal({
   inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
   outputs: [{ name: 'y' }],
-  inits: [i64('idx', [0, 1], [1, 2]), w('upd', [1, 3, 4], 46)],
-  nodes: [{ op: 'ScatterND', name: 'assign', inputs: ['x', 'idx', 'upd'], outputs: ['y'] }],
-}, "node 'assign' (ScatterND): needs constant inputs"));
+  inits: [w('upd', [1, 2, 3, 1], 46)],
+  nodes: [
+    { op: 'Floor', inputs: ['x'], outputs: ['fl'] },
+    { op: 'Cast', inputs: ['fl'], outputs: ['idx'], attrs: { to: 7 } },
+    { op: 'ScatterND', name: 'assign', inputs: ['x', 'idx', 'upd'], outputs: ['y'] },
+  ],
+}, "node 'assign' (ScatterND): its indices are computed at run time"));
 
 test('ScatterND with an index out of range: a clear error', () => refusal(foldedScale('ScatterND', [
   zeros('data', [1, 2, 3, 4]), i64('idx', [0, 5], [1, 2]), w('upd', [1, 3, 4], 47)]), 'index 5 is outside [-2, 1]'));
