@@ -39,6 +39,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_shape_ops(m);
         register_control_ops(m);
         register_scatter_ops(m);
+        register_logic_ops(m);
         return m;
     }();
     return t;

@@ -269,3 +269,15 @@ test('ScatterND with indices computed at run time: a clear error naming the node
 
 test('ScatterND with an index out of range: a clear error', () => refusal(foldedScale('ScatterND', [
   zeros('data', [1, 2, 3, 4]), i64('idx', [0, 5], [1, 2]), w('upd', [1, 3, 4], 47)]), 'index 5 is outside [-2, 1]'));
+
+// Not on a mask computed at run time (torch's `~mask`), held as 0/1 floats.
+test('Not on a runtime mask, used by Where', () => compare({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+  outputs: [{ name: 'y' }],
+  inits: [tensor('half', [], [0.25])],
+  nodes: [
+    { op: 'Greater', inputs: ['x', 'half'], outputs: ['m'] },
+    { op: 'Not', inputs: ['m'], outputs: ['nm'] },
+    { op: 'Where', inputs: ['nm', 'x', 'half'], outputs: ['y'] },
+  ],
+}, 13));
