@@ -40,6 +40,8 @@ const std::map<std::string, OpFn>& op_table() {
         register_control_ops(m);
         register_scatter_ops(m);
         register_logic_ops(m);
+        register_gather_ops(m);
+        register_expand_ops(m);
         return m;
     }();
     return t;
@@ -128,9 +130,12 @@ Status Importer::resolve_input_shapes(const std::map<std::string, Tensor>& const
             if (d <= 0 || d > 0x7fffffff)
                 return invalid_argument("input " + quote(vi.name) + ": shape " + dims_str(shape) +
                                         " must have positive dimensions");
-        if (vi.elem_type != kFloat && vi.elem_type != kUndefined)
+        // integer and boolean inputs (token ids, masks) are held as float32 values inside the
+        // graph like every runtime tensor (CONVENTIONS section 4); their type stays in the IoMap
+        if (vi.elem_type != kFloat && vi.elem_type != kUndefined && vi.elem_type != kInt32 &&
+            vi.elem_type != kInt64 && vi.elem_type != kBool)
             return unsupported("input " + quote(vi.name) + " has element type " + data_type_name(vi.elem_type) +
-                               "; nnfold runs float32 inputs only");
+                               "; nnfold runs float32, int32, int64 and bool inputs");
         shapes[vi.name] = shape;
     }
     return Status::ok();
@@ -244,11 +249,13 @@ Status Importer::define_inputs(const std::vector<const ValueInfo*>& inputs, cons
         Value v;
         v.defined = true;
         v.shape = shape;
-        v.dtype = kFloat;
+        v.dtype = vi->elem_type == kUndefined ? kFloat : vi->elem_type;
         v.blob = b;
         values_[vi->name] = v;
         IoEntry e;
         e.name = vi->name;
+        if (v.dtype != kFloat)
+            e.dtype = data_type_name(v.dtype);  // int32, int64 or bool
         e.blob = g.blobs[b].name;
         auto ab = absorbed.find(vi->name);
         if (ab != absorbed.end()) {

@@ -70,6 +70,10 @@ void register_shape_ops(std::map<std::string, OpFn>& t);
 void register_control_ops(std::map<std::string, OpFn>& t);
 void register_scatter_ops(std::map<std::string, OpFn>& t);
 void register_logic_ops(std::map<std::string, OpFn>& t);
+// After register_shape_ops: wraps its Gather (constant indices) for runtime indices.
+void register_gather_ops(std::map<std::string, OpFn>& t);
+// After register_shape_ops: wraps its Expand (views) for an Expand that repeats data.
+void register_expand_ops(std::map<std::string, OpFn>& t);
 // Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
 bool fold_only_op(const std::string& op);
 // Appends to each node with sub-graphs (If) the enclosing-scope values those sub-graphs read, as
