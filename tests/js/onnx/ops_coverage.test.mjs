@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DataType, Rng, makeModel, nnfold, numel, relErr, runNnfold, runOrt, selectedRunners, tensor, tmpdir } from './harness.mjs';
+import ort from 'onnxruntime-node';
+import { DataType, Rng, makeModel, nnfold, numel, relErr, runNnfold, selectedRunners, tensor, tmpdir } from './harness.mjs';
 
 const budget = { native: 1e-4, base: 1e-4, simd: 1e-4 + 1e-4 + 1e-3 };
 const I64 = DataType.INT64;
@@ -19,10 +20,27 @@ function i64(name, values, dims = [values.length]) { return tensor(name, dims, v
 // native build's converted .param/.bin) on seeded inputs; every output within budget.
 async function compare(spec, seed) {
   const rng = new Rng(seed);
-  const feeds = {};
-  for (const i of spec.inputs) feeds[i.name] = { data: rng.fill(numel(i.shape)), shape: i.shape };
+  const feeds = {}, ortFeeds = {};
+  for (const i of spec.inputs) {
+    const n = numel(i.shape);
+    if (i.type === DataType.INT64 || i.type === DataType.INT32) {
+      // integer inputs (token ids) in [lo, hi]; nnfold reads them as .f32 files of their values
+      const [lo, hi] = i.range;
+      const v = Array.from({ length: n }, () => lo + (rng.nextU32() % (hi - lo + 1)));
+      feeds[i.name] = { data: Float32Array.from(v), shape: i.shape };
+      ortFeeds[i.name] = i.type === DataType.INT64
+        ? new ort.Tensor('int64', BigInt64Array.from(v, (x) => BigInt(x)), i.shape)
+        : new ort.Tensor('int32', Int32Array.from(v), i.shape);
+    } else {
+      feeds[i.name] = { data: rng.fill(n), shape: i.shape };
+      ortFeeds[i.name] = new ort.Tensor('float32', feeds[i.name].data, i.shape);
+    }
+  }
   const bytes = makeModel(spec);
-  const ref = await runOrt(bytes, feeds);
+  const sess = await ort.InferenceSession.create(bytes);
+  const res = await sess.run(ortFeeds);
+  const ref = {};
+  for (const name of sess.outputNames) ref[name] = { data: Float32Array.from(res[name].data, Number), shape: res[name].dims.map(Number) };
   const tmp = tmpdir();
   const file = path.join(tmp, 'model.onnx');
   fs.writeFileSync(file, bytes);
@@ -281,3 +299,35 @@ test('Not on a runtime mask, used by Where', () => compare({
     { op: 'Where', inputs: ['nm', 'x', 'half'], outputs: ['y'] },
   ],
 }, 13));
+
+// Integer graph inputs (CONVENTIONS section 4): held as float32 values inside the graph.
+test('int64 token ids: an embedding lookup (Gather with runtime indices, negative ones too) and a padding mask', () => compare({
+  inputs: [{ name: 'ids', shape: [1, 7], type: DataType.INT64, range: [-3, 9] }],
+  outputs: [{ name: 'y' }, { name: 'mask' }],
+  inits: [w('table', [10, 6], 51), i64('zero', [0], [])],
+  nodes: [
+    { op: 'Gather', inputs: ['table', 'ids'], outputs: ['emb'], attrs: { axis: 0 } },
+    { op: 'Relu', inputs: ['emb'], outputs: ['y'] },
+    { op: 'Equal', inputs: ['ids', 'zero'], outputs: ['m'] },
+    { op: 'Cast', inputs: ['m'], outputs: ['mask'], attrs: { to: 1 } },
+  ],
+}, 14));
+test('int32 indices gathering along a middle axis of a runtime tensor', () => compare({
+  inputs: [{ name: 'x', shape: [1, 3, 5, 4] }, { name: 'i', shape: [2, 3], type: DataType.INT32, range: [-5, 4] }],
+  outputs: [{ name: 'y' }],
+  nodes: [{ op: 'Gather', inputs: ['x', 'i'], outputs: ['y'], attrs: { axis: 2 } }],
+}, 15));
+test('Expand that repeats a runtime mask over heads', () => compare({
+  inputs: [{ name: 'x', shape: [1, 1, 1, 6] }],
+  outputs: [{ name: 'y' }],
+  inits: [i64('shape', [1, 4, 6, 6])],
+  nodes: [
+    { op: 'Sigmoid', inputs: ['x'], outputs: ['s'] },
+    { op: 'Expand', inputs: ['s', 'shape'], outputs: ['y'] },
+  ],
+}, 16));
+test('an int8 input: a clear error naming the types nnfold runs', () => refusal({
+  inputs: [{ name: 'q', shape: [1, 4], type: DataType.INT8 }],
+  outputs: [{ name: 'y' }],
+  nodes: [{ op: 'Cast', inputs: ['q'], outputs: ['y'], attrs: { to: 1 } }],
+}, "input 'q' has element type int8; nnfold runs float32, int32, int64 and bool inputs"));
