@@ -331,3 +331,44 @@ test('an int8 input: a clear error naming the types nnfold runs', () => refusal(
   outputs: [{ name: 'y' }],
   nodes: [{ op: 'Cast', inputs: ['q'], outputs: ['y'], attrs: { to: 1 } }],
 }, "input 'q' has element type int8; nnfold runs float32, int32, int64 and bool inputs"));
+
+// CLI files for integer inputs: .i32 (int32) and .u8, read as the values; beyond +-2^24 is an error.
+test('the CLI reads .i32 and .u8 input files as values; an int32 beyond 2^24 is invalid_argument', async () => {
+  const spec = {
+    inputs: [{ name: 'ids', shape: [1, 5], type: DataType.INT64 }, { name: 'keep', shape: [1, 5], type: DataType.BOOL }],
+    outputs: [{ name: 'y' }],
+    inits: [w('table', [10, 3], 61)],
+    nodes: [
+      { op: 'Gather', inputs: ['table', 'ids'], outputs: ['emb'], attrs: { axis: 0 } },
+      { op: 'Cast', inputs: ['keep'], outputs: ['kf'], attrs: { to: 1 } },
+      { op: 'Unsqueeze', inputs: ['kf', 'ax'], outputs: ['k3'] },
+      { op: 'Mul', inputs: ['emb', 'k3'], outputs: ['y'] },
+    ],
+  };
+  spec.inits.push(i64('ax', [2]));
+  const ids = [3, 0, 9, 4, 7], keep = [1, 0, 1, 1, 0];
+  const bytes = makeModel(spec);
+  const sess = await ort.InferenceSession.create(bytes);
+  const res = await sess.run({
+    ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, 5]),
+    keep: new ort.Tensor('bool', Uint8Array.from(keep), [1, 5]),
+  });
+  const tmp = tmpdir();
+  const file = path.join(tmp, 'm.onnx');
+  fs.writeFileSync(file, bytes);
+  fs.writeFileSync(path.join(tmp, 'ids.i32'), Buffer.from(Int32Array.from(ids).buffer));
+  fs.writeFileSync(path.join(tmp, 'keep.u8'), Buffer.from(Uint8Array.from(keep)));
+  const r = nnfold('native', ['run', file, '--output-dir', tmp, '--input', `ids=${tmp}/ids.i32`, '--input', `keep=${tmp}/keep.u8`]);
+  const out = JSON.parse(r.stdout).outputs.find((o) => o.name === 'y');
+  const buf = fs.readFileSync(path.join(tmp, out.file));
+  const got = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+  assert.ok(relErr(Float32Array.from(res.y.data), got) <= budget.native);
+  fs.writeFileSync(path.join(tmp, 'big.i32'), Buffer.from(Int32Array.from([3, 0, (1 << 24) + 1, 4, 7]).buffer));
+  const bad = nnfold('native', ['run', file, '--input', `ids=${tmp}/big.i32`, '--input', `keep=${tmp}/keep.u8`], { allowFail: true });
+  assert.equal(bad.status, 1, bad.stderr);
+  assert.match(bad.stderr, /value 16777217 at 2 is beyond \+-2\^24/);
+  fs.writeFileSync(path.join(tmp, 'three.u8'), Buffer.from([1, 2, 3]));
+  const short = nnfold('native', ['run', file, '--input', `ids=${tmp}/three.u8`], { allowFail: true });
+  assert.equal(short.status, 1, short.stderr);
+  assert.ok(short.stderr.includes("three.u8 holds 3 values; input 'ids' needs 5"), short.stderr);
+});
