@@ -372,3 +372,23 @@ test('the CLI reads .i32 and .u8 input files as values; an int32 beyond 2^24 is 
   assert.equal(short.status, 1, short.stderr);
   assert.ok(short.stderr.includes("three.u8 holds 3 values; input 'ids' needs 5"), short.stderr);
 });
+
+test('random inputs for an int64 input are integers in [0, 7] (valid ids for a table of 8 rows)', () => {
+  const tmp = tmpdir();
+  const file = path.join(tmp, 'm.onnx');
+  // the table's rows are 0..7, so the output repeats the ids drawn
+  const table = tensor('table', [8, 1], [0, 1, 2, 3, 4, 5, 6, 7]);
+  fs.writeFileSync(file, makeModel({
+    inputs: [{ name: 'ids', shape: [1, 64], type: DataType.INT64 }],
+    outputs: [{ name: 'y' }],
+    inits: [table],
+    nodes: [{ op: 'Gather', inputs: ['table', 'ids'], outputs: ['y'], attrs: { axis: 0 } }],
+  }));
+  const r = nnfold('native', ['run', file, '--output-dir', tmp]);
+  const out = JSON.parse(r.stdout).outputs[0];
+  const buf = fs.readFileSync(path.join(tmp, out.file));
+  const ids = Array.from(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
+  assert.equal(ids.length, 64);
+  assert.ok(ids.every((v) => Number.isInteger(v) && v >= 0 && v <= 7), ids.join(','));
+  assert.ok(new Set(ids).size >= 6, `few distinct ids: ${ids.join(',')}`);
+});
