@@ -256,6 +256,9 @@ Status Importer::define_inputs(const std::vector<const ValueInfo*>& inputs, cons
         e.name = vi->name;
         if (v.dtype != kFloat)
             e.dtype = data_type_name(v.dtype);  // int32, int64 or bool
+        for (auto& p : vi->dim_params)
+            if (!p.empty())
+                e.dim_names = vi->dim_params;  // the exporter's names, "" where fixed
         e.blob = g.blobs[b].name;
         auto ab = absorbed.find(vi->name);
         if (ab != absorbed.end()) {
