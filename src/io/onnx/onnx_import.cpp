@@ -40,6 +40,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_control_ops(m);
         register_scatter_ops(m);
         register_logic_ops(m);
+        register_cumsum_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
         return m;

@@ -70,6 +70,7 @@ void register_shape_ops(std::map<std::string, OpFn>& t);
 void register_control_ops(std::map<std::string, OpFn>& t);
 void register_scatter_ops(std::map<std::string, OpFn>& t);
 void register_logic_ops(std::map<std::string, OpFn>& t);
+void register_cumsum_ops(std::map<std::string, OpFn>& t);
 // After register_shape_ops: wraps its Gather (constant indices) for runtime indices.
 void register_gather_ops(std::map<std::string, OpFn>& t);
 // After register_shape_ops: wraps its Expand (views) for an Expand that repeats data.

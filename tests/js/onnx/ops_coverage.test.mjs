@@ -392,3 +392,21 @@ test('random inputs for an int64 input are integers in [0, 7] (valid ids for a t
   assert.ok(ids.every((v) => Number.isInteger(v) && v >= 0 && v <= 7), ids.join(','));
   assert.ok(new Set(ids).size >= 6, `few distinct ids: ${ids.join(',')}`);
 });
+
+// CumSum as ncnn's CumulativeSum (inclusive, forward).
+const cumsum = (shape, axis) => ({
+  inputs: [{ name: 'x', shape }],
+  outputs: [{ name: 'y' }],
+  inits: [i64('axis', [axis], [])],
+  nodes: [{ op: 'CumSum', inputs: ['x', 'axis'], outputs: ['y'] }],
+});
+test('CumSum on the last axis of [1, 3, 5]', () => compare(cumsum([1, 3, 5], -1), 17));
+test('CumSum on axis 1 of [1, 4, 6]', () => compare(cumsum([1, 4, 6], 1), 18));
+test('CumSum on axis 0 of [3, 5] and axis 2 of [1, 2, 3, 4]', async () => {
+  await compare(cumsum([3, 5], 0), 19);
+  await compare(cumsum([2, 3, 4], 2), 20);
+});
+test('CumSum with exclusive = 1: a clear error naming the attribute', () => refusal({
+  ...cumsum([1, 3, 5], 1),
+  nodes: [{ op: 'CumSum', name: 'cs', inputs: ['x', 'axis'], outputs: ['y'], attrs: { exclusive: 1 } }],
+}, "node 'cs' (CumSum): attribute exclusive = 1"));

@@ -1,5 +1,7 @@
-// nnfold.ScatterND (CONVENTIONS section 6) against hand-computed values: plain assignment and the
-// reductions, offsets given as a blob; offsets outside the data and bad params are errors.
+// The layers the ONNX importer added for issue 13, against hand-computed values: nnfold.ScatterND
+// (CONVENTIONS section 6; plain assignment and the reductions, offsets given as a blob; offsets
+// outside the data and bad params are errors), nnfold.Gather (runtime indices) and ncnn's
+// CumulativeSum.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -79,6 +81,42 @@ TEST(ScatterNDLayer, BadParamsAndShapesAreErrors) {
                          {"u", make_mat({6}, std::vector<float>(6, 1.f))}},
                         {}, outs);
     EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch) << st.message();
+}
+
+TEST(GatherLayer, RowsByFloatIndicesNegativeWrapAndErrors) {
+    // data [outer 2, dim 3, inner 2] = 0..11; indices [2, -1] -> rows 2 and 2 of each outer block
+    std::vector<float> d(12);
+    for (int i = 0; i < 12; i++)
+        d[i] = (float)i;
+    const char* text =
+        "7767517\n3 3\nInput d 0 1 d 0=12\nInput i 0 1 i 0=2\nnnfold.Gather g 2 1 d i y 0=2 1=3 2=2\n";
+    Graph g = test::graph_from_text(text);
+    auto out = run_graph(g, {{"d", make_mat({12}, d)}, {"i", make_mat({2}, {2, -1})}});
+    EXPECT_EQ(to_vector(out["y"]), (std::vector<float>{4, 5, 4, 5, 10, 11, 10, 11}));
+    for (float bad : {3.f, -4.f, 0.5f}) {
+        Graph g2 = test::graph_from_text(text);
+        Net net;
+        ASSERT_TRUE(net.load(std::move(g2)).is_ok());
+        std::map<std::string, Mat> outs;
+        Status st = net.run({{"d", make_mat({12}, d)}, {"i", make_mat({2}, {0, bad})}}, {}, outs);
+        EXPECT_EQ(st.code(), ErrorCode::InvalidArgument) << bad << ": " << st.message();
+    }
+}
+
+TEST(CumulativeSumLayer, EachAxisOf2DAnd3D) {
+    // [h=2, w=3] = 1..6
+    const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+    const std::vector<std::vector<float>> want2 = {{1, 2, 3, 5, 7, 9}, {1, 3, 6, 4, 9, 15}};
+    for (int axis : {0, 1, -1}) {
+        Graph g = test::graph_from_text("7767517\n2 2\nInput x 0 1 x 0=3 1=2\nCumulativeSum c 1 1 x y 0=" +
+                                        std::to_string(axis) + "\n");
+        auto out = run_graph(g, {{"x", make_mat({2, 3}, x)}});
+        EXPECT_EQ(to_vector(out["y"]), want2[axis == 0 ? 0 : 1]) << axis;
+    }
+    // [c=2, h=1, w=3]: axis 0 adds the channels
+    Graph g = test::graph_from_text("7767517\n2 2\nInput x 0 1 x 0=3 1=1 2=2\nCumulativeSum c 1 1 x y 0=0\n");
+    auto out = run_graph(g, {{"x", make_mat({2, 1, 3}, x)}});
+    EXPECT_EQ(to_vector(out["y"]), (std::vector<float>{1, 2, 3, 5, 7, 9}));
 }
 
 }  // namespace
