@@ -43,6 +43,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_cumsum_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
+        register_clip_ops(m);
         return m;
     }();
     return t;

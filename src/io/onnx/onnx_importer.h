@@ -75,6 +75,8 @@ void register_cumsum_ops(std::map<std::string, OpFn>& t);
 void register_gather_ops(std::map<std::string, OpFn>& t);
 // After register_shape_ops: wraps its Expand (views) for an Expand that repeats data.
 void register_expand_ops(std::map<std::string, OpFn>& t);
+// After register_elementwise_ops: wraps its Clip (constant bounds) for bounds computed at run time.
+void register_clip_ops(std::map<std::string, OpFn>& t);
 // Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
 bool fold_only_op(const std::string& op);
 // Appends to each node with sub-graphs (If) the enclosing-scope values those sub-graphs read, as

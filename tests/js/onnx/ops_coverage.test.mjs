@@ -410,3 +410,35 @@ test('CumSum with exclusive = 1: a clear error naming the attribute', () => refu
   ...cumsum([1, 3, 5], 1),
   nodes: [{ op: 'CumSum', name: 'cs', inputs: ['x', 'axis'], outputs: ['y'], attrs: { exclusive: 1 } }],
 }, "node 'cs' (CumSum): attribute exclusive = 1"));
+
+// Clip/Min/Max/Pow with operands computed in the graph, and a scalar (rank 0) graph input.
+test('Clip whose lower bound is computed (max - 0.5), upper bound constant', () => compare({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }],
+  outputs: [{ name: 'y' }],
+  inits: [tensor('h', [], [0.5]), tensor('top', [], [0.8])],
+  nodes: [
+    { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } },
+    { op: 'Sub', inputs: ['m', 'h'], outputs: ['lo'] },
+    { op: 'Clip', inputs: ['x', 'lo', 'top'], outputs: ['y'] },
+  ],
+}, 21));
+test('Clip with only a computed upper bound (min given as empty)', () => compare({
+  inputs: [{ name: 'x', shape: [1, 3, 5] }],
+  outputs: [{ name: 'y' }],
+  nodes: [
+    { op: 'ReduceMean', inputs: ['x'], outputs: ['hi'], attrs: { keepdims: 0 } },
+    { op: 'Clip', inputs: ['x', '', 'hi'], outputs: ['y'] },
+  ],
+}, 22));
+test('Pow with a runtime exponent, Max of three operands, a scalar graph input', () => compare({
+  inputs: [{ name: 'x', shape: [1, 2, 3, 4] }, { name: 'e', shape: [1, 2, 3, 4] }, { name: 's', shape: [] }],
+  outputs: [{ name: 'p' }, { name: 'mx' }, { name: 'ms' }],
+  inits: [tensor('c', [], [0.1])],
+  nodes: [
+    { op: 'Abs', inputs: ['x'], outputs: ['a'] },
+    { op: 'Add', inputs: ['a', 'c'], outputs: ['a1'] },
+    { op: 'Pow', inputs: ['a1', 'e'], outputs: ['p'] },
+    { op: 'Max', inputs: ['x', 'e', 'c'], outputs: ['mx'] },
+    { op: 'Mul', inputs: ['x', 's'], outputs: ['ms'] },
+  ],
+}, 23));
