@@ -202,6 +202,7 @@ IoInfo mapped_info(const IoEntry& e) {
     r.mapped = true;
     r.blob = e.blob;
     r.layout = e.layout;
+    r.dtype = e.dtype;
     return r;
 }
 
@@ -432,6 +433,17 @@ Status ModelHandle::make_input(const IoInfo& io, Rng& rng, Mat& m) const {
         NF_RETURN_IF_ERROR(m.create(io.shape));
     }
     fill_uniform(m, rng);
+    // Integer inputs (token ids, indices) get integers in [0, 7], valid ids for any table of 8 rows
+    // or more; booleans 0 or 1. Each takes one uniform draw like a float, so the stream of the
+    // other inputs does not change.
+    if (io.dtype != "float32") {
+        const bool is_bool = io.dtype == "bool";
+        const size_t n = m.shape().total();
+        for (size_t k = 0; k < n; k++) {
+            const float u = m.data[k];  // [-1, 1)
+            m.data[k] = is_bool ? (u >= 0.f ? 1.f : 0.f) : std::min(7.f, std::floor((u + 1.f) * 4.f));
+        }
+    }
     return Status::ok();
 }
 

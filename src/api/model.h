@@ -49,6 +49,9 @@ struct IoInfo {
     bool mapped = false;  // presented through the io map
     std::string blob;     // the ncnn blob (== name when not mapped)
     std::string layout;   // mapped: "NHWC" when the blob holds a transposed tensor, else ""
+    // Element type at the interface: "float32", or for an ONNX integer/boolean input "int32",
+    // "int64", "bool" (held as float32 values inside the graph, docs/shapes-and-files.md).
+    std::string dtype = "float32";
 };
 
 // Called between steps of a long operation with (done, total); returning false cancels it

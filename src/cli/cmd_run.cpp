@@ -17,6 +17,40 @@
 namespace nnfold {
 namespace cli {
 
+// An input file as float32 bytes: .f32 as is; .i32 (little-endian int32) and .u8 (bool/uint8)
+// converted to the float32 values the graph holds (docs/shapes-and-files.md). Integers beyond +-2^24,
+// which float32 cannot hold exactly, are invalid_argument. `values` is the file's element count.
+static Status read_input_file(const std::string& path, std::vector<uint8_t>& bytes, uint64_t& values) {
+    NF_RETURN_IF_ERROR(read_file(path, bytes));
+    auto ends = [&](const char* ext) {
+        size_t n = std::strlen(ext);
+        return path.size() >= n && path.compare(path.size() - n, n, ext) == 0;
+    };
+    const size_t es = ends(".u8") ? 1 : 4;
+    if (bytes.size() % es != 0)
+        return invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
+                                std::to_string(es) + "-byte values");
+    values = bytes.size() / es;
+    if (!ends(".i32") && !ends(".u8"))
+        return Status::ok();
+    std::vector<float> f(values);
+    for (uint64_t k = 0; k < values; k++) {
+        if (es == 1) {
+            f[k] = (float)bytes[k];
+            continue;
+        }
+        int32_t v;
+        std::memcpy(&v, bytes.data() + k * 4, 4);
+        if (v > (1 << 24) || v < -(1 << 24))
+            return invalid_argument(path + ": value " + std::to_string(v) + " at " + std::to_string(k) +
+                                    " is beyond +-2^24, which float32 cannot hold exactly inside the graph");
+        f[k] = (float)v;
+    }
+    bytes.resize(values * 4);
+    std::memcpy(bytes.data(), f.data(), bytes.size());
+    return Status::ok();
+}
+
 static const char* kRunHelp =
     "usage: nnfold run MODEL.param [MODEL.bin|null] [options]\n"
     "       nnfold run MODEL.onnx [options]\n"
@@ -28,6 +62,7 @@ static const char* kRunHelp =
     "\n"
     "options:\n"
     "  --input NAME=FILE.f32   raw little-endian float32 input, outermost-first, dense\n"
+    "                          (FILE.i32: int32 values within +-2^24; FILE.u8: bytes, e.g. a bool mask)\n"
     "  --shape NAME=c,h,w      input shape (needed when the model declares none); for .onnx\n"
     "                          models the full ONNX shape, e.g. --shape input=1,3,224,224\n"
     "  --seed N                seed for random weights and inputs (default 0)\n"
@@ -109,25 +144,27 @@ int cmd_run(int argc, char** argv) {
             uint64_t n = 1;
             for (int64_t d : io.dims)
                 n *= (uint64_t)d;
-            st = read_file(path, bytes);
+            uint64_t values = 0;
+            st = read_input_file(path, bytes, values);
             if (!st)
                 return report("run", st);
-            if (bytes.size() != n * 4)
-                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) + " bytes; input " +
-                                                      quote(io.name) + " needs " + std::to_string(n * 4)));
+            if (values != n)
+                return report("run", invalid_argument(path + " holds " + std::to_string(values) + " values; input " +
+                                                      quote(io.name) + " needs " + std::to_string(n)));
             st = m.create(io.shape.known() ? io.shape : Shape::d1((int)n));
         } else {
             Shape s = model.input_shape(name);
             if (!s.known())
                 return report("run", invalid_argument("input " + quote(name) +
                                                       " declares no shape; give one with --shape " + name + "=c,h,w"));
-            st = read_file(path, bytes);
+            uint64_t values = 0;
+            st = read_input_file(path, bytes, values);
             if (!st)
                 return report("run", st);
-            if (bytes.size() != s.total() * 4)
-                return report("run", invalid_argument(path + " has " + std::to_string(bytes.size()) +
-                                                      " bytes; input " + quote(name) + " of shape " + s.str() +
-                                                      " needs " + std::to_string(s.total() * 4)));
+            if (values != s.total())
+                return report("run", invalid_argument(path + " holds " + std::to_string(values) + " values; input " +
+                                                      quote(name) + " of shape " + s.str() + " needs " +
+                                                      std::to_string(s.total())));
             st = m.create(s);
         }
         if (!st)

@@ -49,6 +49,14 @@ json entry_json(const IoEntry& e) {
     j["perm"] = e.perm;
     j["ncnn_shape"] = shape_to_json(e.ncnn_shape);
     j["dtype"] = e.dtype;
+    json names = json::array();
+    for (size_t k = 0; k < e.shape.size(); k++) {
+        if (k < e.dim_names.size() && !e.dim_names[k].empty())
+            names.push_back(e.dim_names[k]);
+        else
+            names.push_back(nullptr);
+    }
+    j["dim_names"] = names;
     return j;
 }
 
@@ -88,6 +96,20 @@ Status entry_from_json(const json& j, IoEntry& e, const std::string& where) {
         return Status::ok();
     };
     NF_RETURN_IF_ERROR(ints("shape", e.shape, true));
+    auto dn = j.find("dim_names");
+    if (dn != j.end() && !dn->is_null()) {
+        if (!dn->is_array() || dn->size() != e.shape.size())
+            return invalid_model(where + ": \"dim_names\" must be an array with one entry per dimension");
+        bool any = false;
+        for (auto& v : *dn) {
+            if (!v.is_null() && !v.is_string())
+                return invalid_model(where + ": \"dim_names\" entries must be strings or null");
+            e.dim_names.push_back(v.is_string() ? v.get<std::string>() : std::string());
+            any = any || v.is_string();
+        }
+        if (!any)
+            e.dim_names.clear();
+    }
     std::vector<int64_t> perm, ns;
     NF_RETURN_IF_ERROR(ints("perm", perm, false));
     for (int64_t p : perm)
@@ -110,7 +132,7 @@ Status entry_from_json(const json& j, IoEntry& e, const std::string& where) {
 std::string IoMap::to_json() const {
     json j;
     j["format"] = "nnfold.io";
-    j["version"] = 1;
+    j["version"] = 2;
     j["inputs"] = json::array();
     j["outputs"] = json::array();
     for (auto& e : inputs)
@@ -130,8 +152,9 @@ Status IoMap::from_json(const std::string& text, IoMap& out) {
     }
     if (!j.is_object() || j.value("format", std::string()) != "nnfold.io")
         return invalid_model("io.json: not an nnfold io map (\"format\": \"nnfold.io\" missing)");
-    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int64_t>() != 1)
-        return unsupported("io.json: unsupported version (this nnfold reads version 1)");
+    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int64_t>() < 1 ||
+        j["version"].get<int64_t>() > 2)
+        return unsupported("io.json: unsupported version (this nnfold reads versions 1 and 2)");
     for (const char* side : {"inputs", "outputs"}) {
         if (!j.contains(side) || !j[side].is_array())
             return invalid_model(std::string("io.json: \"") + side + "\" must be an array");

@@ -29,6 +29,9 @@ struct IoEntry {
     std::vector<int> perm;           // see above; empty = identity
     Shape ncnn_shape;                // the blob's ncnn shape
     std::string dtype = "float32";   // original element type ("bool" for masks, ...)
+    // The exporter's symbolic name of each dimension of `shape` ("" where fixed); empty when
+    // unknown (a version 1 file, an output).
+    std::vector<std::string> dim_names;
 
     uint64_t numel() const;
 };
@@ -42,8 +45,9 @@ struct IoMap {
     // Entry by ncnn blob name, or nullptr.
     const IoEntry* find_by_blob(const std::string& blob) const;
 
-    // OUT.io.json: {"format": "nnfold.io", "version": 1, "inputs": [...], "outputs": [...]}, each
-    // entry {name, blob, shape, layout, perm, ncnn_shape, dtype}.
+    // OUT.io.json: {"format": "nnfold.io", "version": 2, "inputs": [...], "outputs": [...]}, each
+    // entry {name, blob, shape, layout, perm, ncnn_shape, dtype, dim_names (a name or null per
+    // dimension)}. Version 1 files (no dim_names) still load.
     std::string to_json() const;
     static Status from_json(const std::string& text, IoMap& out);
     // Checks that every entry is self-consistent (element counts, permutation).

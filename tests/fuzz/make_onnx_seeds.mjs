@@ -77,4 +77,9 @@ fs.writeFileSync(path.join(hostile, 'markup_names.onnx'), makeModel({ inputs: [v
 fs.writeFileSync(path.join(hostile, 'lstm_hidden_mismatch.onnx'), makeModel({ inputs: [vi('x', [6, 1, 3])], outputs: [vi('y')],
   nodes: [{ op: 'LSTM', inputs: ['x', 'W', 'R'], outputs: ['y'], attrs: { hidden_size: 4 }, name: 'lstm' }],
   inits: [tensor('W', [1, 20, 3], new Array(60).fill(0.1)), tensor('R', [1, 20, 5], new Array(100).fill(0.1))] }));
+// an If whose condition is computed from the input's values (nnfold inlines constant conditions only)
+const branch = (op) => ({ g: { name: op, inputs: [], nodes: [{ op, inputs: ['x'], outputs: [op] }], outputs: [vi(op)] } });
+fs.writeFileSync(path.join(hostile, 'if_runtime_condition.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } }, { op: 'Greater', inputs: ['m', 'z'], outputs: ['c'] }, { op: 'If', name: 'check', inputs: ['c'], outputs: ['y'], attrs: { then_branch: branch('Relu'), else_branch: branch('Neg') } }], inits: [tensor('z', [], [0])] }));
+// ScatterND on a runtime tensor with an index beyond the data's extent
+fs.writeFileSync(path.join(hostile, 'scatternd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ScatterND', name: 'assign', inputs: ['x', 'i', 'u'], outputs: ['y'] }], inits: [tensor('i', [1, 2], [0, 7], 7), tensor('u', [1, 4, 4], f(16))] }));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

@@ -106,6 +106,7 @@ struct DecodeError {
 class Context {
 public:
     std::vector<std::string> stack;
+    int graph_depth = 0;  // sub-graphs being decoded (kMaxGraphDepth)
     std::string str() const {
         std::string s;
         for (size_t i = stack.size(); i-- > 0;)
@@ -403,6 +404,25 @@ void decode_tensor(pbf_reader r, Tensor& t, Context& ctx, Scope& scope) {
         convert_typed(pl, n, t, ctx);
 }
 
+struct GraphLists {
+    std::vector<Node>& nodes;
+    std::vector<Tensor>& initializers;
+    std::vector<ValueInfo>& inputs;
+    std::vector<ValueInfo>& outputs;
+    std::vector<ValueInfo>& value_infos;
+};
+void decode_graph(pbf_reader r, GraphLists m, Context& ctx);
+
+// A sub-graph; nesting deeper than kMaxGraphDepth is refused before recursing further.
+void decode_subgraph(pbf_reader r, SubGraph& g, Context& ctx) {
+    if (ctx.graph_depth >= kMaxGraphDepth)  // the message leaves out the 32-level context
+        throw DecodeError{resource_limit("the model has sub-graphs (If/Loop bodies) nested more than " +
+                                         std::to_string(kMaxGraphDepth) + " deep, nnfold's limit")};
+    ctx.graph_depth++;
+    decode_graph(r, GraphLists{g.nodes, g.initializers, g.inputs, g.outputs, g.value_infos}, ctx);
+    ctx.graph_depth--;
+}
+
 void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
     bool has_type = false;
     int seen = kAttrUndefined;
@@ -440,12 +460,18 @@ void decode_attribute(pbf_reader r, Attribute& a, Context& ctx, Scope& scope) {
             break;
         }
         case 6:
-        case 11:
-            // sub-graphs: not decoded (If/Loop/Scan are unsupported operators)
-            expect_wire(r, pbf_wire_type::length_delimited, ctx, "g");
-            r.skip();
-            seen = kAttrGraph;
+        case 11: {
+            const bool single = r.tag() == 6;
+            pbf_reader gr = sub_message(r, ctx, single ? "g" : "graphs");
+            if (single)
+                a.graphs.clear();
+            auto sg = std::make_shared<SubGraph>();
+            Scope gs(ctx, "sub-graph");
+            decode_subgraph(gr, *sg, ctx);
+            a.graphs.push_back(std::move(sg));
+            seen = single ? kAttrGraph : kAttrGraphs;
             break;
+        }
         case 7:
             read_fixed(r, a.floats, ctx, "floats");
             seen = kAttrFloats;
@@ -538,7 +564,7 @@ void decode_value_info(pbf_reader r, ValueInfo& v, Context& ctx, Scope& scope) {
     }
 }
 
-void decode_graph(pbf_reader r, Model& m, Context& ctx) {
+void decode_graph(pbf_reader r, GraphLists m, Context& ctx) {
     while (next_field(r)) {
         switch (r.tag()) {
         case 1: {
@@ -605,7 +631,7 @@ Status decode_model(const uint8_t* data, size_t size, Model& m) {
             case 7: {
                 pbf_reader g = sub_message(r, ctx, "graph");
                 Scope s(ctx, "graph");
-                decode_graph(g, m, ctx);
+                decode_graph(g, GraphLists{m.nodes, m.initializers, m.inputs, m.outputs, m.value_infos}, ctx);
                 have_graph = true;
                 break;
             }

@@ -720,6 +720,8 @@ const std::map<std::string, FoldFn>& fold_table() {
         m["Tile"] = fold_expand_tile;
         m["Where"] = fold_where;
         m["Clip"] = fold_clip;
+        for (const char* op : {"ScatterND", "ScatterElements", "Scatter", "GatherElements"})
+            m[op] = [](const FoldCall& f, std::vector<Tensor>& o) { return fold_scatter_gather(f.n, f.in, o); };
         const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mod",
                                                      "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And",
                                                      "Or"};

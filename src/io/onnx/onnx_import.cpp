@@ -38,15 +38,22 @@ const std::map<std::string, OpFn>& op_table() {
         register_nn_ops(m);
         register_shape_ops(m);
         register_rnn_ops(m);
+        register_control_ops(m);
+        register_scatter_ops(m);
+        register_logic_ops(m);
+        register_cumsum_ops(m);
+        register_gather_ops(m);
+        register_expand_ops(m);
+        register_clip_ops(m);
         return m;
     }();
     return t;
 }
 
-// Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
-static bool fold_only_op(const std::string& op) {
+bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
-                                            "Not", "And", "Or", "Mod", "Sign"};
+                                            "Not", "And", "Or", "Mod", "Sign",
+                                            "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
 }
 
@@ -64,6 +71,7 @@ Status Importer::run() {
         return invalid_model("the ONNX graph declares no outputs");
 
     std::vector<Node> nodes = model.nodes;
+    append_outer_refs(nodes);
     std::set<std::string> available;
     for (auto& kv : consts)
         available.insert(kv.first);
@@ -125,9 +133,12 @@ Status Importer::resolve_input_shapes(const std::map<std::string, Tensor>& const
             if (d <= 0 || d > 0x7fffffff)
                 return invalid_argument("input " + quote(vi.name) + ": shape " + dims_str(shape) +
                                         " must have positive dimensions");
-        if (vi.elem_type != kFloat && vi.elem_type != kUndefined)
+        // integer and boolean inputs (token ids, masks) are held as float32 values inside the
+        // graph like every runtime tensor (docs/shapes-and-files.md); their type stays in the IoMap
+        if (vi.elem_type != kFloat && vi.elem_type != kUndefined && vi.elem_type != kInt32 &&
+            vi.elem_type != kInt64 && vi.elem_type != kBool)
             return unsupported("input " + quote(vi.name) + " has element type " + data_type_name(vi.elem_type) +
-                               "; nnfold runs float32 inputs only");
+                               "; nnfold runs float32, int32, int64 and bool inputs");
         shapes[vi.name] = shape;
     }
     return Status::ok();
@@ -241,11 +252,16 @@ Status Importer::define_inputs(const std::vector<const ValueInfo*>& inputs, cons
         Value v;
         v.defined = true;
         v.shape = shape;
-        v.dtype = kFloat;
+        v.dtype = vi->elem_type == kUndefined ? kFloat : vi->elem_type;
         v.blob = b;
         values_[vi->name] = v;
         IoEntry e;
         e.name = vi->name;
+        if (v.dtype != kFloat)
+            e.dtype = data_type_name(v.dtype);  // int32, int64 or bool
+        for (auto& p : vi->dim_params)
+            if (!p.empty())
+                e.dim_names = vi->dim_params;  // the exporter's names, "" where fixed
         e.blob = g.blobs[b].name;
         auto ab = absorbed.find(vi->name);
         if (ab != absorbed.end()) {

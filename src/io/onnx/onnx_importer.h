@@ -68,6 +68,22 @@ void register_elementwise_ops(std::map<std::string, OpFn>& t);
 void register_nn_ops(std::map<std::string, OpFn>& t);
 void register_shape_ops(std::map<std::string, OpFn>& t);
 void register_rnn_ops(std::map<std::string, OpFn>& t);  // onnx_ops_rnn.cpp
+void register_control_ops(std::map<std::string, OpFn>& t);
+void register_scatter_ops(std::map<std::string, OpFn>& t);
+void register_logic_ops(std::map<std::string, OpFn>& t);
+void register_cumsum_ops(std::map<std::string, OpFn>& t);
+// After register_shape_ops: wraps its Gather (constant indices) for runtime indices.
+void register_gather_ops(std::map<std::string, OpFn>& t);
+// After register_shape_ops: wraps its Expand (views) for an Expand that repeats data.
+void register_expand_ops(std::map<std::string, OpFn>& t);
+// After register_elementwise_ops: wraps its Clip (constant bounds) for bounds computed at run time.
+void register_clip_ops(std::map<std::string, OpFn>& t);
+// Ops that only ever fold (their inputs must be constant, or their result depends only on shapes).
+bool fold_only_op(const std::string& op);
+// Appends to each node with sub-graphs (If) the enclosing-scope values those sub-graphs read, as
+// extra inputs, so that sorting, liveness and the rewrites see the dependency
+// (onnx_ops_control.cpp).
+void append_outer_refs(std::vector<Node>& nodes);
 
 // The operators fold_node evaluates (sorted).
 std::vector<std::string> folded_operators();
@@ -75,6 +91,8 @@ std::vector<std::string> folded_operators();
 // means the op has no folder (the node is then translated to layers).
 Status fold_node(const Node& n, int64_t opset, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& out,
                  bool& done);
+// ScatterND, ScatterElements/Scatter and GatherElements on constants (onnx_fold_scatter.cpp).
+Status fold_scatter_gather(const Node& n, const std::vector<const Tensor*>& in, std::vector<Tensor>& out);
 // Limit for a tensor folded at import (elements), so a hostile ConstantOfShape cannot exhaust memory.
 constexpr uint64_t kMaxFoldElements = uint64_t(1) << 26;
 
@@ -149,6 +167,11 @@ public:
     Status define_runtime(size_t k, int blob, const Dims& shape, int dtype = kFloat);
     Status define_const(size_t k, Tensor t);
     Status define_alias(size_t k, const Value& v);
+
+    // --- control flow (onnx_ops_control.cpp) ---
+    // An If whose condition is a constant at import: the taken branch's nodes are translated in
+    // place of the If, whose outputs become the branch's outputs.
+    Status inline_if(const Node& n);
 
 private:
     std::map<std::string, Value> values_;

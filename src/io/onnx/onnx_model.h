@@ -1,11 +1,13 @@
 // The parts of an ONNX model (onnx/onnx.proto) the importer reads, decoded from protobuf with
 // protozero. Everything is copied out of the input buffer and checked while decoding: tensor
 // element counts against their dims, raw_data lengths against dims x element size, wire types
-// against the schema. Sub-graphs (If/Loop bodies) are not decoded: their ops are unsupported.
+// against the schema. Sub-graphs (If/Loop/Scan bodies) are decoded into Attribute::graphs, nested
+// at most kMaxGraphDepth deep.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,12 @@ enum AttrType : int {
     kAttrGraphs = 10,
 };
 
+struct SubGraph;
+
+// How deep sub-graphs (an If inside a branch of an If...) may nest: the decoder and the importer
+// recurse once per level, so a hostile file nesting thousands deep would overflow the stack.
+constexpr int kMaxGraphDepth = 32;
+
 struct Attribute {
     std::string name;
     int type = kAttrUndefined;  // from the type field, or deduced from the fields present
@@ -97,6 +105,7 @@ struct Attribute {
     std::vector<float> floats;
     std::vector<int64_t> ints;
     std::vector<std::string> strings;
+    std::vector<std::shared_ptr<const SubGraph>> graphs;  // 1 (GRAPH) or any number (GRAPHS)
 };
 
 struct Node {
@@ -118,6 +127,15 @@ struct ValueInfo {
     bool has_shape = false;
     std::vector<int64_t> dims;
     std::vector<std::string> dim_params;
+};
+
+// A sub-graph (GraphProto inside an attribute): an If's branch, a Loop's body. Its nodes may read
+// values of the enclosing graphs by name (outer-scope references).
+struct SubGraph {
+    std::string name;
+    std::vector<Node> nodes;
+    std::vector<Tensor> initializers;
+    std::vector<ValueInfo> inputs, outputs, value_infos;
 };
 
 struct Model {

@@ -387,12 +387,12 @@ TEST(OnnxImport, BadAttributesAndGraphsGiveErrors) {
         b.output("y");
         expect_error(b.build(), "kernel");
     }
-    {  // int input
+    {  // int8 input (int32, int64 and bool inputs are held as float32 values)
         OnnxBuilder b;
-        b.input("ids", {1, 8}, 7);
+        b.input("ids", {1, 8}, 3);
         b.node("Relu", {"ids"}, {"y"});
         b.output("y");
-        expect_error(b.build(), "float32 inputs only");
+        expect_error(b.build(), "has element type int8; nnfold runs float32, int32, int64 and bool inputs");
     }
 }
 
@@ -519,11 +519,24 @@ TEST(IoMap, JsonRoundTripAndNhwcConversion) {
     ASSERT_TRUE(io_from_ncnn(back.inputs[0], mat, again).is_ok());
     EXPECT_EQ(again, nhwc);
     EXPECT_FALSE(io_to_ncnn(back.inputs[0], nhwc.data(), 23, mat).is_ok());
+    EXPECT_TRUE(back.inputs[0].dim_names.empty());  // written as nulls, read back as none
+    IoMap other;
+    // dim_names round trip; a version 1 file (before dtype and dim_names) still loads
+    m.inputs[0].dim_names = {"batch", "", "", ""};
+    ASSERT_TRUE(IoMap::from_json(m.to_json(), other).is_ok());
+    EXPECT_EQ(other.inputs[0].dim_names, m.inputs[0].dim_names);
+    std::string v1 = "{\"format\":\"nnfold.io\",\"version\":1,\"inputs\":[{\"name\":\"a\",\"blob\":\"a\","
+                     "\"shape\":[1,3],\"ncnn_shape\":[3]}],\"outputs\":[]}";
+    st = IoMap::from_json(v1, other);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(other.inputs[0].dtype, "float32");
 }
 
 TEST(IoMap, BadJsonIsRejected) {
     IoMap m;
-    for (const char* text : {"", "[]", "{\"format\":\"other\"}", "{\"format\":\"nnfold.io\",\"version\":2}",
+    for (const char* text : {"", "[]", "{\"format\":\"other\"}", "{\"format\":\"nnfold.io\",\"version\":3}",
+                             "{\"format\":\"nnfold.io\",\"version\":2,\"inputs\":[{\"name\":\"a\",\"blob\":\"a\","
+                             "\"shape\":[1,3],\"ncnn_shape\":[3],\"dim_names\":[\"b\"]}],\"outputs\":[]}",
                              "{\"format\":\"nnfold.io\",\"version\":1,\"inputs\":[{\"name\":1}],\"outputs\":[]}",
                              "{\"format\":\"nnfold.io\",\"version\":1,\"inputs\":[{\"name\":\"a\",\"blob\":\"a\","
                              "\"shape\":[1,3],\"ncnn_shape\":[4]}],\"outputs\":[]}",

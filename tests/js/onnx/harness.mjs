@@ -42,7 +42,8 @@ export const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 // model builder
 
 // Attribute values: integers -> INT, other numbers -> FLOAT, {f: x} forces FLOAT, arrays of
-// integers -> INTS, arrays of strings -> STRINGS, {floats: [...]} -> FLOATS, strings -> STRING, {t: tensor} -> TENSOR.
+// integers -> INTS, arrays of strings -> STRINGS, {floats: [...]} -> FLOATS, strings -> STRING, {t: tensor} -> TENSOR,
+// {g: {nodes, outputs, inits, inputs}} -> GRAPH (an If branch; its nodes may read outer values).
 function attribute(name, v) {
   if (typeof v === 'string') return { name, type: AttrType.STRING, s: Buffer.from(v) };
   if (typeof v === 'number') {
@@ -53,6 +54,7 @@ function attribute(name, v) {
   if (v && 'f' in v) return { name, type: AttrType.FLOAT, f: v.f };
   if (v && 'floats' in v) return { name, type: AttrType.FLOATS, floats: v.floats };
   if (v && 't' in v) return { name, type: AttrType.TENSOR, t: v.t };
+  if (v && 'g' in v) return { name, type: AttrType.GRAPH, g: graphProto({ name, inputs: [], ...v.g }) };
   throw new Error(`attribute ${name}: unsupported value`);
 }
 
@@ -79,20 +81,24 @@ export function makeModel({ opset = 13, inputs, outputs, nodes, inits = [] }) {
     ir_version: opset >= 15 ? 8 : 7,
     producer_name: 'nnfold-tests',
     opset_import: [{ domain: '', version: opset }],
-    graph: {
-      name: 'g',
-      node: nodes.map((n, k) => ({
-        name: n.name ?? `${n.op}_${k}`,
-        op_type: n.op,
-        input: n.inputs,
-        output: n.outputs,
-        attribute: Object.entries(n.attrs ?? {}).map(([a, v]) => attribute(a, v)),
-      })),
-      initializer: inits,
-      input: inputs.map(valueInfo),
-      output: outputs.map(valueInfo),
-    },
+    graph: graphProto({ name: 'g', inputs, outputs, nodes, inits }),
   });
+}
+
+function graphProto({ name, inputs, outputs, nodes, inits = [] }) {
+  return {
+    name,
+    node: nodes.map((n, k) => ({
+      name: n.name ?? `${n.op}_${k}`,
+      op_type: n.op,
+      input: n.inputs,
+      output: n.outputs,
+      attribute: Object.entries(n.attrs ?? {}).map(([a, v]) => attribute(a, v)),
+    })),
+    initializer: inits,
+    input: inputs.map(valueInfo),
+    output: outputs.map(valueInfo),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
