@@ -30,17 +30,17 @@ const float* panel(const std::vector<float>& packed, int dir, int rows, int cols
 
 }  // namespace
 
-class LSTM_fast : public LSTM {
+// The frame the three layers share: create_pipeline packs the weights once the reference has
+// loaded them, and run_direction takes the packed path only then (the reference loop otherwise),
+// with one workspace per call and the cancellation check after the sequence.
+template <class Ref>
+class PackedRecurrent : public Ref {
 public:
     Status create_pipeline(const Option& opt) override {
-        NF_RETURN_IF_ERROR(LSTM::create_pipeline(opt));
-        if (weight_xc_data.empty())
+        NF_RETURN_IF_ERROR(Ref::create_pipeline(opt));
+        if (this->weight_xc_data.empty())
             return Status::ok();
-        const int dirs = num_directions(), H = hidden_size;
-        NF_RETURN_IF_ERROR(pack_dirs(weight_xc_data, dirs, 4 * H, input_size(), xc_));
-        NF_RETURN_IF_ERROR(pack_dirs(weight_hc_data, dirs, 4 * H, num_output, hc_));
-        if (num_output != H)
-            NF_RETURN_IF_ERROR(pack_dirs(weight_hr_data, dirs, num_output, H, hr_));
+        NF_RETURN_IF_ERROR(pack());
         ready_ = true;
         return Status::ok();
     }
@@ -49,11 +49,40 @@ protected:
     Status run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
                          const Option& opt) const override {
         if (!ready_)
-            return LSTM::run_direction(dir, reverse, x, T, y, ystride, state, opt);
-        const int H = hidden_size, N = num_output, size = input_size();
+            return Ref::run_direction(dir, reverse, x, T, y, ystride, state, opt);
         Mat ws;
-        NF_RETURN_IF_ERROR(fast_workspace((size_t)9 * H, opt, ws));
-        float* gx = ws.data;               // 4H: bias + input products
+        NF_RETURN_IF_ERROR(fast_workspace(workspace_floats(), opt, ws));
+        run_packed(dir, reverse, x, T, y, ystride, state, ws.data);
+        return fast_cancelled(opt);
+    }
+    // Packs the weights into the subclass's panels.
+    virtual Status pack() = 0;
+    virtual size_t workspace_floats() const = 0;
+    // One direction over the T steps with the packed panels; `ws` holds workspace_floats() floats.
+    virtual void run_packed(int dir, bool reverse, const float* x, int T, float* y, size_t ystride,
+                            float* const* state, float* ws) const = 0;
+
+private:
+    bool ready_ = false;
+};
+
+class LSTM_fast : public PackedRecurrent<LSTM> {
+protected:
+    Status pack() override {
+        const int dirs = num_directions(), H = hidden_size;
+        NF_RETURN_IF_ERROR(pack_dirs(weight_xc_data, dirs, 4 * H, input_size(), xc_));
+        NF_RETURN_IF_ERROR(pack_dirs(weight_hc_data, dirs, 4 * H, num_output, hc_));
+        if (num_output != H)
+            NF_RETURN_IF_ERROR(pack_dirs(weight_hr_data, dirs, num_output, H, hr_));
+        return Status::ok();
+    }
+
+    size_t workspace_floats() const override { return (size_t)9 * hidden_size; }
+
+    void run_packed(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
+                    float* ws) const override {
+        const int H = hidden_size, N = num_output, size = input_size();
+        float* gx = ws;                    // 4H: bias + input products
         float* gates = gx + 4 * H;         // 4H: + recurrent products
         float* hcell = gates + 4 * H;      // H: the unprojected hidden state
         const float* bc = bias_c_data.data() + (size_t)dir * 4 * H;
@@ -82,20 +111,15 @@ protected:
                 std::copy(hcell, hcell + H, hidden);
             std::copy(hidden, hidden + N, yt);
         }
-        return fast_cancelled(opt);
     }
 
 private:
     std::vector<float> xc_, hc_, hr_;
-    bool ready_ = false;
 };
 
-class GRU_fast : public GRU {
-public:
-    Status create_pipeline(const Option& opt) override {
-        NF_RETURN_IF_ERROR(GRU::create_pipeline(opt));
-        if (weight_xc_data.empty())
-            return Status::ok();
+class GRU_fast : public PackedRecurrent<GRU> {
+protected:
+    Status pack() override {
         // The input weights in two parts: R and U rows (summed before the recurrent product) and
         // N rows (summed after it, as in the reference).
         const int dirs = num_directions(), N = num_output, size = input_size();
@@ -108,19 +132,15 @@ public:
         NF_RETURN_IF_ERROR(pack_dirs(ru, dirs, 2 * N, size, xc_ru_));
         NF_RETURN_IF_ERROR(pack_dirs(n, dirs, N, size, xc_n_));
         NF_RETURN_IF_ERROR(pack_dirs(weight_hc_data, dirs, 3 * N, N, hc_));
-        ready_ = true;
         return Status::ok();
     }
 
-protected:
-    Status run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
-                         const Option& opt) const override {
-        if (!ready_)
-            return GRU::run_direction(dir, reverse, x, T, y, ystride, state, opt);
+    size_t workspace_floats() const override { return (size_t)8 * num_output; }
+
+    void run_packed(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
+                    float* ws) const override {
         const int N = num_output, size = input_size();
-        Mat ws;
-        NF_RETURN_IF_ERROR(fast_workspace((size_t)8 * N, opt, ws));
-        float* hbias = ws.data;       // 3N: R, U partial sums (bias + input) and BN
+        float* hbias = ws;            // 3N: R, U partial sums (bias + input) and BN
         float* g = hbias + 3 * N;     // 3N: R, U pre-activations and BN + recurrent N product
         float* nb = g + 3 * N;        // N: WN + R * (...), the start of N's input product
         float* nn = nb + N;           // N: N before tanh
@@ -150,35 +170,26 @@ protected:
                 yt[q] = h;
             }
         }
-        return fast_cancelled(opt);
     }
 
 private:
     std::vector<float> xc_ru_, xc_n_, hc_;
-    bool ready_ = false;
 };
 
-class RNN_fast : public RNN {
-public:
-    Status create_pipeline(const Option& opt) override {
-        NF_RETURN_IF_ERROR(RNN::create_pipeline(opt));
-        if (weight_xc_data.empty())
-            return Status::ok();
+class RNN_fast : public PackedRecurrent<RNN> {
+protected:
+    Status pack() override {
         NF_RETURN_IF_ERROR(pack_dirs(weight_xc_data, num_directions(), num_output, input_size(), xc_));
         NF_RETURN_IF_ERROR(pack_dirs(weight_hc_data, num_directions(), num_output, num_output, hc_));
-        ready_ = true;
         return Status::ok();
     }
 
-protected:
-    Status run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
-                         const Option& opt) const override {
-        if (!ready_)
-            return RNN::run_direction(dir, reverse, x, T, y, ystride, state, opt);
+    size_t workspace_floats() const override { return (size_t)2 * num_output; }
+
+    void run_packed(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
+                    float* ws) const override {
         const int N = num_output, size = input_size();
-        Mat ws;
-        NF_RETURN_IF_ERROR(fast_workspace((size_t)2 * N, opt, ws));
-        float* gx = ws.data;
+        float* gx = ws;
         float* g = gx + N;
         const float* bc = bias_c_data.data() + (size_t)dir * N;
         const float* xc = panel(xc_, dir, N, size);
@@ -195,12 +206,10 @@ protected:
                 yt[q] = hidden[q];
             }
         }
-        return fast_cancelled(opt);
     }
 
 private:
     std::vector<float> xc_, hc_;
-    bool ready_ = false;
 };
 
 NF_DEFINE_OPTIMIZED_LAYER(LSTM, LSTM_fast)
