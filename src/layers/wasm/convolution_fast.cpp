@@ -15,12 +15,8 @@
 
 namespace nnfold {
 
-class Convolution_fast : public Convolution {
+class Convolution_fast : public PackedWeightedFast<Convolution> {
 public:
-    Status create_pipeline(const Option& opt) override;
-    using Convolution::forward;
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
-
     // Winograd pays off once the GEMMs dominate the transforms (enough channels); above 256x256
     // channels the 4x larger U costs more memory than it saves time at the small spatial sizes such
     // layers have (ResNet's 512-channel stage runs at 7x7).
@@ -29,19 +25,19 @@ public:
                (int64_t)inch * outch <= 256 * 256;
     }
 
+protected:
+    Status pack() override;
+    Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const override;
+
 private:
     Status forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const;
 
     std::vector<float> packed_;      // im2col GEMM A: num_output x (inch * kernel_h * kernel_w)
     std::vector<float> winograd_u_;  // Winograd U (36 packed A panels of num_output x inch)
     bool winograd_ = false;
-    bool ready_ = false;
 };
 
-Status Convolution_fast::create_pipeline(const Option& opt) {
-    NF_RETURN_IF_ERROR(Convolution::create_pipeline(opt));
-    if (!weights_ready())
-        return Status::ok();
+Status Convolution_fast::pack() {
     const int inch = num_input(), maxk = kernel_w * kernel_h;
     winograd_ = winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output);
     if (winograd_) {
@@ -52,14 +48,10 @@ Status Convolution_fast::create_pipeline(const Option& opt) {
         NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, K, weight_data.data(), (size_t)K, 1));
     }
     fast_release(weight_data);
-    ready_ = true;
     return Status::ok();
 }
 
-Status Convolution_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (!ready_)
-        return Convolution::forward(bottom, top, opt);
-    NF_RETURN_IF_ERROR(fast_planar(bottom, "Convolution"));
+Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));

@@ -15,22 +15,17 @@
 
 namespace nnfold {
 
-class ConvolutionDepthWise_fast : public ConvolutionDepthWise {
-public:
-    Status create_pipeline(const Option& opt) override;
-    using ConvolutionDepthWise::forward;
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+class ConvolutionDepthWise_fast : public PackedWeightedFast<ConvolutionDepthWise> {
+protected:
+    Status pack() override;
+    Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const override;
 
 private:
     bool depthwise_ = false;
     std::vector<float> packed_;  // grouped: per group, GEMM A panels of (num_output/group) x (inch/group * maxk)
-    bool ready_ = false;
 };
 
-Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
-    NF_RETURN_IF_ERROR(ConvolutionDepthWise::create_pipeline(opt));
-    if (!weights_ready())
-        return Status::ok();
+Status ConvolutionDepthWise_fast::pack() {
     const int maxk = kernel_w * kernel_h;
     const int inch_g = num_input() / group, outch_g = num_output / group;
     depthwise_ = inch_g == 1 && outch_g == 1;
@@ -42,14 +37,10 @@ Status ConvolutionDepthWise_fast::create_pipeline(const Option& opt) {
         fast_release(weight_data);
     }
     // depthwise: weight_data [channel][kernel_h][kernel_w] is already the kernels' layout
-    ready_ = true;
     return Status::ok();
 }
 
-Status ConvolutionDepthWise_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (!ready_)
-        return ConvolutionDepthWise::forward(bottom, top, opt);
-    NF_RETURN_IF_ERROR(fast_planar(bottom, "ConvolutionDepthWise"));
+Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));

@@ -19,12 +19,9 @@
 namespace nnfold {
 
 template <class Base>
-class DeconvolutionFastImpl : public Base {
-public:
-    Status create_pipeline(const Option& opt) override {
-        NF_RETURN_IF_ERROR(Base::create_pipeline(opt));
-        if (!this->weights_ready())
-            return Status::ok();
+class DeconvolutionFastImpl : public PackedWeightedFast<Base> {
+protected:
+    Status pack() override {
         const int maxk = this->kernel_w * this->kernel_h;
         const int inch_g = this->num_input() / this->group, outch_g = this->num_output / this->group;
         depthwise_ = inch_g == 1 && outch_g == 1;
@@ -45,15 +42,10 @@ public:
             }
             fast_release(this->weight_data);
         }
-        ready_ = true;
         return Status::ok();
     }
 
-    using Base::forward;
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        if (!ready_)
-            return Base::forward(bottom, top, opt);
-        NF_RETURN_IF_ERROR(fast_planar(bottom, this->type));
+    Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const override {
         Shape os;
         DeconvGeometry g;
         NF_RETURN_IF_ERROR(this->output_shape(bottom.shape(), os, &g));
@@ -123,7 +115,6 @@ public:
 private:
     bool depthwise_ = false;
     std::vector<float> packed_;  // grouped: per group, A panels of (outch_g * maxk) x inch_g
-    bool ready_ = false;
 };
 
 }  // namespace nnfold

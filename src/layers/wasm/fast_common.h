@@ -96,6 +96,39 @@ public:
     }
 };
 
+// The frame of the optimized weighted layers (Convolution_fast, ConvolutionDepthWise_fast,
+// InnerProduct_fast, and DeconvolutionFastImpl for the two deconvolutions): create_pipeline
+// repacks once the reference has loaded usable weights (WeightedLayer::weights_ready: fp32, not
+// dynamic); until then forward is the reference's. The packed path takes planar inputs only.
+template <class Ref>
+class PackedWeightedFast : public Ref {
+public:
+    Status create_pipeline(const Option& opt) override {
+        NF_RETURN_IF_ERROR(Ref::create_pipeline(opt));
+        if (!this->weights_ready())
+            return Status::ok();
+        NF_RETURN_IF_ERROR(pack());
+        ready_ = true;
+        return Status::ok();
+    }
+    using Ref::forward;
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
+        if (!ready_)
+            return Ref::forward(bottom, top, opt);
+        NF_RETURN_IF_ERROR(fast_planar(bottom, this->type));
+        return forward_packed(bottom, top, opt);
+    }
+
+protected:
+    // Repacks weight_data (and may release it).
+    virtual Status pack() = 0;
+    // forward on the packed weights; `bottom` is planar.
+    virtual Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const = 0;
+
+private:
+    bool ready_ = false;
+};
+
 // Frees a vector's memory (the optimized layers keep only their repacked weights).
 inline void fast_release(std::vector<float>& v) { std::vector<float>().swap(v); }
 

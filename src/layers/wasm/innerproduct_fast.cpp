@@ -11,32 +11,23 @@
 
 namespace nnfold {
 
-class InnerProduct_fast : public InnerProduct {
-public:
-    Status create_pipeline(const Option& opt) override;
-    using InnerProduct::forward;
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+class InnerProduct_fast : public PackedWeightedFast<InnerProduct> {
+protected:
+    Status pack() override;
+    Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const override;
 
 private:
     std::vector<float> packed_;
-    bool ready_ = false;
 };
 
-Status InnerProduct_fast::create_pipeline(const Option& opt) {
-    NF_RETURN_IF_ERROR(InnerProduct::create_pipeline(opt));
-    if (!weights_ready())
-        return Status::ok();
+Status InnerProduct_fast::pack() {
     const int n = num_input();
     NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, n, weight_data.data(), (size_t)n, 1));
     fast_release(weight_data);
-    ready_ = true;
     return Status::ok();
 }
 
-Status InnerProduct_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (!ready_)
-        return InnerProduct::forward(bottom, top, opt);
-    NF_RETURN_IF_ERROR(fast_planar(bottom, "InnerProduct"));
+Status InnerProduct_fast::forward_packed(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
