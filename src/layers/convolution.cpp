@@ -62,9 +62,7 @@ Status Convolution::output_shape(const Shape& in, Shape& out, ConvGeometry* geom
     return conv_window_output(in, num_input(), std::string(")") + hint, out, geometry);
 }
 
-Status Convolution::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (int8_scale_term)
-        return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
+Status Convolution::forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape in = bottom.shape();
     Shape os;
     ConvGeometry g;

@@ -2,21 +2,13 @@
 #pragma once
 
 #include "layers/int8_layers.h"
-#include "layers/weighted_layer.h"
 
 namespace nnfold {
 
-class Convolution : public ConvWindowLayer {
+class Convolution : public Int8WeightedLayer<ConvWindowLayer> {
 public:
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
-    using Layer::forward;
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override;
-    // int8_scale_term != 0: int8 weights and scales, computed as ncnn does (layers/int8_layers.h,
-    // src/layers/int8_forward.cpp)
-    Status load_model(const std::vector<WeightArray>& weights) override;
-    bool takes_int8() const override { return int8_scale_term != 0; }
-    Int8Weights int8;
 
     float pad_value = 0.f;
     // weight_data layout (ncnn): [num_output][num_input][kernel_h][kernel_w]
@@ -30,7 +22,9 @@ public:
     }
 
 protected:
-    Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const;
+    Status load_int8(const std::vector<WeightArray>& weights) override;  // src/layers/int8_forward.cpp
+    Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const override;
+    Status forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const override;
     // Output shape, and for the spatial path the window geometry.
     Status output_shape(const Shape& in, Shape& out, ConvGeometry* geometry = nullptr) const;
     Status out_shape(const Shape& in, Shape& out) const override { return output_shape(in, out); }

@@ -48,9 +48,7 @@ Status ConvolutionDepthWise::output_shape(const Shape& in, Shape& out, ConvGeome
     return conv_window_output(in, num_input(), ", group " + std::to_string(group) + ")", out, geometry);
 }
 
-Status ConvolutionDepthWise::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (int8_scale_term)
-        return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
+Status ConvolutionDepthWise::forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     ConvGeometry g;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os, &g));

@@ -48,9 +48,7 @@ Status InnerProduct::output_shape(const Shape& in, Shape& out) const {
     return Status::ok();
 }
 
-Status InnerProduct::forward(const Mat& bottom, Mat& top, const Option& opt) const {
-    if (int8_scale_term)
-        return forward_int8(bottom, top, opt);  // src/layers/int8_forward.cpp
+Status InnerProduct::forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const {
     Shape os;
     NF_RETURN_IF_ERROR(output_shape(bottom.shape(), os));
     NF_RETURN_IF_ERROR(check_weights_loaded());

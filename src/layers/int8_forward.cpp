@@ -104,9 +104,7 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
 
 }  // namespace
 
-Status Convolution::load_model(const std::vector<WeightArray>& w) {
-    if (!int8_scale_term || dynamic_weight)
-        return WeightedLayer::load_model(w);
+Status Convolution::load_int8(const std::vector<WeightArray>& w) {
     Int8Flavor f;
     f.fused_bias = true;  // x86 Requantize / Dequantize
     return load_int8_weights(*this, w, num_output, num_output, 1, f, int8);
@@ -125,9 +123,7 @@ Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt)
     return conv_int8(*this, int8, 1, pad_value, num_input(), bottom, os, g, top, opt);
 }
 
-Status ConvolutionDepthWise::load_model(const std::vector<WeightArray>& w) {
-    if (!int8_scale_term || dynamic_weight)
-        return WeightedLayer::load_model(w);
+Status ConvolutionDepthWise::load_int8(const std::vector<WeightArray>& w) {
     // ncnn ConvolutionDepthWise::load_model reads weight scales only for these four values
     if (int8_scale_term != 1 && int8_scale_term != 2 && int8_scale_term != 101 && int8_scale_term != 102)
         return invalid_model("ConvolutionDepthWise int8_scale_term (param 8) must be 1, 2, 101 or 102, got " +
@@ -152,9 +148,7 @@ Status ConvolutionDepthWise::forward_int8(const Mat& bottom, Mat& top, const Opt
     return conv_int8(*this, int8, group, pad_value, num_input(), bottom, os, g, top, opt);
 }
 
-Status InnerProduct::load_model(const std::vector<WeightArray>& w) {
-    if (!int8_scale_term)
-        return WeightedLayer::load_model(w);
+Status InnerProduct::load_int8(const std::vector<WeightArray>& w) {
     return load_int8_weights(*this, w, num_output, num_output, 1, Int8Flavor(), int8);
 }
 

@@ -31,11 +31,10 @@
 
 #include "core/mat.h"
 #include "layers/fused_activation.h"
+#include "layers/weighted_layer.h"
 #include "model/weights.h"
 
 namespace nnfold {
-
-class WeightedLayer;
 
 struct Int8Weights {
     std::vector<int8_t> weight;   // codes, in weight_data's layout
@@ -71,5 +70,32 @@ void int8_input_codes(const Mat& m, size_t n, float bottom_scale, int8_t* dst);
 // int8 codes as floats when requantizing).
 void int8_store(const Int8Weights& q, int p, const int32_t* sums, size_t n, const std::vector<float>& bias,
                 const FusedActivation& act, float* dst);
+
+// The frame Convolution, ConvolutionDepthWise and InnerProduct share on top of Base
+// (ConvWindowLayer or WeightedLayer): with int8_scale_term != 0 (and static weights) load_model
+// takes the int8 form and forward runs forward_int8 (src/layers/int8_forward.cpp); otherwise the
+// fp32 load and forward_fp32. Their optimized subclasses override forward and fall back to it.
+template <class Base>
+class Int8WeightedLayer : public Base {
+public:
+    Status load_model(const std::vector<WeightArray>& weights) override {
+        if (!this->int8_scale_term || this->dynamic_weight)
+            return WeightedLayer::load_model(weights);
+        return load_int8(weights);
+    }
+    using Layer::forward;
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
+        if (this->int8_scale_term)
+            return forward_int8(bottom, top, opt);
+        return forward_fp32(bottom, top, opt);
+    }
+    bool takes_int8() const override { return this->int8_scale_term != 0; }
+    Int8Weights int8;
+
+protected:
+    virtual Status load_int8(const std::vector<WeightArray>& weights) = 0;
+    virtual Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const = 0;
+    virtual Status forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const = 0;
+};
 
 }  // namespace nnfold
