@@ -13,28 +13,6 @@
 
 namespace nnfold {
 
-Status GRU::weight_specs(std::vector<WeightSpec>& specs) const {
-    specs.clear();
-    const uint64_t dirs = (uint64_t)num_directions(), N = (uint64_t)num_output, size = (uint64_t)input_size();
-    const int64_t fan_in = input_size() + num_output;
-    specs.push_back({"weight_xc_data", dirs * 3 * N * size, true, WeightRole::Weight, fan_in});
-    specs.push_back({"bias_c_data", dirs * 4 * N, true, WeightRole::Bias, 1});
-    specs.push_back({"weight_hc_data", dirs * 3 * N * N, true, WeightRole::Weight, fan_in});
-    if (int8_scale_term) {
-        specs.push_back({"weight_xc_data_int8_scales", dirs * 3 * N, false, WeightRole::Gamma, 1});
-        specs.push_back({"weight_hc_data_int8_scales", dirs * 3 * N, false, WeightRole::Gamma, 1});
-    }
-    return Status::ok();
-}
-
-Status GRU::load_model(const std::vector<WeightArray>& w) {
-    NF_RETURN_IF_ERROR(check_loaded(w));
-    weight_xc_data = w[0].data;
-    bias_c_data = w[1].data;
-    weight_hc_data = w[2].data;
-    return Status::ok();
-}
-
 Status GRU::run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
                           const Option& opt) const {
     (void)opt;
@@ -87,9 +65,7 @@ Status GRU::run_direction(int dir, bool reverse, const float* x, int T, float* y
 }
 
 NF_DEFINE_LAYER(GRU,
-                {0, "num_output", ParamType::Int, pint(0)},
-                {1, "weight_data_size", ParamType::Int, pint(0)},
-                {2, "direction", ParamType::Int, pint(0)},
+                NF_RECURRENT_PARAM_SPECS,
                 {8, "int8_scale_term", ParamType::Int, pint(0)})
 
 }  // namespace nnfold

@@ -20,27 +20,14 @@ Status LSTM::load_param(const ParamDict& pd) {
     return Recurrent::load_param(pd);
 }
 
-Status LSTM::weight_specs(std::vector<WeightSpec>& specs) const {
-    specs.clear();
-    const uint64_t dirs = (uint64_t)num_directions(), H = (uint64_t)hidden_size, size = (uint64_t)input_size();
-    const int64_t fan_in = input_size() + num_output;  // every gate sums over x and h
-    specs.push_back({"weight_xc_data", dirs * 4 * H * size, true, WeightRole::Weight, fan_in});
-    specs.push_back({"bias_c_data", dirs * 4 * H, true, WeightRole::Bias, 1});
-    specs.push_back({"weight_hc_data", dirs * 4 * H * (uint64_t)num_output, true, WeightRole::Weight, fan_in});
+void LSTM::extra_weight_specs(std::vector<WeightSpec>& specs) const {
     if (num_output != hidden_size)
-        specs.push_back({"weight_hr_data", dirs * (uint64_t)num_output * H, true, WeightRole::Weight, hidden_size});
-    if (int8_scale_term) {
-        specs.push_back({"weight_xc_data_int8_scales", dirs * 4 * H, false, WeightRole::Gamma, 1});
-        specs.push_back({"weight_hc_data_int8_scales", dirs * 4 * H, false, WeightRole::Gamma, 1});
-    }
-    return Status::ok();
+        specs.push_back({"weight_hr_data", (uint64_t)num_directions() * (uint64_t)num_output * (uint64_t)hidden_size,
+                         true, WeightRole::Weight, hidden_size});
 }
 
 Status LSTM::load_model(const std::vector<WeightArray>& w) {
-    NF_RETURN_IF_ERROR(check_loaded(w));
-    weight_xc_data = w[0].data;
-    bias_c_data = w[1].data;
-    weight_hc_data = w[2].data;
+    NF_RETURN_IF_ERROR(Recurrent::load_model(w));
     if (num_output != hidden_size)
         weight_hr_data = w[3].data;
     return Status::ok();
@@ -101,9 +88,7 @@ Status LSTM::run_direction(int dir, bool reverse, const float* x, int T, float* 
 }
 
 NF_DEFINE_LAYER(LSTM,
-                {0, "num_output", ParamType::Int, pint(0)},
-                {1, "weight_data_size", ParamType::Int, pint(0)},
-                {2, "direction", ParamType::Int, pint(0)},
+                NF_RECURRENT_PARAM_SPECS,
                 {3, "hidden_size", ParamType::Int, pint(0), 0},
                 {8, "int8_scale_term", ParamType::Int, pint(0)})
 

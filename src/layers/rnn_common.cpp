@@ -43,6 +43,29 @@ Status Recurrent::check_loaded(const std::vector<WeightArray>& w) const {
     return Status::ok();
 }
 
+Status Recurrent::weight_specs(std::vector<WeightSpec>& specs) const {
+    specs.clear();
+    const uint64_t dirs = (uint64_t)num_directions(), G = (uint64_t)gate_rows(), size = (uint64_t)input_size();
+    const int64_t fan_in = input_size() + num_output;  // every gate sums over x and h
+    specs.push_back({"weight_xc_data", dirs * G * size, true, WeightRole::Weight, fan_in});
+    specs.push_back({"bias_c_data", dirs * (uint64_t)bias_rows(), true, WeightRole::Bias, 1});
+    specs.push_back({"weight_hc_data", dirs * G * (uint64_t)num_output, true, WeightRole::Weight, fan_in});
+    extra_weight_specs(specs);
+    if (int8_scale_term) {
+        specs.push_back({"weight_xc_data_int8_scales", dirs * G, false, WeightRole::Gamma, 1});
+        specs.push_back({"weight_hc_data_int8_scales", dirs * G, false, WeightRole::Gamma, 1});
+    }
+    return Status::ok();
+}
+
+Status Recurrent::load_model(const std::vector<WeightArray>& w) {
+    NF_RETURN_IF_ERROR(check_loaded(w));
+    weight_xc_data = w[0].data;
+    bias_c_data = w[1].data;
+    weight_hc_data = w[2].data;
+    return Status::ok();
+}
+
 Status Recurrent::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const {
     const std::string t = type_name();
     const size_t full = 1 + (size_t)num_states();

@@ -34,15 +34,28 @@ public:
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override;
     using Layer::forward;
 
+    // weight_xc_data [dirs][gate_rows()][size], bias_c_data [dirs][bias_rows()], weight_hc_data
+    // [dirs][gate_rows()][num_output], then the type's extra arrays (LSTM's projection) and with
+    // int8_scale_term the two weight scale arrays [dirs][gate_rows()]; the types list the gates.
+    Status weight_specs(std::vector<WeightSpec>& specs) const override;
+    // Checks the arrays against weight_specs and takes the first three.
+    Status load_model(const std::vector<WeightArray>& weights) override;
+
     int num_output = 0;
     int weight_data_size = 0;
     int direction = 0;
     int int8_scale_term = 0;
 
+    std::vector<float> weight_xc_data;
+    std::vector<float> bias_c_data;
+    std::vector<float> weight_hc_data;
+
     int num_directions() const { return direction == 2 ? 2 : 1; }
     // Rows of the per-direction input weight matrix (4 * hidden_size, 3 * num_output, num_output).
     virtual int gate_rows() const = 0;
     int input_size() const { return weight_data_size / num_directions() / gate_rows(); }
+    // Values per direction of bias_c_data (LSTM 4 * hidden_size, GRU 4 * num_output, RNN num_output).
+    virtual int bias_rows() const = 0;
     // 2 for LSTM (hidden, cell), 1 for GRU and RNN (hidden).
     virtual int num_states() const = 0;
     // Values per direction of state k (LSTM's cell has hidden_size, every hidden state num_output).
@@ -57,6 +70,8 @@ protected:
     // (initial on entry, final on return). `reverse` walks t from T-1 down to 0.
     virtual Status run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride,
                                  float* const* state, const Option& opt) const = 0;
+    // Arrays between weight_hc_data and the int8 scales (LSTM's weight_hr_data).
+    virtual void extra_weight_specs(std::vector<WeightSpec>& specs) const { (void)specs; }
     // Shared checks of load_param: the layer's name for messages.
     virtual const char* type_name() const = 0;
     // Loaded weight arrays have the sizes weight_specs announced.
@@ -69,38 +84,34 @@ inline float rnn_sigmoid(float v) { return 1.f / (1.f + std::exp(-v)); }
 class LSTM : public Recurrent {
 public:
     Status load_param(const ParamDict& pd) override;
-    Status weight_specs(std::vector<WeightSpec>& specs) const override;
     Status load_model(const std::vector<WeightArray>& weights) override;
 
     int hidden_size = 0;
-    // Per direction, gate order I, F, O, G (ONNX's is i, o, f, c):
-    std::vector<float> weight_xc_data;  // [dirs][4][hidden_size][size]
-    std::vector<float> bias_c_data;     // [dirs][4][hidden_size]  (ONNX Wb + Rb)
-    std::vector<float> weight_hc_data;  // [dirs][4][hidden_size][num_output]
+    // Per direction, gate order I, F, O, G (ONNX's is i, o, f, c): weight_xc_data
+    // [dirs][4][hidden_size][size], bias_c_data [dirs][4][hidden_size] (ONNX Wb + Rb),
+    // weight_hc_data [dirs][4][hidden_size][num_output], and
     std::vector<float> weight_hr_data;  // [dirs][num_output][hidden_size], only when num_output != hidden_size
 
     int gate_rows() const override { return 4 * hidden_size; }
+    int bias_rows() const override { return 4 * hidden_size; }
     int num_states() const override { return 2; }
     int state_width(int k) const override { return k == 0 ? num_output : hidden_size; }
 
 protected:
     Status run_direction(int dir, bool reverse, const float* x, int T, float* y, size_t ystride, float* const* state,
                          const Option& opt) const override;
+    void extra_weight_specs(std::vector<WeightSpec>& specs) const override;
     const char* type_name() const override { return "LSTM"; }
 };
 
 class GRU : public Recurrent {
 public:
-    Status weight_specs(std::vector<WeightSpec>& specs) const override;
-    Status load_model(const std::vector<WeightArray>& weights) override;
-
     // Per direction, gate order R (reset), U (update), N (new) (ONNX's is z, r, h). ncnn's GRU is
-    // ONNX's linear_before_reset = 1: N = tanh(Wn x + WBn + R * (Rn h + RBn)).
-    std::vector<float> weight_xc_data;  // [dirs][3][num_output][size]
-    std::vector<float> bias_c_data;     // [dirs][4][num_output]: R (Wb+Rb), U (Wb+Rb), WN, BN
-    std::vector<float> weight_hc_data;  // [dirs][3][num_output][num_output]
-
+    // ONNX's linear_before_reset = 1: N = tanh(Wn x + WBn + R * (Rn h + RBn)). weight_xc_data
+    // [dirs][3][num_output][size], bias_c_data [dirs][4][num_output]: R (Wb+Rb), U (Wb+Rb), WN, BN,
+    // weight_hc_data [dirs][3][num_output][num_output].
     int gate_rows() const override { return 3 * num_output; }
+    int bias_rows() const override { return 4 * num_output; }
     int num_states() const override { return 1; }
 
 protected:
@@ -111,15 +122,10 @@ protected:
 
 class RNN : public Recurrent {
 public:
-    Status weight_specs(std::vector<WeightSpec>& specs) const override;
-    Status load_model(const std::vector<WeightArray>& weights) override;
-
-    // h_t = tanh(W x_t + R h_{t-1} + b)
-    std::vector<float> weight_xc_data;  // [dirs][num_output][size]
-    std::vector<float> bias_c_data;     // [dirs][num_output]  (ONNX Wb + Rb)
-    std::vector<float> weight_hc_data;  // [dirs][num_output][num_output]
-
+    // h_t = tanh(W x_t + R h_{t-1} + b): weight_xc_data [dirs][num_output][size], bias_c_data
+    // [dirs][num_output] (ONNX Wb + Rb), weight_hc_data [dirs][num_output][num_output].
     int gate_rows() const override { return num_output; }
+    int bias_rows() const override { return num_output; }
     int num_states() const override { return 1; }
 
 protected:
@@ -129,3 +135,10 @@ protected:
 };
 
 }  // namespace nnfold
+
+// The param rows all three types share (Recurrent::load_param reads them; 8 int8_scale_term
+// follows in each table, after LSTM's 3 hidden_size).
+#define NF_RECURRENT_PARAM_SPECS                                                \
+    {0, "num_output", ::nnfold::ParamType::Int, ::nnfold::pint(0)},             \
+        {1, "weight_data_size", ::nnfold::ParamType::Int, ::nnfold::pint(0)},   \
+        {2, "direction", ::nnfold::ParamType::Int, ::nnfold::pint(0)}
