@@ -4,25 +4,17 @@
 //   mode 0 (PyTorch pixel_shuffle, ONNX DepthToSpace CRD): q = p * r * r + sh * r + sw
 //   mode 1 (TensorFlow depth_to_space, ONNX DCR):          q = (sh * r + sw) * (c / r^2) + p
 // 3D inputs only, c a multiple of r^2 (ncnn would drop the extra channels; nnfold refuses).
-#include "layers/one_input_layer.h"
 #include "layers/space_depth.h"
 
 namespace nnfold {
 
-class PixelShuffle : public OneInputLayer {
+class PixelShuffle : public SpaceDepthLayer {
 public:
     int upscale_factor = 1;
     int mode = 0;
 
     Status load_param(const ParamDict& pd) override {
-        upscale_factor = pd.get_int(0, 1);
-        mode = pd.get_int(1, 0);
-        if (upscale_factor < 1 || upscale_factor > 46340)
-            return invalid_model("PixelShuffle upscale_factor (param 0) must be positive, got " +
-                                 std::to_string(upscale_factor));
-        if (mode != 0 && mode != 1)
-            return invalid_model("PixelShuffle mode (param 1) must be 0 or 1, got " + std::to_string(mode));
-        return Status::ok();
+        return load_factor_mode(pd, "upscale_factor", upscale_factor, mode);
     }
 
     Status out_shape(const Shape& s, Shape& out) const override {
@@ -40,16 +32,7 @@ public:
         return Status::ok();
     }
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        const Shape s = bottom.shape();
-        Shape o;
-        NF_RETURN_IF_ERROR(out_shape(s, o));
-        const int r = upscale_factor;
-        Mat dst;
-        NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
-        // the input is only read (to_wide copies deep -> wide)
-        space_depth_copy(bottom.data, dst.data, o.c, s.h, s.w, r, mode, true);
-        top = dst;
-        return Status::ok();
+        return forward_copy(bottom, top, opt, upscale_factor, mode, true);
     }
 };
 

@@ -4,25 +4,16 @@
 //   mode 0 (darknet):                                    p = q * s * s + sh * s + sw
 //   mode 1 (TensorFlow space_to_depth, ONNX SpaceToDepth): p = (sh * s + sw) * c + q
 // 3D inputs only, h and w multiples of s (ncnn would drop the remainder; nnfold refuses).
-#include "layers/one_input_layer.h"
 #include "layers/space_depth.h"
 
 namespace nnfold {
 
-class Reorg : public OneInputLayer {
+class Reorg : public SpaceDepthLayer {
 public:
     int stride = 1;
     int mode = 0;
 
-    Status load_param(const ParamDict& pd) override {
-        stride = pd.get_int(0, 1);
-        mode = pd.get_int(1, 0);
-        if (stride < 1 || stride > 46340)
-            return invalid_model("Reorg stride (param 0) must be positive, got " + std::to_string(stride));
-        if (mode != 0 && mode != 1)
-            return invalid_model("Reorg mode (param 1) must be 0 or 1, got " + std::to_string(mode));
-        return Status::ok();
-    }
+    Status load_param(const ParamDict& pd) override { return load_factor_mode(pd, "stride", stride, mode); }
 
     Status out_shape(const Shape& s, Shape& out) const override {
         const int st = stride;
@@ -37,16 +28,7 @@ public:
         return Status::ok();
     }
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        const Shape s = bottom.shape();
-        Shape o;
-        NF_RETURN_IF_ERROR(out_shape(s, o));
-        const int st = stride;
-        Mat dst;
-        NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
-        // the input is only read (wide -> deep)
-        space_depth_copy(dst.data, bottom.data, s.c, o.h, o.w, st, mode, false);
-        top = dst;
-        return Status::ok();
+        return forward_copy(bottom, top, opt, stride, mode, false);
     }
 };
 

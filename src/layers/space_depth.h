@@ -7,6 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
@@ -33,5 +36,35 @@ inline void space_depth_copy(float* deep, float* wide, int C, int h, int w, int 
                     }
             }
 }
+
+// What PixelShuffle and Reorg share: params 0 (the factor, default 1) and 1 mode (default 0),
+// checked alike, and a forward that is one space_depth_copy into a new blob of out_shape's shape.
+class SpaceDepthLayer : public OneInputLayer {
+protected:
+    // `factor_name` names param 0 in the messages ("upscale_factor", "stride").
+    Status load_factor_mode(const ParamDict& pd, const char* factor_name, int& factor, int& mode) const {
+        factor = pd.get_int(0, 1);
+        mode = pd.get_int(1, 0);
+        if (factor < 1 || factor > 46340)
+            return invalid_model(type + " " + factor_name + " (param 0) must be positive, got " + std::to_string(factor));
+        if (mode != 0 && mode != 1)
+            return invalid_model(type + " mode (param 1) must be 0 or 1, got " + std::to_string(mode));
+        return Status::ok();
+    }
+    // The input is only read: deep -> wide when `to_wide` (PixelShuffle), else wide -> deep.
+    Status forward_copy(const Mat& bottom, Mat& top, const Option& opt, int factor, int mode, bool to_wide) const {
+        const Shape s = bottom.shape();
+        Shape o;
+        NF_RETURN_IF_ERROR(out_shape(s, o));
+        Mat dst;
+        NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
+        if (to_wide)
+            space_depth_copy(bottom.data, dst.data, o.c, s.h, s.w, factor, mode, true);
+        else
+            space_depth_copy(dst.data, bottom.data, s.c, o.h, o.w, factor, mode, false);
+        top = dst;
+        return Status::ok();
+    }
+};
 
 }  // namespace nnfold
