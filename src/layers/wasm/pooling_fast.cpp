@@ -31,6 +31,19 @@ std::vector<int> inside_counts(int n, int kernel, int stride, int first, int end
     return c;
 }
 
+using WindowKernel = void (*)(const kernels::PoolPlane&);
+
+// The square-window kernel for (is_max, k, s), looked up in the kernel list's columns
+// (kernels/pooling.h NNFOLD_POOL_WINDOW_KERNELS); nullptr for a window the list has no kernel for.
+WindowKernel window_kernel(bool is_max, int k, int s) {
+#define NF_POOL_PICK(ret, name, params, args, max_, K, S) \
+    if (is_max == (max_) && k == (K) && s == (S))         \
+        return kernels::name;
+    NNFOLD_POOL_WINDOW_KERNELS(NF_POOL_PICK)
+#undef NF_POOL_PICK
+    return nullptr;
+}
+
 }  // namespace
 
 Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -78,6 +91,7 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
         col_count.resize(((size_t)g.out_w + 3) / 4 * 4, 0);  // the kernels read whole vectors
     }
     const size_t oplane = (size_t)g.out_w * g.out_h;
+    const WindowKernel kernel = window_kernel(pooling_type == kMax, k, s);  // fast_window: one exists
     for (int q = 0; q < p.c; q++) {
         kernels::PoolPlane pp;
         pp.win = win;
@@ -88,21 +102,7 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
             pp.row_count = row_count.data();
             pp.col_count = col_count.data();
         }
-        if (pooling_type == kMax) {
-            if (k == 2)
-                s == 1 ? kernels::f32_maxpool2x2s1(pp) : kernels::f32_maxpool2x2s2(pp);
-            else if (s == 1)
-                kernels::f32_maxpool3x3s1(pp);
-            else
-                kernels::f32_maxpool3x3s2(pp);
-        } else {
-            if (k == 2)
-                s == 1 ? kernels::f32_avgpool2x2s1(pp) : kernels::f32_avgpool2x2s2(pp);
-            else if (s == 1)
-                kernels::f32_avgpool3x3s1(pp);
-            else
-                kernels::f32_avgpool3x3s2(pp);
-        }
+        kernel(pp);
     }
     return fast_cancelled(opt);
 }
