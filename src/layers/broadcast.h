@@ -49,6 +49,15 @@ void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, Fn fn) 
     }
 }
 
+// The input count check of the layers that broadcast their inputs (Compare, Where): `n` bottoms
+// where layer.expected_bottoms() are needed is a shape_mismatch naming both counts.
+inline Status check_bottom_count(const Layer& layer, size_t n) {
+    if (n != (size_t)layer.expected_bottoms())
+        return shape_mismatch(layer.type + " takes " + std::to_string(layer.expected_bottoms()) + " input(s), got " +
+                              std::to_string(n));
+    return Status::ok();
+}
+
 // The forward preamble of the layers that broadcast their inputs elementwise (Compare, Where):
 // unpacked inputs, their shapes in `in`, and one top of the shape `layer.infer_shape` gives (`out`).
 inline Status broadcast_forward_setup(const Layer& layer, const std::vector<Mat>& bottoms, std::vector<Mat>& tops,

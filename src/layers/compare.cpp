@@ -28,9 +28,7 @@ public:
     }
 
     Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
-        if ((int)bottoms.size() != expected_bottoms())
-            return shape_mismatch("nnfold.Compare takes " + std::to_string(expected_bottoms()) + " input(s), got " +
-                                  std::to_string(bottoms.size()));
+        NF_RETURN_IF_ERROR(check_bottom_count(*this, bottoms.size()));
         tops.resize(1);
         if (with_scalar) {
             tops[0] = bottoms[0];
