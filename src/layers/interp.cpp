@@ -18,17 +18,27 @@ namespace nnfold {
 
 namespace {
 
+// The input step per output position, as ncnn's linear_coeffs and cubic_coeffs compute it.
+double coeff_scale(int w, int outw, int align_corner) {
+    if (align_corner)
+        return outw > 1 ? (double)(w - 1) / (outw - 1) : 0.0;  // ncnn divides by 0 here; x86 then samples 0
+    return (double)w / outw;
+}
+
+// The input position output position dx samples (half-pixel centres unless align_corner).
+float source_position(int dx, double scale, int align_corner) {
+    if (align_corner)
+        return (float)(dx * scale);
+    return (float)((dx + 0.5) * scale - 0.5);
+}
+
 // ncnn linear_coeffs: two taps (ofs, ofs + 1) per output position.
 void linear_coeffs(int w, int outw, std::vector<int>& xofs, std::vector<float>& alpha, int align_corner) {
     xofs.resize(outw);
     alpha.resize((size_t)outw * 2);
-    double scale = (double)w / outw;
-    if (align_corner)
-        scale = outw > 1 ? (double)(w - 1) / (outw - 1) : 0.0;  // ncnn divides by 0 here; x86 then samples 0
+    const double scale = coeff_scale(w, outw, align_corner);
     for (int dx = 0; dx < outw; dx++) {
-        float fx = (float)((dx + 0.5) * scale - 0.5);
-        if (align_corner)
-            fx = (float)(dx * scale);
+        float fx = source_position(dx, scale, align_corner);
         int sx = (int)std::floor(fx);
         fx -= sx;
         if (sx < 0) {
@@ -61,13 +71,9 @@ void interpolate_cubic(float fx, float* c) {
 void cubic_coeffs(int w, int outw, std::vector<int>& xofs, std::vector<float>& alpha, int align_corner) {
     xofs.resize(outw);
     alpha.resize((size_t)outw * 4);
-    double scale = (double)w / outw;
-    if (align_corner)
-        scale = outw > 1 ? (double)(w - 1) / (outw - 1) : 0.0;
+    const double scale = coeff_scale(w, outw, align_corner);
     for (int dx = 0; dx < outw; dx++) {
-        float fx = (float)((dx + 0.5) * scale - 0.5);
-        if (align_corner)
-            fx = (float)(dx * scale);
+        float fx = source_position(dx, scale, align_corner);
         int sx = (int)std::floor(fx);
         fx -= sx;
         float* a = &alpha[(size_t)dx * 4];
