@@ -74,19 +74,20 @@ public:
         } else if (A.dims <= 2 && B.dims <= 2) {
             // 2x2 [M,N]; 1x2 [N]; 2x1 [M]
             p.out = A.dims == 1 ? Shape::d1(p.N) : B.dims == 1 ? Shape::d1(p.M) : Shape::d2(p.N, p.M);
-        } else if (A.dims == 1) {
-            // one row times every matrix of B
-            p.bc = B.c;
-            p.bd = B.dims == 4 ? B.d : 1;
-            p.b_sd = b_mat;
-            p.b_sc = b_mat * p.bd;
-            p.out = B.dims == 3 ? Shape::d2(p.N, B.c) : Shape::d3(p.N, B.d, B.c);
-        } else if (B.dims == 1) {
-            p.bc = A.c;
-            p.bd = A.dims == 4 ? A.d : 1;
-            p.a_sd = a_mat;
-            p.a_sc = a_mat * p.bd;
-            p.out = A.dims == 3 ? Shape::d2(p.M, A.c) : Shape::d3(p.M, A.d, A.c);
+        } else if (A.dims == 1 || B.dims == 1) {
+            // a vector times every matrix of the batched side S (its matrices `mat` values apart),
+            // giving `n` values per matrix
+            auto vector_times_batch = [&](const Shape& S, size_t mat, int n, size_t& sd, size_t& sc) {
+                p.bc = S.c;
+                p.bd = S.dims == 4 ? S.d : 1;
+                sd = mat;
+                sc = mat * p.bd;
+                p.out = S.dims == 3 ? Shape::d2(n, S.c) : Shape::d3(n, S.d, S.c);
+            };
+            if (A.dims == 1)
+                vector_times_batch(B, b_mat, p.N, p.b_sd, p.b_sc);  // one row times every matrix of B
+            else
+                vector_times_batch(A, a_mat, p.M, p.a_sd, p.a_sc);
         } else {
             // batch extents (c, d) of each side; 2D sides have c = d = 1; in the 4D case a 3D
             // side's c moves to d
