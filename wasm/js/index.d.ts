@@ -346,7 +346,10 @@ export class Model {
   optimize(options?: OptimizeOptions): OptimizeReport;
   /** The model as ncnn files (canonical form; fp16 storage when `fp16`, or as set by optimize). */
   toNcnn(options?: { fp16?: boolean | undefined }): NcnnFiles;
-  /** Runs the model once. Throws `shape_mismatch` / `invalid_argument` for wrong inputs. */
+  /**
+   * Runs the model once. Each input's data must suit its `dtype` (see `InputData`). Throws
+   * `shape_mismatch` / `invalid_argument` for wrong inputs.
+   */
   run(inputs: Inputs, options?: RunOptions): Outputs;
   /** Per-layer times; inputs default to random inputs with seed 0. */
   profile(inputs?: Inputs | null, options?: ProfileOptions): ProfileReport;
@@ -385,7 +388,10 @@ export interface Nnfold {
    * in builds without verify (see `features.verify`).
    */
   verify(a: Model, b: Model, options?: VerifyOptions): VerifyReport;
-  /** Seeded random inputs, U(-1, 1), the same values as the CLI and the native library. */
+  /**
+   * Seeded random inputs, U(-1, 1), the same values as the CLI and the native library; integer
+   * inputs get integers in [0, 7] (an Int32Array), bool inputs 0 or 1 (a Uint8Array).
+   */
   randomInputs(model: Model, seed?: number): Record<string, RandomInput>;
   heapStats(): HeapStats;
 }
