@@ -91,12 +91,19 @@ Status shapes_from_json(const json& j, std::map<std::string, Shape>& out) {
     return Status::ok();
 }
 
-// {name, shape} per input/output; tensors of the io map (ONNX import, .io.json) also carry
-// `blob` (the ncnn blob) and `layout` ("NHWC" or ""), their shape being the original one.
+// {name, shape, dtype, dim_names} per input/output; tensors of the io map (ONNX import, .io.json)
+// also carry `blob` (the ncnn blob) and `layout` ("NHWC" or ""), their shape being the original
+// one. dim_names: one entry per entry of `shape` (none when the shape is unknown), the exporter's
+// symbolic name or null (always null for ncnn blobs, which name no dimension).
 json io_json(const std::vector<IoInfo>& list) {
     json arr = json::array();
     for (auto& io : list) {
-        json e = {{"name", io.name}, {"shape", io.mapped ? json(io.dims) : shape_to_json(io.shape)}};
+        json shape = io.mapped ? json(io.dims) : shape_to_json(io.shape);
+        json names = json::array();
+        if (shape.is_array())
+            for (size_t k = 0; k < shape.size(); k++)
+                names.push_back(k < io.dim_names.size() && !io.dim_names[k].empty() ? json(io.dim_names[k]) : json(nullptr));
+        json e = {{"name", io.name}, {"shape", shape}, {"dtype", io.dtype}, {"dim_names", names}};
         if (io.mapped) {
             e["blob"] = io.blob;
             e["layout"] = io.layout;

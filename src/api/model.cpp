@@ -203,6 +203,7 @@ IoInfo mapped_info(const IoEntry& e) {
     r.blob = e.blob;
     r.layout = e.layout;
     r.dtype = e.dtype;
+    r.dim_names = e.dim_names;
     return r;
 }
 

@@ -52,6 +52,9 @@ struct IoInfo {
     // Element type at the interface: "float32", or for an ONNX integer/boolean input "int32",
     // "int64", "bool" (held as float32 values inside the graph, docs/shapes-and-files.md).
     std::string dtype = "float32";
+    // Mapped inputs: the exporter's symbolic name of each entry of `dims` ("" where fixed or
+    // unknown); empty for plain blobs and outputs.
+    std::vector<std::string> dim_names;
 };
 
 // Called between steps of a long operation with (done, total); returning false cancels it

@@ -68,7 +68,7 @@ test('a Web Worker (and a page) in Chromium imports the package and runs a model
       const r = await page.evaluate(() => window.__nnfoldResult);
       assert.equal(r.error, undefined, `${query}: ${r.code}: ${r.error}`);
       assert.equal(r.build, build, query);
-      assert.deepEqual(r.inputs, [{ name: 'data', shape: [2, 2, 2] }]);
+      assert.deepEqual(r.inputs, [{ name: 'data', shape: [2, 2, 2], dtype: 'float32', dim_names: [null, null, null] }]);
       assert.deepEqual(r.outputs.out.shape, [3, 2, 2]);
       assert.deepEqual(r.outputs.out.first, expected, query);
       assert.ok(requests.includes(wasmPath), `${query}: ${wasmPath} not requested (${requests.join(', ')})`);

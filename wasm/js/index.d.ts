@@ -117,22 +117,54 @@ export interface IoInfo {
    * Transpose absorbed at import), "" when the blob holds it in its declared order.
    */
   layout?: string;
+  /**
+   * Element type at the interface. ONNX int32/int64/bool inputs are held as float32 values inside
+   * the graph (docs/shapes-and-files.md); ncnn blobs are always 'float32'.
+   */
+  dtype: DType;
+  /**
+   * One entry per entry of `shape` (empty when `shape` is null): the exporter's symbolic name of
+   * the dimension (e.g. "batch", "sequence"), or null where it is fixed or unnamed. Always all
+   * null for ncnn blobs and for outputs, which name no dimension.
+   */
+  dim_names: (string | null)[];
 }
+
+/** Element types at the interface. */
+export type DType = 'float32' | 'int32' | 'int64' | 'bool';
 
 /** A tensor: dense float32 values, outermost-first layout (the `.f32` file layout). */
 export interface Tensor {
   data: Float32Array;
   shape: Shape;
+  /** 'float32' for every output for now (index-valued outputs are not produced yet). */
+  dtype: 'float32';
 }
 
-/** Inputs by name: a Float32Array (takes the input's known shape) or `{data, shape}`. */
-export type Inputs = Record<string, Float32Array | number[] | { data: Float32Array | number[]; shape?: Shape }>;
+/**
+ * Input values, by the input's dtype (any other kind is `invalid_argument`):
+ * - 'float32': Float32Array or number[];
+ * - 'int32' / 'int64': Int32Array, BigInt64Array or number[] of integers, each within +-2^24
+ *   (float32 holds those exactly; beyond is `invalid_argument`);
+ * - 'bool': Uint8Array (nonzero is true) or an array of booleans / 0 / 1.
+ */
+export type InputData = Float32Array | Int32Array | BigInt64Array | Uint8Array | number[] | boolean[];
+
+/** A seeded random input (`randomInputs`), in a typed array `run` takes for its dtype. */
+export interface RandomInput {
+  data: Float32Array | Int32Array | Uint8Array;
+  shape: Shape;
+  dtype: DType;
+}
+
+/** Inputs by name: the data (takes the input's known shape) or `{data, shape}`. */
+export type Inputs = Record<string, InputData | { data: InputData; shape?: Shape }>;
 
 /**
  * Outputs by name. A data-dependent output (a detection head) may be empty: nothing detected gives
  * `data.length === 0`.
  */
-export type Outputs = Record<string, { data: Float32Array; shape: Shape | null }>;
+export type Outputs = Record<string, { data: Float32Array; shape: Shape | null; dtype: 'float32' }>;
 
 export interface RunOptions {
   /** Blobs to extract (default: the model's outputs); intermediate blobs are allowed. */
@@ -314,7 +346,10 @@ export class Model {
   optimize(options?: OptimizeOptions): OptimizeReport;
   /** The model as ncnn files (canonical form; fp16 storage when `fp16`, or as set by optimize). */
   toNcnn(options?: { fp16?: boolean | undefined }): NcnnFiles;
-  /** Runs the model once. Throws `shape_mismatch` / `invalid_argument` for wrong inputs. */
+  /**
+   * Runs the model once. Each input's data must suit its `dtype` (see `InputData`). Throws
+   * `shape_mismatch` / `invalid_argument` for wrong inputs.
+   */
   run(inputs: Inputs, options?: RunOptions): Outputs;
   /** Per-layer times; inputs default to random inputs with seed 0. */
   profile(inputs?: Inputs | null, options?: ProfileOptions): ProfileReport;
@@ -353,8 +388,11 @@ export interface Nnfold {
    * in builds without verify (see `features.verify`).
    */
   verify(a: Model, b: Model, options?: VerifyOptions): VerifyReport;
-  /** Seeded random inputs, U(-1, 1), the same values as the CLI and the native library. */
-  randomInputs(model: Model, seed?: number): Record<string, Tensor>;
+  /**
+   * Seeded random inputs, U(-1, 1), the same values as the CLI and the native library; integer
+   * inputs get integers in [0, 7] (an Int32Array), bool inputs 0 or 1 (a Uint8Array).
+   */
+  randomInputs(model: Model, seed?: number): Record<string, RandomInput>;
   heapStats(): HeapStats;
 }
 

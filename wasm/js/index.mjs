@@ -342,10 +342,15 @@ class Nnfold {
     const h = model._handle();
     try {
       const names = JSON.parse(this._call(h, 'randomInputs', checkSeed(seed)));
+      const dtypes = new Map(model.inputs.map((io) => [io.name, io.dtype]));
       const out = {};
       for (const n of names) {
         const v = this._call(h, 'inputView', n);
-        out[n] = { data: v.view.slice(), shape: JSON.parse(v.shape) };
+        const dtype = dtypes.get(n) ?? 'float32';
+        // integer and bool inputs come back in a typed array run() takes for them (the values,
+        // integers in [0, 7] or 0/1, are exact in either type)
+        const data = dtype === 'bool' ? Uint8Array.from(v.view) : dtype === 'float32' ? v.view.slice() : Int32Array.from(v.view);
+        out[n] = { data, shape: JSON.parse(v.shape), dtype };
       }
       return out;
     } finally {
@@ -477,9 +482,11 @@ class Model {
   }
 
   /**
-   * Runs the model. inputs: {name: Float32Array | {data, shape}}; a bare array takes the input's
-   * known shape. Returns {name: {data: Float32Array, shape}} for the model's outputs (or the blobs
-   * listed in options.outputs).
+   * Runs the model. inputs: {name: data | {data, shape}}; bare data takes the input's known shape.
+   * data by the input's dtype: float32 a Float32Array or number[]; int32/int64 an Int32Array, a
+   * BigInt64Array or integer number[] (within +-2^24); bool a Uint8Array or boolean/0-1 array.
+   * Returns {name: {data: Float32Array, shape, dtype: 'float32'}} for the model's outputs (or the
+   * blobs listed in options.outputs).
    */
   run(inputs, options) {
     options = optionsOf(options, 'run');
@@ -520,7 +527,7 @@ class Model {
 
   #setInputs(inputs) {
     if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs) || ArrayBuffer.isView(inputs)) {
-      fail('invalid_argument', 'inputs must be an object {inputName: Float32Array | {data, shape}}');
+      fail('invalid_argument', 'inputs must be an object {inputName: typed array | number[] | {data, shape}}');
     }
     const known = this.#ioInfo().inputs;
     for (const [name, value] of Object.entries(inputs)) {
@@ -530,13 +537,13 @@ class Model {
       }
       let data, shape;
       const mapped = decl.blob !== undefined;  // an ONNX tensor: its original shape, any rank
-      if (value instanceof Float32Array || Array.isArray(value)) {
+      if (isInputData(value)) {
         data = value;
         if (!decl.shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
         shape = decl.shape;
       } else if (value && typeof value === 'object' && 'data' in value) {
         data = value.data;
-        if (!(data instanceof Float32Array) && !Array.isArray(data)) fail('invalid_argument', `input '${name}': data must be a Float32Array`);
+        if (!isInputData(data)) fail('invalid_argument', `input '${name}': data must be ${expectedData(decl.dtype)}`);
         shape = value.shape === undefined ? decl.shape : checkShape(value.shape, `input '${name}'`, mapped ? 8 : 4);
         if (!shape) fail('invalid_argument', `input '${name}' declares no shape: pass {data, shape} or set shapes`);
         if (mapped && shape.join(',') !== decl.shape.join(',')) {
@@ -544,11 +551,12 @@ class Model {
             `${decl.layout || 'as declared'}); got [${shape.join(',')}] (other shapes: give them to loadOnnx)`);
         }
       } else {
-        fail('invalid_argument', `input '${name}' must be a Float32Array or {data, shape}`);
+        fail('invalid_argument', `input '${name}' must be ${expectedData(decl.dtype)} or {data, shape}`);
       }
       if (data.length !== product(shape)) {
         fail('shape_mismatch', `input '${name}' has ${data.length} values; shape [${shape.join(',')}] needs ${product(shape)}`);
       }
+      data = toGraphValues(name, decl.dtype, data);
       // an original shape of more than 4 dims travels flat (the facade checks the count)
       const view = this.#call('prepareInput', name, JSON.stringify(shape.length > 4 ? [product(shape)] : shape));
       view.set(data); // at once: a later allocation may grow (and detach) the heap
@@ -561,7 +569,8 @@ class Model {
     const out = {};
     for (const o of r.outputs) {
       const view = this.#call('outputView', o.name);
-      out[o.name] = { data: view.slice(), shape: o.shape };
+      // every output is float32 for now (no index-valued outputs yet: docs/shapes-and-files.md)
+      out[o.name] = { data: view.slice(), shape: o.shape, dtype: 'float32' };
     }
     return out;
   }
@@ -574,12 +583,76 @@ if (typeof Symbol.dispose === 'symbol') {
 }
 
 function ioEntry(x) {
-  const e = { name: x.name, shape: x.shape };
+  const e = { name: x.name, shape: x.shape, dtype: x.dtype, dim_names: x.dim_names.slice() };
   if (x.blob !== undefined) {
     e.blob = x.blob;
     e.layout = x.layout;
   }
   return e;
+}
+
+// Element types at the interface (docs/shapes-and-files.md): an ONNX int32/int64/bool input is
+// held as float32 values inside the graph, so its integers must lie within +-2^24, the range in
+// which float32 holds every integer exactly.
+const INT_LIMIT = 1 << 24;
+
+function isInputData(x) {
+  return Array.isArray(x) || x instanceof Float32Array || x instanceof Int32Array ||
+    (typeof BigInt64Array === 'function' && x instanceof BigInt64Array) || x instanceof Uint8Array;
+}
+
+function expectedData(dtype) {
+  if (dtype === 'bool') return 'a Uint8Array or an array of booleans or 0/1 numbers';
+  if (dtype === 'int32' || dtype === 'int64') return 'an Int32Array, a BigInt64Array or an array of integers';
+  return 'a Float32Array or an array of numbers';
+}
+
+function kindOf(data) {
+  return Array.isArray(data) ? 'an array' : data.constructor.name;
+}
+
+// The input's values as the Float32Array the graph holds, after checking the array kind against
+// the input's dtype and each integer against +-2^24.
+function toGraphValues(name, dtype, data) {
+  const wrongKind = () => fail('invalid_argument', `input '${name}' (${dtype}) takes ${expectedData(dtype)}; got ${kindOf(data)}`);
+  if (dtype === 'int32' || dtype === 'int64') {
+    const big = typeof BigInt64Array === 'function' && data instanceof BigInt64Array;
+    if (!big && !(data instanceof Int32Array) && !Array.isArray(data)) wrongKind();
+    const out = new Float32Array(data.length);
+    for (let k = 0; k < data.length; k++) {
+      const v = data[k];
+      if (big) {
+        if (v > BigInt(INT_LIMIT) || v < -BigInt(INT_LIMIT)) beyond(name, v, k);
+        out[k] = Number(v);
+        continue;
+      }
+      if (typeof v !== 'number' || !Number.isInteger(v)) {
+        fail('invalid_argument', `input '${name}' (${dtype}): value ${String(v)} at ${k} is not an integer`);
+      }
+      if (v > INT_LIMIT || v < -INT_LIMIT) beyond(name, v, k);
+      out[k] = v;
+    }
+    return out;
+  }
+  if (dtype === 'bool') {
+    if (!(data instanceof Uint8Array) && !Array.isArray(data)) wrongKind();
+    const out = new Float32Array(data.length);
+    for (let k = 0; k < data.length; k++) {
+      const v = data[k];
+      if (typeof v !== 'boolean' && v !== 0 && v !== 1 && !(data instanceof Uint8Array)) {
+        fail('invalid_argument', `input '${name}' (bool): value ${String(v)} at ${k} is not a boolean, 0 or 1`);
+      }
+      out[k] = v ? 1 : 0;  // a Uint8Array byte is true when nonzero, as in ONNX
+    }
+    return out;
+  }
+  if (!(data instanceof Float32Array) && !Array.isArray(data)) wrongKind();
+  return data;
+}
+
+function beyond(name, v, k) {
+  fail('invalid_argument', `input '${name}': value ${String(v)} at ${k} is beyond +-2^24, which float32 cannot hold ` +
+    'exactly inside the graph');
 }
 
 function strList(x, what) {

@@ -4,7 +4,7 @@
 // misuses marked below with expect-error directives must be rejected (tsc fails on an unused
 // directive), so the types are not `any`. `using` / Symbol.dispose: usage-disposable.ts.
 import init, { NnfoldError, Model, simdSupported } from 'nnfold';
-import type { ErrorCode, GraphJson, InitOptions, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
+import type { DType, ErrorCode, GraphJson, InitOptions, Inputs, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
 
 async function main(): Promise<void> {
   const opts: InitOptions = { simd: simdSupported(), wasmPaths: '/assets/', locateFile: (f, prefix) => prefix + f };
@@ -23,13 +23,27 @@ async function main(): Promise<void> {
   for (const io of model.inputs) {
     const name: string = io.name;
     const dims: number[] | null = io.shape;
-    void name, dims;
+    const dtype: DType = io.dtype;
+    const dimName: string | null | undefined = io.dim_names[0];
+    void name, dims, dtype, dimName;
   }
   const inputs = nf.randomInputs(model, 7);
   const out: Outputs = model.run(inputs, { outputs: ['prob'] });
   const prob: Float32Array = out.prob.data;
   model.run({ data: new Float32Array(3 * 224 * 224) });
   model.run({ data: { data: new Float32Array(12), shape: [3, 2, 2] } });
+  const outDtype: 'float32' = out.prob.dtype;
+  // integer and bool inputs (ONNX int32/int64/bool; docs/shapes-and-files.md)
+  const typed: Inputs = {
+    ids: new BigInt64Array([101n, 2023n]),
+    ids32: { data: new Int32Array([101, 2023]), shape: [1, 2] },
+    idsList: [101, 2023],
+    mask: new Uint8Array([1, 0]),
+    maskList: [true, false],
+  };
+  model.run(typed);
+  const randomDtype: DType = inputs['data']?.dtype ?? 'float32';
+  void outDtype, randomDtype;
 
   const info: ModelInfo = model.info();
   const layers: number = info.layers;
@@ -66,6 +80,10 @@ async function main(): Promise<void> {
 
   // @ts-expect-error: inputs are Float32Array, number[] or {data, shape}, not strings
   model.run({ data: 'pixels' });
+  // @ts-expect-error: a Float64Array is no input kind
+  model.run({ data: new Float64Array(4) });
+  // @ts-expect-error: no such dtype
+  const badDtype: DType = 'float16';
   // @ts-expect-error: the bin is bytes or null
   nf.loadNcnn('7767517', 'weights.bin');
   // @ts-expect-error: build is 'simd' | 'base'
