@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "model/shape_params.h"
 #include "passes/pass_util.h"
 #include "passes/registry.h"
 
@@ -123,18 +124,6 @@ bool chain_layer(const LayerNode& l) {
         if (l.params.has(id) && l.params.get_int(id, 0) <= 0)
             return false;
     return true;
-}
-
-ParamDict reshape_params(const Shape& s) {
-    ParamDict pd;
-    pd.set_int(0, s.w);
-    if (s.dims >= 2)
-        pd.set_int(1, s.h);
-    if (s.dims >= 3)
-        pd.set_int(2, s.c);
-    if (s.dims == 4)
-        pd.set_int(11, s.d);
-    return pd;
 }
 
 constexpr size_t kMaxElements = 1u << 20;
@@ -253,7 +242,7 @@ public:
             detail = names + " leave the data as it is: removed";
         } else if (kind == 1) {
             l.type = "Reshape";
-            l.params = reshape_params(out);
+            l.params = shape_params(out);
             detail = names + " keep the data order: one Reshape to " + out.str();
         } else {
             l.type = "Permute";
@@ -404,7 +393,7 @@ public:
             if (c.ints[5] > 0) {
                 int ne[4] = {c.ints[1], c.ints[2], c.ints[3], c.ints[4]};
                 Shape ks = from_extents(c.ints[5], ne);
-                ParamDict pd = reshape_params(ks);  // MemoryData: 0 w, 1 h, 2 c, 11 d, as Reshape
+                ParamDict pd = shape_params(ks);  // MemoryData: 0 w, 1 h, 2 c, 11 d, as Reshape
                 Mc.params = pd;
                 detail += "; constant " + Mc.name + " " + memorydata_shape(g.layers[md]).str() + " -> " + ks.str();
             }
