@@ -67,6 +67,13 @@ MatchResult match_pair(const PassContext& ctx, int layer, int next, Candidate& c
     return check_intermediate(ctx, layer, ctx.g.layers[layer].tops[0]);
 }
 
+MatchResult match_pair_of_type(const PassContext& ctx, int layer, const std::string& type, Candidate& c, int& next) {
+    next = next_of_type(ctx.g, layer, type);
+    if (next < 0)
+        return MatchResult::none();
+    return match_pair(ctx, layer, next, c);
+}
+
 MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memorydata, int split) {
     const Graph& g = ctx.g;
     int mblob = g.layers[memorydata].tops[0];
