@@ -14,4 +14,16 @@ ParamDict shape_params(const Shape& s) {
     return pd;
 }
 
+Shape memorydata_shape(int w, int h, int d, int c) {
+    if (d != 0)
+        return Shape::d4(w, h, d, c);
+    if (c != 0)
+        return Shape::d3(w, h, c);
+    if (h != 0)
+        return Shape::d2(w, h);
+    if (w != 0)
+        return Shape::d1(w);
+    return Shape::d1(1);
+}
+
 }  // namespace nnfold

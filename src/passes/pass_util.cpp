@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/strings.h"
+#include "model/shape_params.h"
 
 namespace nnfold {
 
@@ -251,16 +252,8 @@ Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_p
 }
 
 Shape memorydata_shape(const LayerNode& l) {
-    int w = l.params.get_int(0, 0), h = l.params.get_int(1, 0), d = l.params.get_int(11, 0), c = l.params.get_int(2, 0);
-    if (d != 0)
-        return Shape::d4(w, h, d, c);
-    if (c != 0)
-        return Shape::d3(w, h, c);
-    if (h != 0)
-        return Shape::d2(w, h);
-    if (w != 0)
-        return Shape::d1(w);
-    return Shape::d1(1);
+    return memorydata_shape(l.params.get_int(0, 0), l.params.get_int(1, 0), l.params.get_int(11, 0),
+                            l.params.get_int(2, 0));
 }
 
 bool is_input_blob(const Graph& g, int blob) {

@@ -111,8 +111,7 @@ Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_p
 MatchResult check_remove_identity(const PassContext& ctx, int layer, int in_blob, int out_blob);
 void remove_identity(PassContext& ctx, int layer, int in_blob, int out_blob);
 
-// MemoryData's shape from its params (ncnn src/layer/memorydata.cpp: d set -> 4D, c -> 3D,
-// h -> 2D, w -> 1D; none -> one value).
+// MemoryData's shape from its params (0=w 1=h 11=d 2=c; the rule is memorydata_shape's).
 Shape memorydata_shape(const LayerNode& l);
 
 // True when the graph gives `blob` a producer that is an Input layer.
