@@ -11,6 +11,7 @@
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
 #include "layers/layer.h"
+#include "model/split_insert.h"
 
 namespace nnfold {
 
@@ -452,70 +453,25 @@ Status read_param(const std::string& text, Graph& g, Warnings& warnings, const s
 
     // Blobs consumed more than once: insert Split after the producer (ncnn's converters do this;
     // ncnn's light mode would otherwise free the blob after its first consumer).
-    std::set<std::string> names;
-    for (auto& l : g.layers)
-        names.insert(l.name);
     std::set<std::string> bnames;
     for (auto& b : g.blobs)
         bnames.insert(b.name);
-    // One pass over the layers collects every blob's uses and producer (a scan per blob would
-    // make a long chain of layers quadratic: 50,000 layers took minutes). Splits are inserted
-    // after all bottoms are redirected, each right after its producer; several Splits after one
-    // producer come in reverse blob order (as inserting them one by one at producer + 1 gives).
-    std::vector<std::vector<std::pair<int, int>>> uses(g.blobs.size());  // (layer, bottom slot)
-    std::vector<int> producer(g.blobs.size(), -1);
-    for (int i = 0; i < (int)g.layers.size(); i++) {
-        for (int s = 0; s < (int)g.layers[i].bottoms.size(); s++)
-            uses[g.layers[i].bottoms[s]].push_back({i, s});
-        for (int t : g.layers[i].tops)
-            producer[t] = i;
-    }
-    std::vector<std::vector<LayerNode>> splits_after(g.layers.size());
-    int split_seq = 0;
-    size_t original_blobs = g.blobs.size();
-    for (int b = 0; b < (int)original_blobs; b++) {
-        if (uses[b].size() < 2)
-            continue;
-        int prod = producer[b];
-        std::string sname;
-        do {
-            sname = "splitncnn_" + std::to_string(split_seq++);
-        } while (names.count(sname));
-        names.insert(sname);
-        LayerNode split;
-        split.type = "Split";
-        split.name = sname;
-        split.bottoms.push_back(b);
+    auto top_name = [&](int b, size_t k) {
+        std::string tn = g.blobs[b].name + "_splitncnn_" + std::to_string(k);
+        while (bnames.count(tn))
+            tn += "_";
+        bnames.insert(tn);
+        return tn;
+    };
+    auto warn_split = [&](int b, const LayerNode& split, const std::vector<std::pair<int, int>>& readers) {
         std::string consumers;
-        for (size_t k = 0; k < uses[b].size(); k++) {
-            std::string tn = g.blobs[b].name + "_splitncnn_" + std::to_string(k);
-            while (bnames.count(tn))
-                tn += "_";
-            bnames.insert(tn);
-            int nbi = g.add_blob(tn, g.blobs[b].shape);
-            split.tops.push_back(nbi);
-            g.layers[uses[b][k].first].bottoms[uses[b][k].second] = nbi;
-            if (k < 8)
-                consumers += (k ? ", " : "") + quote(g.layers[uses[b][k].first].name);
-            else if (k == 8)
-                consumers += ", ...";
-        }
-        warnings.add(file + ": blob " + quote(g.blobs[b].name) + " is consumed by " + std::to_string(uses[b].size()) +
-                     " layers (" + consumers + "); inserted Split " + quote(sname) +
+        for (size_t k = 0; k < readers.size() && k <= 8; k++)
+            consumers += k == 8 ? std::string(", ...") : (k ? ", " : "") + quote(g.layers[readers[k].first].name);
+        warnings.add(file + ": blob " + quote(g.blobs[b].name) + " is consumed by " + std::to_string(readers.size()) +
+                     " layers (" + consumers + "); inserted Split " + quote(split.name) +
                      " (ncnn's light mode would fail on this file)");
-        if (prod >= 0)
-            splits_after[prod].insert(splits_after[prod].begin(), std::move(split));
-    }
-    if (split_seq > 0) {
-        std::vector<LayerNode> layers;
-        layers.reserve(g.layers.size() + (size_t)split_seq);
-        for (size_t i = 0; i < g.layers.size(); i++) {
-            layers.push_back(std::move(g.layers[i]));
-            for (auto& sp : splits_after[i])
-                layers.push_back(std::move(sp));
-        }
-        g.layers = std::move(layers);
-    }
+    };
+    insert_splits(g, top_name, warn_split);
     return g.validate();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/broadcast_index.h"
 #include "core/shape.h"
 #include "core/status.h"
 #include "layers/layer.h"
@@ -20,33 +21,16 @@ Status broadcast_shape(const std::vector<Shape>& ins, Shape& out);
 // Inputs are dense Mats of the given shapes (elempack 1).
 template <typename Fn>
 void for_each_broadcast(const Shape& out, const std::vector<Shape>& ins, Fn fn) {
-    const std::vector<int> ol = out.to_list();
-    const size_t r = ol.size(), m = ins.size();
-    std::vector<std::vector<int64_t>> strides(m, std::vector<int64_t>(r, 0));
-    for (size_t j = 0; j < m; j++) {
-        std::vector<int> l = ins[j].to_list();
-        int64_t s = 1;
-        for (size_t k = l.size(); k-- > 0;) {
-            size_t ok = k + (r - l.size());
-            strides[j][ok] = l[k] == 1 ? 0 : s;
-            s *= l[k];
-        }
-    }
-    const uint64_t n = out.total();
-    std::vector<int64_t> idx(r, 0), off(m, 0);
-    for (uint64_t i = 0; i < n; i++) {
-        fn((size_t)i, off);
-        for (size_t k = r; k-- > 0;) {
-            idx[k]++;
-            for (size_t j = 0; j < m; j++)
-                off[j] += strides[j][k];
-            if (idx[k] < ol[k])
-                break;
-            for (size_t j = 0; j < m; j++)
-                off[j] -= strides[j][k] * ol[k];
-            idx[k] = 0;
-        }
-    }
+    if (out.total() == 0)
+        return;
+    auto dims_of = [](const Shape& s) {
+        std::vector<int> l = s.to_list();
+        return std::vector<int64_t>(l.begin(), l.end());
+    };
+    std::vector<std::vector<int64_t>> in_dims;
+    for (const Shape& s : ins)
+        in_dims.push_back(dims_of(s));
+    for_each_broadcast_offset(dims_of(out), in_dims, fn);
 }
 
 // The input count check of the layers that broadcast their inputs (Compare, Where): `n` bottoms

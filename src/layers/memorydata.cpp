@@ -3,6 +3,7 @@
 // Shape: d set -> 4D, else c set -> 3D, else h -> 2D, else w -> 1D; all zero -> one value
 // (ncnn creates an uninitialised scalar there; nnfold makes it 0).
 #include "layers/layer.h"
+#include "model/shape_params.h"
 
 namespace nnfold {
 
@@ -14,17 +15,7 @@ public:
     int expected_bottoms() const override { return 0; }
     int expected_tops() const override { return 1; }
 
-    Shape shape() const {
-        if (d != 0)
-            return Shape::d4(w, h, d, c);
-        if (c != 0)
-            return Shape::d3(w, h, c);
-        if (h != 0)
-            return Shape::d2(w, h);
-        if (w != 0)
-            return Shape::d1(w);
-        return Shape::d1(1);
-    }
+    Shape shape() const { return memorydata_shape(w, h, d, c); }
 
     Status load_param(const ParamDict& pd) override {
         w = pd.get_int(0, 0);

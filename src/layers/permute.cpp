@@ -10,23 +10,10 @@
 //       18 = h d c w, 19 = d h c w, 20 = h c d w, 21 = c h d w, 22 = d c h w, 23 = c d h w
 // A 1D input or order 0 is returned as is (shared). An order a given dims does not define is an
 // error (ncnn produces nothing there).
+#include "core/permute_order.h"
 #include "layers/layer.h"
 
 namespace nnfold {
-
-namespace {
-
-// Input axis for each output axis, innermost first. Axis numbers: 3D w=0 h=1 c=2; 4D w=0 h=1
-// d=2 c=3.
-constexpr int kOrder3[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}};
-constexpr int kOrder4[24][4] = {
-    {0, 1, 2, 3}, {1, 0, 2, 3}, {0, 2, 1, 3}, {2, 0, 1, 3}, {1, 2, 0, 3}, {2, 1, 0, 3},
-    {0, 1, 3, 2}, {1, 0, 3, 2}, {0, 3, 1, 2}, {3, 0, 1, 2}, {1, 3, 0, 2}, {3, 1, 0, 2},
-    {0, 2, 3, 1}, {2, 0, 3, 1}, {0, 3, 2, 1}, {3, 0, 2, 1}, {2, 3, 0, 1}, {3, 2, 0, 1},
-    {1, 2, 3, 0}, {2, 1, 3, 0}, {1, 3, 2, 0}, {3, 1, 2, 0}, {2, 3, 1, 0}, {3, 2, 1, 0},
-};
-
-}  // namespace
 
 class Permute : public Layer {
 public:
@@ -43,31 +30,10 @@ public:
     // The permutation for this input, innermost first over `n` axes (n = dims, 1D/2D included).
     Status perm(const Shape& s, int p[4], int& n) const {
         n = s.dims;
-        switch (s.dims) {
-        case 1:
-            if (order_type != 0)
-                break;
-            p[0] = 0;
-            return Status::ok();
-        case 2:
-            if (order_type > 1)
-                break;
-            p[0] = order_type;
-            p[1] = 1 - order_type;
-            return Status::ok();
-        case 3:
-            if (order_type > 5)
-                break;
-            for (int k = 0; k < 3; k++)
-                p[k] = kOrder3[order_type][k];
-            return Status::ok();
-        case 4:
-            for (int k = 0; k < 4; k++)
-                p[k] = kOrder4[order_type][k];
-            return Status::ok();
-        default:
+        if (s.dims < 1 || s.dims > 4)
             return shape_mismatch("Permute needs a 1D-4D input, got " + s.str());
-        }
+        if (permute_order(s.dims, order_type, p))
+            return Status::ok();
         return shape_mismatch("Permute order_type " + std::to_string(order_type) + " is not defined for " +
                               std::to_string(s.dims) + "D input " + s.str() + " (1D: 0, 2D: 0-1, 3D: 0-5, 4D: 0-23)");
     }

@@ -94,10 +94,8 @@ public:
         const Graph& g = ctx.g;
         if (g.layers[i].type != "BatchNorm")
             return MatchResult::none();
-        int j = next_of_type(g, i, "Scale");
-        if (j < 0)
-            return MatchResult::none();
-        MatchResult r = match_pair(ctx, i, j, c);
+        int j = -1;
+        MatchResult r = match_pair_of_type(ctx, i, "Scale", c, j);
         if (r.kind != MatchResult::Ok)
             return r;
         int channels = bn_params(g.layers[i]).channels;
@@ -151,10 +149,8 @@ public:
         const LayerNode& host = g.layers[i];
         if (std::find(types_.begin(), types_.end(), host.type) == types_.end())
             return MatchResult::none();
-        int j = next_of_type(g, i, "BatchNorm");
-        if (j < 0)
-            return MatchResult::none();
-        MatchResult r = match_pair(ctx, i, j, c);
+        int j = -1;
+        MatchResult r = match_pair_of_type(ctx, i, "BatchNorm", c, j);
         if (r.kind != MatchResult::Ok)
             return r;
         r = check_foldable_weights(ctx, i);
@@ -224,10 +220,8 @@ public:
         const LayerNode& gm = g.layers[i];
         if (gm.type != "Gemm")
             return MatchResult::none();
-        int j = next_of_type(g, i, "BatchNorm");
-        if (j < 0)
-            return MatchResult::none();
-        MatchResult r = match_pair(ctx, i, j, c);
+        int j = -1;
+        MatchResult r = match_pair_of_type(ctx, i, "BatchNorm", c, j);
         if (r.kind != MatchResult::Ok)
             return r;
         GemmParams p(gm.params);

@@ -22,10 +22,8 @@ public:
         const Graph& g = ctx.g;
         if (g.layers[i].type != "InnerProduct" || g.layers[i].tops.size() != 1)
             return MatchResult::none();
-        int j = next_of_type(g, i, "Dropout");
-        if (j < 0)
-            return MatchResult::none();
-        MatchResult r = match_pair(ctx, i, j, c);
+        int j = -1;
+        MatchResult r = match_pair_of_type(ctx, i, "Dropout", c, j);
         if (r.kind != MatchResult::Ok)
             return r;
         r = check_one_in_one_out(g, j);

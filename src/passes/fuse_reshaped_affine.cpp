@@ -50,6 +50,20 @@ bool order_keeping_reshape(const LayerNode& l) {
 
 constexpr uint64_t kMaxElements = 1u << 22;
 
+// Walks back from `blob` through up to 8 order-keeping reshapes (their indices, nearest first, go to
+// `path`) to the layer that feeds them: that layer when there is at least one reshape and it is an
+// affine host with one output, else -1.
+int host_behind_reshapes(const Graph& g, int blob, std::vector<int>& path) {
+    int p = g.producer(blob);
+    while (p >= 0 && order_keeping_reshape(g.layers[p]) && path.size() < 8) {
+        path.push_back(p);
+        p = g.producer(g.layers[p].bottoms[0]);
+    }
+    if (path.empty() || p < 0 || !is_affine_host_type(g.layers[p].type) || g.layers[p].tops.size() != 1)
+        return -1;
+    return p;
+}
+
 class FuseHostReshapeBatchNorm : public Pass {
 public:
     FuseHostReshapeBatchNorm() : Pass("fuse_host_reshape_batchnorm") {}
@@ -65,16 +79,9 @@ public:
             return MatchResult::none();
         // back through the reshapes to a host
         std::vector<int> path;
-        int blob = bn.bottoms[0];
-        int p = g.producer(blob);
-        while (p >= 0 && order_keeping_reshape(g.layers[p]) && path.size() < 8) {
-            path.push_back(p);
-            blob = g.layers[p].bottoms[0];
-            p = g.producer(blob);
-        }
-        if (path.empty() || p < 0 || !is_affine_host_type(g.layers[p].type) || g.layers[p].tops.size() != 1)
+        const int host = host_behind_reshapes(g, bn.bottoms[0], path);
+        if (host < 0)
             return MatchResult::none();
-        const int host = p;
         c.layers = {j};
         c.layers.insert(c.layers.end(), path.begin(), path.end());
         c.layers.push_back(host);
@@ -221,16 +228,9 @@ public:
         }
         const int x = bin.bottoms[side];
         std::vector<int> path;
-        int blob = x;
-        int p = g.producer(blob);
-        while (p >= 0 && order_keeping_reshape(g.layers[p]) && path.size() < 8) {
-            path.push_back(p);
-            blob = g.layers[p].bottoms[0];
-            p = g.producer(blob);
-        }
-        if (path.empty() || p < 0 || !is_affine_host_type(g.layers[p].type) || g.layers[p].tops.size() != 1)
+        const int host = host_behind_reshapes(g, x, path);
+        if (host < 0)
             return MatchResult::none();
-        const int host = p;
         c.layers = {j};
         c.layers.insert(c.layers.end(), path.begin(), path.end());
         c.layers.push_back(host);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/strings.h"
+#include "model/shape_params.h"
 
 namespace nnfold {
 
@@ -65,6 +66,13 @@ int next_of_type(const Graph& g, int layer, const std::string& type) {
 MatchResult match_pair(const PassContext& ctx, int layer, int next, Candidate& c) {
     c.layers = {layer, next};
     return check_intermediate(ctx, layer, ctx.g.layers[layer].tops[0]);
+}
+
+MatchResult match_pair_of_type(const PassContext& ctx, int layer, const std::string& type, Candidate& c, int& next) {
+    next = next_of_type(ctx.g, layer, type);
+    if (next < 0)
+        return MatchResult::none();
+    return match_pair(ctx, layer, next, c);
 }
 
 MatchResult check_kept_constant_keeps_a_reader(const PassContext& ctx, int memorydata, int split) {
@@ -244,16 +252,8 @@ Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_p
 }
 
 Shape memorydata_shape(const LayerNode& l) {
-    int w = l.params.get_int(0, 0), h = l.params.get_int(1, 0), d = l.params.get_int(11, 0), c = l.params.get_int(2, 0);
-    if (d != 0)
-        return Shape::d4(w, h, d, c);
-    if (c != 0)
-        return Shape::d3(w, h, c);
-    if (h != 0)
-        return Shape::d2(w, h);
-    if (w != 0)
-        return Shape::d1(w);
-    return Shape::d1(1);
+    return memorydata_shape(l.params.get_int(0, 0), l.params.get_int(1, 0), l.params.get_int(11, 0),
+                            l.params.get_int(2, 0));
 }
 
 bool is_input_blob(const Graph& g, int blob) {

@@ -38,6 +38,9 @@ MatchResult check_one_in_one_out(const Graph& g, int layer);
 // The start of every "layer, then its consumer `next`" pattern whose middle blob disappears:
 // names both layers as the candidate, then check_intermediate on the layer's output.
 MatchResult match_pair(const PassContext& ctx, int layer, int next, Candidate& c);
+// next_of_type, then match_pair with that consumer (whose index goes to `next`); none() when
+// `layer`'s output does not go to a layer of type `type`.
+MatchResult match_pair_of_type(const PassContext& ctx, int layer, const std::string& type, Candidate& c, int& next);
 
 // Blocked when a rewrite that stops reading a MemoryData's constant (directly, or through output
 // `split_top` of Split `split`; -1 when none) would leave that MemoryData's output kept (--keep)
@@ -108,8 +111,7 @@ Broadcast classify_constant_operand(const Shape& out, int out_dims, bool inner_p
 MatchResult check_remove_identity(const PassContext& ctx, int layer, int in_blob, int out_blob);
 void remove_identity(PassContext& ctx, int layer, int in_blob, int out_blob);
 
-// MemoryData's shape from its params (ncnn src/layer/memorydata.cpp: d set -> 4D, c -> 3D,
-// h -> 2D, w -> 1D; none -> one value).
+// MemoryData's shape from its params (0=w 1=h 11=d 2=c; the rule is memorydata_shape's).
 Shape memorydata_shape(const LayerNode& l);
 
 // True when the graph gives `blob` a producer that is an Input layer.

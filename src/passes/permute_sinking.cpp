@@ -36,6 +36,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/permute_order.h"
+#include "model/shape_params.h"
 #include "passes/pass_util.h"
 #include "passes/registry.h"
 
@@ -43,28 +45,7 @@ namespace nnfold {
 
 namespace {
 
-// ncnn's Permute orders: the input axis for each output axis, innermost first (3D w=0 h=1 c=2;
-// 4D w=0 h=1 d=2 c=3), as in layers/permute.cpp.
-constexpr int kOrder3[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}};
-constexpr int kOrder4[24][4] = {
-    {0, 1, 2, 3}, {1, 0, 2, 3}, {0, 2, 1, 3}, {2, 0, 1, 3}, {1, 2, 0, 3}, {2, 1, 0, 3},
-    {0, 1, 3, 2}, {1, 0, 3, 2}, {0, 3, 1, 2}, {3, 0, 1, 2}, {1, 3, 0, 2}, {3, 1, 0, 2},
-    {0, 2, 3, 1}, {2, 0, 3, 1}, {0, 3, 2, 1}, {3, 0, 2, 1}, {2, 3, 0, 1}, {3, 2, 0, 1},
-    {1, 2, 3, 0}, {2, 1, 3, 0}, {1, 3, 2, 0}, {3, 1, 2, 0}, {2, 3, 1, 0}, {3, 2, 1, 0},
-};
-
 int order_count(int dims) { return dims == 2 ? 2 : dims == 3 ? 6 : dims == 4 ? 24 : 1; }
-
-// The permutation of order `t` for `dims` axes (innermost first); false when undefined.
-bool order_perm(int dims, int t, int p[4]) {
-    switch (dims) {
-    case 1: if (t != 0) return false; p[0] = 0; return true;
-    case 2: if (t > 1) return false; p[0] = t; p[1] = 1 - t; return true;
-    case 3: if (t > 5) return false; for (int k = 0; k < 3; k++) p[k] = kOrder3[t][k]; return true;
-    case 4: if (t > 23) return false; for (int k = 0; k < 4; k++) p[k] = kOrder4[t][k]; return true;
-    default: return false;
-    }
-}
 
 void extents(const Shape& s, int e[4]) {
     e[0] = s.w;
@@ -85,7 +66,7 @@ Shape from_extents(int dims, const int e[4]) {
 // Applies Permute order t to `v` laid out densely in shape `s`; false when t is undefined.
 bool apply_permute(std::vector<int32_t>& v, Shape& s, int t) {
     int p[4], e[4], oe[4] = {1, 1, 1, 1};
-    if (!order_perm(s.dims, t, p))
+    if (!permute_order(s.dims, t, p))
         return false;
     extents(s, e);
     int st[4] = {1, e[0], e[0] * e[1], e[0] * e[1] * e[2]};
@@ -123,18 +104,6 @@ bool chain_layer(const LayerNode& l) {
         if (l.params.has(id) && l.params.get_int(id, 0) <= 0)
             return false;
     return true;
-}
-
-ParamDict reshape_params(const Shape& s) {
-    ParamDict pd;
-    pd.set_int(0, s.w);
-    if (s.dims >= 2)
-        pd.set_int(1, s.h);
-    if (s.dims >= 3)
-        pd.set_int(2, s.c);
-    if (s.dims == 4)
-        pd.set_int(11, s.d);
-    return pd;
 }
 
 constexpr size_t kMaxElements = 1u << 20;
@@ -253,7 +222,7 @@ public:
             detail = names + " leave the data as it is: removed";
         } else if (kind == 1) {
             l.type = "Reshape";
-            l.params = reshape_params(out);
+            l.params = shape_params(out);
             detail = names + " keep the data order: one Reshape to " + out.str();
         } else {
             l.type = "Permute";
@@ -306,7 +275,7 @@ public:
             (E.type == "BatchNorm" || E.type == "PReLU" || (E.type == "Scale" && E.params.get_int(0, 0) > 0))) {
             const Shape& os = ctx.shape(p);
             int perm[4];
-            if (!os.known() || os.dims < 3 || !order_perm(os.dims, P.params.get_int(0, 0), perm))
+            if (!os.known() || os.dims < 3 || !permute_order(os.dims, P.params.get_int(0, 0), perm))
                 return MatchResult::none();
             if (perm[os.dims - 1] != os.dims - 1)
                 return MatchResult::none();  // the channel axis moves: the layer cannot follow
@@ -349,7 +318,7 @@ public:
             return MatchResult::blocked("the shapes around " + lq(g, i) +
                                         " are unknown (give input shapes)");
         int perm[4];
-        if (!order_perm(os.dims, P.params.get_int(0, 0), perm))
+        if (!permute_order(os.dims, P.params.get_int(0, 0), perm))
             return MatchResult::none();
         int ke[4] = {1, 1, 1, 1}, oe[4];
         extents(os, oe);
@@ -404,7 +373,7 @@ public:
             if (c.ints[5] > 0) {
                 int ne[4] = {c.ints[1], c.ints[2], c.ints[3], c.ints[4]};
                 Shape ks = from_extents(c.ints[5], ne);
-                ParamDict pd = reshape_params(ks);  // MemoryData: 0 w, 1 h, 2 c, 11 d, as Reshape
+                ParamDict pd = shape_params(ks);  // MemoryData: 0 w, 1 h, 2 c, 11 d, as Reshape
                 Mc.params = pd;
                 detail += "; constant " + Mc.name + " " + memorydata_shape(g.layers[md]).str() + " -> " + ks.str();
             }

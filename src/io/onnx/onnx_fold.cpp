@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/broadcast_index.h"
 #include "core/strings.h"
 #include "io/onnx/onnx_importer.h"
 #include "io/onnx/onnx_shape_ops.h"
@@ -42,38 +43,6 @@ void set(Tensor& t, size_t k, double v) {
         t.f[k] = (float)v;
     else
         t.i[k] = saturate_int64(v);
-}
-
-// Calls fn(out_index, offset_in_each_input) over the broadcast output shape.
-template <typename Fn>
-void for_broadcast(const Dims& out, const std::vector<const Dims*>& ins, Fn fn) {
-    size_t r = out.size();
-    size_t m = ins.size();
-    std::vector<std::vector<int64_t>> strides(m, std::vector<int64_t>(r, 0));
-    for (size_t j = 0; j < m; j++) {
-        const Dims& d = *ins[j];
-        int64_t s = 1;
-        for (size_t k = d.size(); k-- > 0;) {
-            size_t ok = k + (r - d.size());
-            strides[j][ok] = d[k] == 1 ? 0 : s;
-            s *= d[k];
-        }
-    }
-    uint64_t n = count_of(out);
-    std::vector<int64_t> idx(r, 0), off(m, 0);
-    for (uint64_t i = 0; i < n; i++) {
-        fn((size_t)i, off);
-        for (size_t k = r; k-- > 0;) {
-            idx[k]++;
-            for (size_t j = 0; j < m; j++)
-                off[j] += strides[j][k];
-            if (idx[k] < out[k])
-                break;
-            for (size_t j = 0; j < m; j++)
-                off[j] -= strides[j][k] * out[k];
-            idx[k] = 0;
-        }
-    }
 }
 
 // Dense strides of a tensor of shape `d` (innermost 1).
@@ -582,7 +551,7 @@ Status fold_expand_tile(const FoldCall& f, std::vector<Tensor>& out) {
             return invalid_model("Expand: " + dims_str(f.x->dims) + " does not broadcast to " + dims_str(arg));
         NF_RETURN_IF_ERROR(check_size(od));
         Tensor t = make(f.x->dtype, od);
-        for_broadcast(od, {&f.x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, f.x->at(off[0])); });
+        for_each_broadcast_offset(od, {f.x->dims}, [&](size_t i, const std::vector<int64_t>& off) { set(t, i, f.x->at(off[0])); });
         out.push_back(std::move(t));
     } else {
         if (arg.size() != f.x->dims.size())
@@ -610,7 +579,7 @@ Status fold_where(const FoldCall& f, std::vector<Tensor>& out) {
         return invalid_model("Where: shapes do not broadcast");
     NF_RETURN_IF_ERROR(check_size(od));
     Tensor t = make(f.in[1]->dtype, od);
-    for_broadcast(od, {&f.in[0]->dims, &f.in[1]->dims, &f.in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
+    for_each_broadcast_offset(od, {f.in[0]->dims, f.in[1]->dims, f.in[2]->dims}, [&](size_t i, const std::vector<int64_t>& off) {
         set(t, i, f.in[0]->at(off[0]) != 0 ? f.in[1]->at(off[1]) : f.in[2]->at(off[2]));
     });
     out.push_back(std::move(t));
@@ -670,7 +639,7 @@ Status fold_binary(const FoldCall& f, std::vector<Tensor>& out) {
         bool fl = acc.is_float() || b.is_float();
         Tensor t = make(cmp ? kBool : acc.dtype, od);
         bool bad = false;
-        for_broadcast(od, {&acc.dims, &b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
+        for_each_broadcast_offset(od, {acc.dims, b.dims}, [&](size_t i, const std::vector<int64_t>& off) {
             double v = apply_binary(f.op, acc.at(off[0]), b.at(off[1]), fl, bad);
             if (t.is_float())
                 v = (double)(float)v;  // float32 arithmetic as onnxruntime

@@ -21,6 +21,7 @@
 #include "io/onnx/onnx_rewrite.h"
 #include "io/onnx/onnx_shape_ops.h"
 #include "layers/layer.h"
+#include "model/split_insert.h"
 
 namespace nnfold {
 
@@ -48,6 +49,13 @@ const std::map<std::string, OpFn>& op_table() {
         return m;
     }();
     return t;
+}
+
+OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn) {
+    auto it = t.find(op);
+    OpFn prior = it != t.end() ? it->second : nullptr;
+    t[op] = fn;
+    return prior;
 }
 
 bool fold_only_op(const std::string& op) {
@@ -435,38 +443,12 @@ void Importer::remove_dead_layers() {
 }
 
 void Importer::insert_splits() {
-    std::set<std::string> names;
-    for (auto& l : g.layers)
-        names.insert(l.name);
-    int seq = 0;
-    for (int b = 0; b < (int)g.blobs.size(); b++) {
-        std::vector<std::pair<int, int>> uses;
-        for (int i = 0; i < (int)g.layers.size(); i++)
-            for (int s = 0; s < (int)g.layers[i].bottoms.size(); s++)
-                if (g.layers[i].bottoms[s] == b)
-                    uses.push_back({i, s});
-        if (uses.size() < 2)
-            continue;
-        int prod = g.producer(b);
-        std::string sname;
-        do {
-            sname = "splitncnn_" + std::to_string(seq++);
-        } while (names.count(sname));
-        names.insert(sname);
-        LayerNode split;
-        split.type = "Split";
-        split.name = sname;
-        split.bottoms.push_back(b);
-        std::string base = g.blobs[b].name.substr(0, 230);
-        for (size_t k = 0; k < uses.size(); k++) {
-            std::string tn = unique_blob_name(base + "_splitncnn_" + std::to_string(k));
-            blob_names_.insert(tn);
-            int nbi = g.add_blob(tn, g.blobs[b].shape);
-            split.tops.push_back(nbi);
-            g.layers[uses[k].first].bottoms[uses[k].second] = nbi;
-        }
-        g.layers.insert(g.layers.begin() + (prod + 1), std::move(split));
-    }
+    auto top_name = [&](int b, size_t k) {
+        std::string tn = unique_blob_name(g.blobs[b].name.substr(0, 230) + "_splitncnn_" + std::to_string(k));
+        blob_names_.insert(tn);
+        return tn;
+    };
+    nnfold::insert_splits(g, top_name, [](int, const LayerNode&, const std::vector<std::pair<int, int>>&) {});
 }
 
 Status Importer::verify_shapes() {

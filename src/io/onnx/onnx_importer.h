@@ -22,6 +22,7 @@
 #include "io/onnx/onnx_import.h"
 #include "io/onnx/onnx_model.h"
 #include "model/graph.h"
+#include "model/shape_params.h"
 
 namespace nnfold {
 namespace onnx {
@@ -49,9 +50,6 @@ Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
 bool broadcast_shapes(const Dims& a, const Dims& b, Dims& out);
 // Normalizes an axis into [0, rank); false when out of range.
 bool norm_axis(int64_t axis, size_t rank, int& out);
-// ncnn's shape params for `s` (0=w 1=h 11=d 2=c, only as many as s has dims), as Input,
-// MemoryData and Reshape take them.
-ParamDict shape_params(const Shape& s);
 
 // Thrown by Importer::in for a required input the node does not have.
 struct MissingInput : std::exception {
@@ -72,6 +70,10 @@ void register_control_ops(std::map<std::string, OpFn>& t);
 void register_scatter_ops(std::map<std::string, OpFn>& t);
 void register_logic_ops(std::map<std::string, OpFn>& t);
 void register_cumsum_ops(std::map<std::string, OpFn>& t);
+// Puts `fn` in t[op] and returns the translator it replaces (null when there is none): the
+// register_*_ops below install a translator for an input computed at run time that hands the
+// constant case on to the one it replaced.
+OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn);
 // After register_shape_ops: wraps its Gather (constant indices) for runtime indices.
 void register_gather_ops(std::map<std::string, OpFn>& t);
 // After register_shape_ops: wraps its Expand (views) for an Expand that repeats data.

@@ -49,9 +49,7 @@ Status op_clip_runtime(Importer& im, const Node& n) {
 }  // namespace
 
 void register_clip_ops(std::map<std::string, OpFn>& t) {
-    auto it = t.find("Clip");
-    constant_clip = it != t.end() ? it->second : nullptr;
-    t["Clip"] = op_clip_runtime;
+    constant_clip = wrap_op(t, "Clip", op_clip_runtime);
 }
 
 }  // namespace onnx

@@ -49,9 +49,7 @@ Status op_expand_repeat(Importer& im, const Node& n) {
 }  // namespace
 
 void register_expand_ops(std::map<std::string, OpFn>& t) {
-    auto it = t.find("Expand");
-    view_expand = it != t.end() ? it->second : nullptr;
-    t["Expand"] = op_expand_repeat;
+    view_expand = wrap_op(t, "Expand", op_expand_repeat);
 }
 
 }  // namespace onnx

@@ -50,9 +50,7 @@ Status op_gather_runtime(Importer& im, const Node& n) {
 }  // namespace
 
 void register_gather_ops(std::map<std::string, OpFn>& t) {
-    auto it = t.find("Gather");
-    constant_index_gather = it != t.end() ? it->second : nullptr;
-    t["Gather"] = op_gather_runtime;
+    constant_index_gather = wrap_op(t, "Gather", op_gather_runtime);
 }
 
 }  // namespace onnx
