@@ -179,7 +179,15 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       const best = [...ref.keys()].sort((a, b) => ref[b] - ref[a]).slice(0, 5);
       const shown = await page.locator('#topk-list li').evaluateAll((li) => li.map((x) => Number(x.dataset.index)));
       assert.deepEqual(shown, best);
-      assert.match(await text(page, '#topk'), /ImageNet classifier, but the page bundles no label list/);
+      // 1,000 classes: the ImageNet names arrive (fetched on demand), each the name of its index
+      await page.waitForSelector('#topk-list[data-labels="imagenet"]', { timeout: 30000 });
+      const labels = JSON.parse(fs.readFileSync(path.join(root, 'web/imagenet-labels.json'), 'utf8')).labels;
+      const named = await page.locator('#topk-list li').evaluateAll((li) => li.map((x) => [Number(x.dataset.index), x.dataset.label, x.textContent]));
+      for (const [i, label, shownText] of named) {
+        assert.equal(label, labels[i]);
+        assert.ok(shownText.includes(labels[i]) && shownText.includes(`#${i}`), shownText);
+      }
+      assert.match(await text(page, '#topk'), /ImageNet classes in their usual order/);
       assert.equal(await text(page, '#out-table thead th:nth-child(2)'), 'ONNX shape');
       assert.match(await text(page, '#out-table tbody'), /\[1, 1000\]/);
 

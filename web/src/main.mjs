@@ -1202,8 +1202,19 @@ function clearRunResult() {
   S.lastRun = null;
 }
 
-// A classifier's best classes. There is no ImageNet label list in the page (none is bundled with
-// the packages it is built from), so classes are their indices, and the page says so.
+// A classifier's best classes, by index; when the output has exactly 1,000 classes (an ImageNet
+// classifier, most likely) the ImageNet names are fetched on first need (imagenet-labels.json,
+// data from torchvision, precached for offline use) and written beside the indices. The list is
+// shown at once; the names arrive a moment later (the list then has data-labels="imagenet").
+let imagenetLabels = null; // Promise<string[] | null>, started once
+function loadImagenetLabels() {
+  imagenetLabels ??= fetch('./imagenet-labels.json')
+    .then((r) => (r.ok ? r.json() : null))
+    .then((j) => (Array.isArray(j?.labels) && j.labels.length === 1000 ? j.labels : null))
+    .catch(() => null);
+  return imagenetLabels;
+}
+
 function renderTopK(outputs) {
   const box = $('topk');
   const found = Object.entries(outputs).map(([name, o]) => [name, topK(o, 5)]).find(([, t]) => t);
@@ -1213,15 +1224,30 @@ function renderTopK(outputs) {
     return;
   }
   const [name, t] = found;
-  box.replaceChildren(
-    h('h4', {}, `Top 5 of ${t.classes.toLocaleString('en-US')} classes `, h('span', { class: 'muted small mono' }, name)),
-    h('ol', { class: 'topk-list', id: 'topk-list' }, ...t.items.map((c) => h('li', { dataset: { index: String(c.index), prob: String(c.prob) } },
-      h('span', { class: 'mono' }, `class ${c.index}`),
-      h('span', { class: 'bar-wrap' }, h('span', { class: 'bar', style: `width:${Math.max(0.5, c.prob * 100).toFixed(1)}%` })),
-      h('span', { class: 'num' }, `${(c.prob * 100).toFixed(1)}%`)))),
-    h('p', { class: 'muted small' }, `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Class indices, not names: ` +
-      `${t.classes === 1000 ? 'this looks like an ImageNet classifier, but ' : ''}the page bundles no label list.`),
-  );
+  const imagenet = t.classes === 1000;
+  const note = h('p', { class: 'muted small' }, `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}` +
+    (imagenet ? '1,000 classes: read as ImageNet classes (loading their names…).' : 'Class indices, not names: the page has no label list for this number of classes.'));
+  const list = h('ol', { class: 'topk-list', id: 'topk-list' }, ...t.items.map((c) => h('li', { dataset: { index: String(c.index), prob: String(c.prob) } },
+    h('span', { class: 'topk-name' }, h('span', { class: 'mono' }, `class ${c.index}`)),
+    h('span', { class: 'bar-wrap' }, h('span', { class: 'bar', style: `width:${Math.max(0.5, c.prob * 100).toFixed(1)}%` })),
+    h('span', { class: 'num' }, `${(c.prob * 100).toFixed(1)}%`))));
+  box.replaceChildren(h('h4', {}, `Top 5 of ${t.classes.toLocaleString('en-US')} classes `, h('span', { class: 'muted small mono' }, name)), list, note);
+  if (!imagenet) return;
+  loadImagenetLabels().then((labels) => {
+    if (!list.isConnected) return; // a newer result replaced this one
+    if (!labels) {
+      note.textContent = `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Class indices: the ImageNet names could not be loaded.`;
+      return;
+    }
+    for (const li of list.children) {
+      const i = Number(li.dataset.index);
+      li.dataset.label = labels[i];
+      li.firstChild.replaceChildren(h('span', { class: 'topk-label' }, labels[i]), ' ', h('span', { class: 'muted mono small' }, `#${i}`));
+    }
+    list.dataset.labels = 'imagenet';
+    note.textContent = `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Names assume the 1,000 ImageNet classes in their usual order ` +
+      '(from torchvision, BSD-3-Clause; see NOTICE). A model trained on other classes gets wrong names: read the indices.';
+  });
 }
 
 async function run({ focus = false } = {}) {
