@@ -8,7 +8,7 @@ import { planDrop, baseName } from './files.mjs';
 import { imageLayout, parseNumberList, imageToTensor, drawSamplePicture } from './image.mjs';
 import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } from './decoders.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from './onnx-inputs.mjs';
-import { safeFileName, zipFiles, topK, speedVerdict, PREPROCESS } from './results.mjs';
+import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote, PREPROCESS } from './results.mjs';
 
 const DEFAULT_PRESET = { mean: [0, 0, 0], std: [1, 1, 1], order: 'RGB', decoder: null };
 const DECODER_DEFAULTS = { blazeface: 0.75, mlsd: 0.1 };
@@ -631,10 +631,37 @@ function renderOptimize() {
       [pct(b.weights_bytes, S.opt.files.bin) || 'same size', S.opt.options.fp16 ? 'fp16 storage' : ''].filter(Boolean).join(', '), 'weights'),
     stat('Est. memory', b.memory_bytes === null ? '–' : `${fmtBytes(b.memory_bytes)} → ${fmtBytes(a.memory_bytes)}`, pct(b.memory_bytes, a.memory_bytes) || '', 'memory'),
   );
+  renderUnknownShapes(report.unknown_shapes);
   renderLog();
   renderVerify();
   renderSpeed();
 }
+
+// The optimizer refuses fusions whose arithmetic depends on a size it cannot infer (an input
+// without a shape: a .param opened without its .bin keeps its inputs unsized). The report counts
+// them and names the inputs; the page says so and leads to the input-size form.
+function renderUnknownShapes(us) {
+  const note = unknownShapesNote(us);
+  show($('opt-shapes'), !!note);
+  if (!note) return;
+  $('opt-shapes-text').textContent = note.text;
+  show($('opt-shapes-go'), note.inputs.length > 0);
+  $('opt-shapes').dataset.refused = String(note.refused);
+  $('opt-shapes').dataset.inputs = note.inputs.join(',');
+}
+
+$('opt-shapes-go').addEventListener('click', () => {
+  const inputs = ($('opt-shapes').dataset.inputs ?? '').split(',').filter(Boolean);
+  const src = S.formSource;
+  if (!src || !inputs.length) return;
+  const listed = new Set((src.shapeInputs ?? []).map((i) => i.name));
+  const hint = src.kind === 'onnx' ? 'ONNX shape: none declared' : 'ncnn blob [c, h, w] (or [h, w], [w]): the .param declares no shape';
+  const extra = inputs.filter((name) => !listed.has(name)).map((name) => ({ name, rank: null, hint }));
+  if (extra.length) S.formSource = { ...src, shapeInputs: [...(src.shapeInputs ?? []), ...extra], guessed: false };
+  renderShapeForm();
+  const fields = [...$('shape-fields').querySelectorAll('input')];
+  focusResult(fields.find((f) => inputs.includes(f.dataset.name) && !f.value) ?? fields[0]);
+});
 
 function layersOf(rw) {
   return Array.isArray(rw.layers) ? rw.layers.map(String) : [];
