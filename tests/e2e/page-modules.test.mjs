@@ -112,3 +112,17 @@ test('unknown shapes: refused fusions counted, the inputs to size named; nothing
   assert.deepEqual(none.inputs, []);
   assert.match(none.text, /^2 fusions need input sizes that the page cannot infer/);
 });
+
+test('camera errors: each getUserMedia failure in words a person can act on', async () => {
+  const { cameraError } = await import('../../web/src/camera.mjs');
+  const dom = (name) => ({ name, message: 'x' });
+  assert.equal(cameraError(dom('NotAllowedError')).kind, 'denied');
+  assert.match(cameraError(dom('NotAllowedError')).text, /denied\. Allow the camera/);
+  assert.equal(cameraError(dom('SecurityError')).kind, 'denied');
+  assert.equal(cameraError(dom('NotFoundError')).kind, 'none');
+  assert.equal(cameraError(dom('OverconstrainedError')).kind, 'none');
+  assert.equal(cameraError(dom('NotReadableError')).kind, 'busy');
+  assert.match(cameraError(dom('NoMediaDevices')).text, /HTTPS or localhost/);
+  const other = cameraError({ name: 'TypeError', message: 'odd' });
+  assert.deepEqual(other, { kind: 'other', text: 'The camera could not start: odd.' });
+});

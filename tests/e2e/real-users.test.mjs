@@ -196,6 +196,8 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       await page.keyboard.press('Enter');
       await page.waitForSelector('#speed-verdict[data-measurable]', { timeout: 180000 });
       await waitIdle(page);
+      // every input has a size (given above): no fusion was refused for want of one
+      assert.equal(await page.locator('#opt-shapes').isVisible(), false);
       assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await text(page, '#verify-verdict'));
       assert.equal(await activeId(page), 'verify-verdict');
       const expected = nf.loadOnnx(classifierOnnx(), { shapes: { pixels: [1, 3, 64, 64] } });

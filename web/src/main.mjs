@@ -6,6 +6,7 @@ import { ModelWorker } from './worker-client.mjs';
 import { GraphView } from './graph-view.mjs';
 import { planDrop, baseName } from './files.mjs';
 import { imageLayout, parseNumberList, imageToTensor, drawSamplePicture } from './image.mjs';
+import { cameraError, openCamera, grabFrame } from './camera.mjs';
 import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } from './decoders.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from './onnx-inputs.mjs';
 import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote, PREPROCESS } from './results.mjs';
@@ -134,8 +135,13 @@ for (const [btn, hard] of CANCEL_BUTTONS) {
   });
 }
 
-// Escape cancels whatever runs (the visible Cancel button's action).
+// Escape cancels whatever runs (the visible Cancel button's action); with nothing running it
+// stops the camera.
 document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && !S.busy && cam.stream) {
+    stopCamera();
+    return;
+  }
   if (e.key !== 'Escape' || !S.busy) return;
   const btn = CANCEL_BUTTONS.map(([id]) => $(id)).find((b) => b.offsetParent !== null && !b.disabled);
   if (!btn) return;
@@ -1018,6 +1024,7 @@ function runInput() {
 }
 
 function renderRunSetup() {
+  stopCamera();
   const L = S.loaded;
   const runnable = !L.structureOnly;
   show($('run-empty'), !runnable);
@@ -1069,10 +1076,12 @@ $('pre-layout').addEventListener('change', updatePreNote);
 function syncSourceControls() {
   const img = document.querySelector('input[name="run-source"]:checked').value === 'image';
   show($('image-controls'), img);
+  if (!img) stopCamera();
 }
 for (const r of document.querySelectorAll('input[name="run-source"]')) r.addEventListener('change', syncSourceControls);
 
 async function setImageFile(file) {
+  stopCamera();
   setError('image-error', null);
   try {
     const bmp = await createImageBitmap(file);
@@ -1097,9 +1106,92 @@ $('image-input').addEventListener('change', (e) => {
   if (f) setImageFile(f).finally(() => { e.target.value = ''; });
 });
 $('image-sample').addEventListener('click', () => {
+  stopCamera();
   useSamplePicture();
   drawRunCanvas(null);
 });
+
+// The camera: each frame becomes the picture and is run (the original or optimized model, as
+// chosen), the results drawn on it; the next frame is taken when the result is drawn. Other work
+// (optimize, verify, benchmark) takes turns with it: a frame waits while the page is busy. A new
+// model, an image, random input, Stop, or a failed run stops the camera.
+const cam = { stream: null, frames: 0, fps: 0 };
+document.body.dataset.camera = 'off';
+
+$('camera-start').addEventListener('click', async () => {
+  setError('image-error', null);
+  if (cam.stream) return;
+  $('camera-start').disabled = true;
+  let opened;
+  try {
+    opened = await openCamera();
+  } catch (e) {
+    const err = cameraError(e);
+    document.body.dataset.camera = `error-${err.kind}`;
+    setError('image-error', err.text);
+    focusResult($('image-error'));
+    return;
+  } finally {
+    $('camera-start').disabled = false;
+  }
+  const { video, stream } = opened;
+  cam.stream = stream;
+  cam.frames = 0;
+  for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => stopCamera('The camera stopped (unplugged, or taken by another app).'));
+  const canvas = document.createElement('canvas');
+  S.image = { canvas, name: 'camera' };
+  show($('camera-start'), false);
+  show($('camera-stop'), true);
+  show($('camera-status'), true);
+  $('camera-status').textContent = 'Camera on: starting…';
+  document.body.dataset.camera = 'on';
+  $('camera-stop').focus();
+  cameraLoop(video, stream);
+});
+
+$('camera-stop').addEventListener('click', () => {
+  stopCamera();
+  $('camera-start').focus();
+});
+
+async function cameraLoop(video, stream) {
+  let t0 = performance.now();
+  let n0 = 0;
+  while (cam.stream === stream) {
+    if (!S.busy && video.readyState >= 2) {
+      grabFrame(video, S.image.canvas);
+      const ok = await run({ camera: true });
+      if (cam.stream !== stream) break;
+      if (!ok) {
+        stopCamera('The camera stopped because the run failed (see the message below).');
+        break;
+      }
+      cam.frames++;
+      document.body.dataset.cameraFrames = String(cam.frames);
+      const now = performance.now();
+      if (now - t0 >= 1000) {
+        cam.fps = ((cam.frames - n0) * 1000) / (now - t0);
+        t0 = now;
+        n0 = cam.frames;
+      }
+      $('camera-status').textContent = `Camera on: ${cam.frames} frame${cam.frames === 1 ? '' : 's'} run` +
+        (cam.fps ? `, ${cam.fps.toFixed(1)} per second (as fast as the model runs here)` : '') + '.';
+    }
+    // the next animation frame (a hidden tab pauses them, and so the camera's runs)
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  }
+}
+
+function stopCamera(message = null) {
+  if (!cam.stream) return;
+  for (const t of cam.stream.getTracks()) t.stop();
+  cam.stream = null;
+  show($('camera-start'), true);
+  show($('camera-stop'), false);
+  document.body.dataset.camera = 'off';
+  $('camera-status').textContent = message ?? `Camera off after ${cam.frames} frame${cam.frames === 1 ? '' : 's'}; the last one stays as the picture.`;
+  show($('camera-status'), true);
+}
 
 function useSamplePicture() {
   const canvas = document.createElement('canvas');
@@ -1277,9 +1369,11 @@ function renderTopK(outputs) {
   });
 }
 
-async function run({ focus = false } = {}) {
+// Returns true when the model ran (camera frames stop on false).
+async function run({ focus = false, camera = false } = {}) {
   for (const id of ['run-error', 'image-error']) setError(id, null);
-  clearRunResult();
+  // a camera frame replaces the last frame's results in place (clearing first would flicker)
+  if (!camera) clearRunResult();
   const which = document.querySelector('input[name="run-which"]:checked').value;
   const useImage = document.querySelector('input[name="run-source"]:checked').value === 'image';
   let payload;
@@ -1298,19 +1392,19 @@ async function run({ focus = false } = {}) {
     setError(useImage ? 'image-error' : 'run-error', `Cannot make the input: ${e.message}`);
     drawRunCanvas(null);
     if (focus) focusResult($(useImage ? 'image-error' : 'run-error'));
-    return;
+    return false;
   }
   let r;
   try {
     setBusy('run');
-    $('run-time').textContent = 'running…';
+    if (!camera) $('run-time').textContent = 'running…';
     r = await worker.request('run', payload, { transfer: payload.inputs ? Object.values(payload.inputs).map((t) => t.data.buffer) : [] });
   } catch (e) {
     $('run-time').textContent = '';
     setError('run-error', explain(e, 'Running failed'));
     drawRunCanvas(null);
     if (focus) focusResult($('run-error'));
-    return;
+    return false;
   } finally {
     setBusy(null);
   }
@@ -1354,6 +1448,7 @@ async function run({ focus = false } = {}) {
   drawRunCanvas(useImage ? result : null);
   if (!dec) renderTopK(r.outputs);
   if (focus) focusResult($('run-time'));
+  return true;
 }
 
 $('profile-go').addEventListener('click', async () => {
