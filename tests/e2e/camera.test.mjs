@@ -95,7 +95,6 @@ test('the camera feeds the bundled detectors; stop; denied and missing cameras e
       await runFrames(page, 2);
       assert.match(await text(page, '#run-result-text'), /\d+ line segments? found/);
       await snap(page, 'mlsd');
-      await waitIdle(page);
       await page.keyboard.press('Escape');
       await page.waitForFunction(() => document.body.dataset.camera === 'off', null, { timeout: 30000 });
       // camera on again, then a new model: the camera stops with it

@@ -135,10 +135,11 @@ for (const [btn, hard] of CANCEL_BUTTONS) {
   });
 }
 
-// Escape cancels whatever runs (the visible Cancel button's action); with nothing running it
-// stops the camera.
+// Escape stops the camera when it is on; otherwise it cancels whatever runs (the visible Cancel
+// button's action).
 document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && !S.busy && cam.stream) {
+  // (a camera frame in flight finishes; no frame follows it)
+  if (e.key === 'Escape' && cam.stream && (!S.busy || S.busy === 'run')) {
     stopCamera();
     return;
   }
@@ -322,6 +323,7 @@ $('shape-needed').addEventListener('submit', (e) => {
 });
 
 async function loadSource(source, { quiet = false, focus = false } = {}) {
+  stopCamera();
   setError('load-error', null);
   if (source.kind === 'onnx') source = prepareOnnx(source);
   S.formSource = source;
@@ -1396,7 +1398,9 @@ async function run({ focus = false, camera = false } = {}) {
   }
   let r;
   try {
-    setBusy('run');
+    // camera frames do not make the page busy: its buttons stay usable (other work makes the
+    // camera wait, see cameraLoop; the worker answers requests in order)
+    if (!camera) setBusy('run');
     if (!camera) $('run-time').textContent = 'running…';
     r = await worker.request('run', payload, { transfer: payload.inputs ? Object.values(payload.inputs).map((t) => t.data.buffer) : [] });
   } catch (e) {
@@ -1406,7 +1410,7 @@ async function run({ focus = false, camera = false } = {}) {
     if (focus) focusResult($('run-error'));
     return false;
   } finally {
-    setBusy(null);
+    if (!camera) setBusy(null);
   }
   S.lastRun = { which, outputs: r.outputs };
   // shapes written one way: an ONNX model's outputs as the ONNX file declares them
