@@ -188,6 +188,12 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
         assert.ok(shownText.includes(labels[i]) && shownText.includes(`#${i}`), shownText);
       }
       assert.match(await text(page, '#topk'), /ImageNet classes in their usual order/);
+      fs.mkdirSync(artifacts, { recursive: true });
+      for (const [w, hgt] of [[1366, 850], [390, 844]]) {
+        await page.setViewportSize({ width: w, height: hgt });
+        await page.locator('#topk').screenshot({ path: path.join(artifacts, `real-topk-labels-${w}.png`) });
+      }
+      await page.setViewportSize({ width: 1366, height: 850 });
       assert.equal(await text(page, '#out-table thead th:nth-child(2)'), 'ONNX shape');
       assert.match(await text(page, '#out-table tbody'), /\[1, 1000\]/);
 
