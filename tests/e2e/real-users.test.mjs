@@ -188,6 +188,7 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
         assert.ok(shownText.includes(labels[i]) && shownText.includes(`#${i}`), shownText);
       }
       assert.match(await text(page, '#topk'), /ImageNet classes in their usual order/);
+      assert.match(fs.readFileSync(path.join(webDist, 'sw.js'), 'utf8'), /"imagenet-labels\.json"/, 'the names are precached for offline use');
       fs.mkdirSync(artifacts, { recursive: true });
       for (const [w, hgt] of [[1366, 850], [390, 844]]) {
         await page.setViewportSize({ width: w, height: hgt });

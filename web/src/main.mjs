@@ -645,9 +645,11 @@ function renderOptimize() {
   renderSpeed();
 }
 
-// The optimizer refuses fusions whose arithmetic depends on a size it cannot infer (an input
-// without a shape: a .param opened without its .bin keeps its inputs unsized). The report counts
-// them and names the inputs; the page says so and leads to the input-size form.
+// The optimizer refuses fusions whose arithmetic depends on a size it cannot infer; the report
+// counts them and names the inputs without a shape. The page says so and leads to the input-size
+// form. (The page gives every input a size before optimizing: given, remembered or guessed; so
+// with its own loading a count comes from sizes computed inside the model at run time, and the
+// inputs list is empty. The form path serves a report that names inputs all the same.)
 function renderUnknownShapes(us) {
   const note = unknownShapesNote(us);
   show($('opt-shapes'), !!note);
