@@ -55,7 +55,9 @@ await esbuild.build({
 });
 
 for (const f of pkgFiles) fs.copyFileSync(path.join(pkgDist, f), path.join(out, 'nnfold', f));
-for (const f of ['style.css', 'icon.svg']) fs.copyFileSync(path.join(web, f), path.join(out, f));
+// imagenet-labels.json: class names fetched by the page only when an output has 1,000 classes
+// (written by web/tools/make_imagenet_labels.py from torchvision; its license beside it).
+for (const f of ['style.css', 'icon.svg', 'imagenet-labels.json', 'LICENSE-torchvision-BSD-3-Clause.txt']) fs.copyFileSync(path.join(web, f), path.join(out, f));
 
 // Samples. Each entry: {id, name, group, kind, files: {onnx} | {param}, preset, seed?, shapes?}.
 const samples = [];

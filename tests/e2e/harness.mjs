@@ -90,10 +90,11 @@ const DISABLED_FEATURES = [
   'AutofillServerCommunication', 'Translate', 'InterestFeedContentSuggestions',
 ];
 
-export async function launch(proxyPort, sinkPort) {
+// `extraArgs`: more Chromium flags for one test (e.g. the fake camera).
+export async function launch(proxyPort, sinkPort, extraArgs = []) {
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--disable-features=${DISABLED_FEATURES.join(',')}`];
+    `--disable-features=${DISABLED_FEATURES.join(',')}`, ...extraArgs];
   if (sinkPort) args.push(`--proxy-server=http://127.0.0.1:${sinkPort}`);
   const browser = await playwright.chromium.launch({ executablePath: chromiumPath, args });
   const context = await browser.newContext({

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
 import { encodeModel, DataType } from '../js/onnx/onnx_proto.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from '../../web/src/onnx-inputs.mjs';
-import { safeFileName, zipFiles, topK, speedVerdict } from '../../web/src/results.mjs';
+import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote } from '../../web/src/results.mjs';
 
 const vi = (name, shape) => ({
   name,
@@ -98,4 +98,31 @@ test('speed verdict: medians closer than the larger IQR are no measurable differ
   const s = speedVerdict(m(8, 0.5), m(10, 0.5));
   assert.equal(s.faster, false);
   assert.match(s.text, /slower: 1\.25× the time/);
+});
+
+test('unknown shapes: refused fusions counted, the inputs to size named; nothing said when none', () => {
+  assert.equal(unknownShapesNote(undefined), null); // a report from before the key existed
+  assert.equal(unknownShapesNote({ refused: 0, inputs: [] }), null);
+  const one = unknownShapesNote({ refused: 1, inputs: ['data'] });
+  assert.deepEqual(one, { refused: 1, inputs: ['data'], text: '1 fusion needs input sizes: give sizes for data, then optimize again.' });
+  const two = unknownShapesNote({ refused: 3, inputs: ['a', 'b'] });
+  assert.equal(two.text, '3 fusions need input sizes: give sizes for a, b, then optimize again.');
+  // refused with every input sized: a size computed inside the model; no input to point at
+  const none = unknownShapesNote({ refused: 2, inputs: [] });
+  assert.deepEqual(none.inputs, []);
+  assert.match(none.text, /^2 fusions need input sizes that the page cannot infer/);
+});
+
+test('camera errors: each getUserMedia failure in words a person can act on', async () => {
+  const { cameraError } = await import('../../web/src/camera.mjs');
+  const dom = (name) => ({ name, message: 'x' });
+  assert.equal(cameraError(dom('NotAllowedError')).kind, 'denied');
+  assert.match(cameraError(dom('NotAllowedError')).text, /denied\. Allow the camera/);
+  assert.equal(cameraError(dom('SecurityError')).kind, 'denied');
+  assert.equal(cameraError(dom('NotFoundError')).kind, 'none');
+  assert.equal(cameraError(dom('OverconstrainedError')).kind, 'none');
+  assert.equal(cameraError(dom('NotReadableError')).kind, 'busy');
+  assert.match(cameraError(dom('NoMediaDevices')).text, /HTTPS or localhost/);
+  const other = cameraError({ name: 'TypeError', message: 'odd' });
+  assert.deepEqual(other, { kind: 'other', text: 'The camera could not start: odd.' });
 });

@@ -179,7 +179,22 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       const best = [...ref.keys()].sort((a, b) => ref[b] - ref[a]).slice(0, 5);
       const shown = await page.locator('#topk-list li').evaluateAll((li) => li.map((x) => Number(x.dataset.index)));
       assert.deepEqual(shown, best);
-      assert.match(await text(page, '#topk'), /ImageNet classifier, but the page bundles no label list/);
+      // 1,000 classes: the ImageNet names arrive (fetched on demand), each the name of its index
+      await page.waitForSelector('#topk-list[data-labels="imagenet"]', { timeout: 30000 });
+      const labels = JSON.parse(fs.readFileSync(path.join(root, 'web/imagenet-labels.json'), 'utf8')).labels;
+      const named = await page.locator('#topk-list li').evaluateAll((li) => li.map((x) => [Number(x.dataset.index), x.dataset.label, x.textContent]));
+      for (const [i, label, shownText] of named) {
+        assert.equal(label, labels[i]);
+        assert.ok(shownText.includes(labels[i]) && shownText.includes(`#${i}`), shownText);
+      }
+      assert.match(await text(page, '#topk'), /ImageNet classes in their usual order/);
+      assert.match(fs.readFileSync(path.join(webDist, 'sw.js'), 'utf8'), /"imagenet-labels\.json"/, 'the names are precached for offline use');
+      fs.mkdirSync(artifacts, { recursive: true });
+      for (const [w, hgt] of [[1366, 850], [390, 844]]) {
+        await page.setViewportSize({ width: w, height: hgt });
+        await page.locator('#topk').screenshot({ path: path.join(artifacts, `real-topk-labels-${w}.png`) });
+      }
+      await page.setViewportSize({ width: 1366, height: 850 });
       assert.equal(await text(page, '#out-table thead th:nth-child(2)'), 'ONNX shape');
       assert.match(await text(page, '#out-table tbody'), /\[1, 1000\]/);
 
@@ -188,6 +203,8 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       await page.keyboard.press('Enter');
       await page.waitForSelector('#speed-verdict[data-measurable]', { timeout: 180000 });
       await waitIdle(page);
+      // every input has a size (given above): no fusion was refused for want of one
+      assert.equal(await page.locator('#opt-shapes').isVisible(), false);
       assert.equal(await page.locator('#verify-verdict').getAttribute('data-pass'), 'true', await text(page, '#verify-verdict'));
       assert.equal(await activeId(page), 'verify-verdict');
       const expected = nf.loadOnnx(classifierOnnx(), { shapes: { pixels: [1, 3, 64, 64] } });

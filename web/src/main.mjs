@@ -6,9 +6,10 @@ import { ModelWorker } from './worker-client.mjs';
 import { GraphView } from './graph-view.mjs';
 import { planDrop, baseName } from './files.mjs';
 import { imageLayout, parseNumberList, imageToTensor, drawSamplePicture } from './image.mjs';
+import { cameraError, openCamera, grabFrame } from './camera.mjs';
 import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } from './decoders.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from './onnx-inputs.mjs';
-import { safeFileName, zipFiles, topK, speedVerdict, PREPROCESS } from './results.mjs';
+import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote, PREPROCESS } from './results.mjs';
 
 const DEFAULT_PRESET = { mean: [0, 0, 0], std: [1, 1, 1], order: 'RGB', decoder: null };
 const DECODER_DEFAULTS = { blazeface: 0.75, mlsd: 0.1 };
@@ -134,8 +135,14 @@ for (const [btn, hard] of CANCEL_BUTTONS) {
   });
 }
 
-// Escape cancels whatever runs (the visible Cancel button's action).
+// Escape stops the camera when it is on; otherwise it cancels whatever runs (the visible Cancel
+// button's action).
 document.addEventListener('keydown', (e) => {
+  // (a camera frame in flight finishes; no frame follows it)
+  if (e.key === 'Escape' && cam.stream && (!S.busy || S.busy === 'run')) {
+    stopCamera();
+    return;
+  }
   if (e.key !== 'Escape' || !S.busy) return;
   const btn = CANCEL_BUTTONS.map(([id]) => $(id)).find((b) => b.offsetParent !== null && !b.disabled);
   if (!btn) return;
@@ -316,6 +323,7 @@ $('shape-needed').addEventListener('submit', (e) => {
 });
 
 async function loadSource(source, { quiet = false, focus = false } = {}) {
+  stopCamera();
   setError('load-error', null);
   if (source.kind === 'onnx') source = prepareOnnx(source);
   S.formSource = source;
@@ -631,10 +639,39 @@ function renderOptimize() {
       [pct(b.weights_bytes, S.opt.files.bin) || 'same size', S.opt.options.fp16 ? 'fp16 storage' : ''].filter(Boolean).join(', '), 'weights'),
     stat('Est. memory', b.memory_bytes === null ? '–' : `${fmtBytes(b.memory_bytes)} → ${fmtBytes(a.memory_bytes)}`, pct(b.memory_bytes, a.memory_bytes) || '', 'memory'),
   );
+  renderUnknownShapes(report.unknown_shapes);
   renderLog();
   renderVerify();
   renderSpeed();
 }
+
+// The optimizer refuses fusions whose arithmetic depends on a size it cannot infer; the report
+// counts them and names the inputs without a shape. The page says so and leads to the input-size
+// form. (The page gives every input a size before optimizing: given, remembered or guessed; so
+// with its own loading a count comes from sizes computed inside the model at run time, and the
+// inputs list is empty. The form path serves a report that names inputs all the same.)
+function renderUnknownShapes(us) {
+  const note = unknownShapesNote(us);
+  show($('opt-shapes'), !!note);
+  if (!note) return;
+  $('opt-shapes-text').textContent = note.text;
+  show($('opt-shapes-go'), note.inputs.length > 0);
+  $('opt-shapes').dataset.refused = String(note.refused);
+  $('opt-shapes').dataset.inputs = note.inputs.join(',');
+}
+
+$('opt-shapes-go').addEventListener('click', () => {
+  const inputs = ($('opt-shapes').dataset.inputs ?? '').split(',').filter(Boolean);
+  const src = S.formSource;
+  if (!src || !inputs.length) return;
+  const listed = new Set((src.shapeInputs ?? []).map((i) => i.name));
+  const hint = src.kind === 'onnx' ? 'ONNX shape: none declared' : 'ncnn blob [c, h, w] (or [h, w], [w]): the .param declares no shape';
+  const extra = inputs.filter((name) => !listed.has(name)).map((name) => ({ name, rank: null, hint }));
+  if (extra.length) S.formSource = { ...src, shapeInputs: [...(src.shapeInputs ?? []), ...extra], guessed: false };
+  renderShapeForm();
+  const fields = [...$('shape-fields').querySelectorAll('input')];
+  focusResult(fields.find((f) => inputs.includes(f.dataset.name) && !f.value) ?? fields[0]);
+});
 
 function layersOf(rw) {
   return Array.isArray(rw.layers) ? rw.layers.map(String) : [];
@@ -991,6 +1028,7 @@ function runInput() {
 }
 
 function renderRunSetup() {
+  stopCamera();
   const L = S.loaded;
   const runnable = !L.structureOnly;
   show($('run-empty'), !runnable);
@@ -1042,10 +1080,12 @@ $('pre-layout').addEventListener('change', updatePreNote);
 function syncSourceControls() {
   const img = document.querySelector('input[name="run-source"]:checked').value === 'image';
   show($('image-controls'), img);
+  if (!img) stopCamera();
 }
 for (const r of document.querySelectorAll('input[name="run-source"]')) r.addEventListener('change', syncSourceControls);
 
 async function setImageFile(file) {
+  stopCamera();
   setError('image-error', null);
   try {
     const bmp = await createImageBitmap(file);
@@ -1070,9 +1110,92 @@ $('image-input').addEventListener('change', (e) => {
   if (f) setImageFile(f).finally(() => { e.target.value = ''; });
 });
 $('image-sample').addEventListener('click', () => {
+  stopCamera();
   useSamplePicture();
   drawRunCanvas(null);
 });
+
+// The camera: each frame becomes the picture and is run (the original or optimized model, as
+// chosen), the results drawn on it; the next frame is taken when the result is drawn. Other work
+// (optimize, verify, benchmark) takes turns with it: a frame waits while the page is busy. A new
+// model, an image, random input, Stop, or a failed run stops the camera.
+const cam = { stream: null, frames: 0, fps: 0 };
+document.body.dataset.camera = 'off';
+
+$('camera-start').addEventListener('click', async () => {
+  setError('image-error', null);
+  if (cam.stream) return;
+  $('camera-start').disabled = true;
+  let opened;
+  try {
+    opened = await openCamera();
+  } catch (e) {
+    const err = cameraError(e);
+    document.body.dataset.camera = `error-${err.kind}`;
+    setError('image-error', err.text);
+    focusResult($('image-error'));
+    return;
+  } finally {
+    $('camera-start').disabled = false;
+  }
+  const { video, stream } = opened;
+  cam.stream = stream;
+  cam.frames = 0;
+  for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => stopCamera('The camera stopped (unplugged, or taken by another app).'));
+  const canvas = document.createElement('canvas');
+  S.image = { canvas, name: 'camera' };
+  show($('camera-start'), false);
+  show($('camera-stop'), true);
+  show($('camera-status'), true);
+  $('camera-status').textContent = 'Camera on: starting…';
+  document.body.dataset.camera = 'on';
+  $('camera-stop').focus();
+  cameraLoop(video, stream);
+});
+
+$('camera-stop').addEventListener('click', () => {
+  stopCamera();
+  $('camera-start').focus();
+});
+
+async function cameraLoop(video, stream) {
+  let t0 = performance.now();
+  let n0 = 0;
+  while (cam.stream === stream) {
+    if (!S.busy && video.readyState >= 2) {
+      grabFrame(video, S.image.canvas);
+      const ok = await run({ camera: true });
+      if (cam.stream !== stream) break;
+      if (!ok) {
+        stopCamera('The camera stopped because the run failed (see the message below).');
+        break;
+      }
+      cam.frames++;
+      document.body.dataset.cameraFrames = String(cam.frames);
+      const now = performance.now();
+      if (now - t0 >= 1000) {
+        cam.fps = ((cam.frames - n0) * 1000) / (now - t0);
+        t0 = now;
+        n0 = cam.frames;
+      }
+      $('camera-status').textContent = `Camera on: ${cam.frames} frame${cam.frames === 1 ? '' : 's'} run` +
+        (cam.fps ? `, ${cam.fps.toFixed(1)} per second (as fast as the model runs here)` : '') + '.';
+    }
+    // the next animation frame (a hidden tab pauses them, and so the camera's runs)
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  }
+}
+
+function stopCamera(message = null) {
+  if (!cam.stream) return;
+  for (const t of cam.stream.getTracks()) t.stop();
+  cam.stream = null;
+  show($('camera-start'), true);
+  show($('camera-stop'), false);
+  document.body.dataset.camera = 'off';
+  $('camera-status').textContent = message ?? `Camera off after ${cam.frames} frame${cam.frames === 1 ? '' : 's'}; the last one stays as the picture.`;
+  show($('camera-status'), true);
+}
 
 function useSamplePicture() {
   const canvas = document.createElement('canvas');
@@ -1202,8 +1325,19 @@ function clearRunResult() {
   S.lastRun = null;
 }
 
-// A classifier's best classes. There is no ImageNet label list in the page (none is bundled with
-// the packages it is built from), so classes are their indices, and the page says so.
+// A classifier's best classes, by index; when the output has exactly 1,000 classes (an ImageNet
+// classifier, most likely) the ImageNet names are fetched on first need (imagenet-labels.json,
+// data from torchvision, precached for offline use) and written beside the indices. The list is
+// shown at once; the names arrive a moment later (the list then has data-labels="imagenet").
+let imagenetLabels = null; // Promise<string[] | null>, started once
+function loadImagenetLabels() {
+  imagenetLabels ??= fetch('./imagenet-labels.json')
+    .then((r) => (r.ok ? r.json() : null))
+    .then((j) => (Array.isArray(j?.labels) && j.labels.length === 1000 ? j.labels : null))
+    .catch(() => null);
+  return imagenetLabels;
+}
+
 function renderTopK(outputs) {
   const box = $('topk');
   const found = Object.entries(outputs).map(([name, o]) => [name, topK(o, 5)]).find(([, t]) => t);
@@ -1213,20 +1347,37 @@ function renderTopK(outputs) {
     return;
   }
   const [name, t] = found;
-  box.replaceChildren(
-    h('h4', {}, `Top 5 of ${t.classes.toLocaleString('en-US')} classes `, h('span', { class: 'muted small mono' }, name)),
-    h('ol', { class: 'topk-list', id: 'topk-list' }, ...t.items.map((c) => h('li', { dataset: { index: String(c.index), prob: String(c.prob) } },
-      h('span', { class: 'mono' }, `class ${c.index}`),
-      h('span', { class: 'bar-wrap' }, h('span', { class: 'bar', style: `width:${Math.max(0.5, c.prob * 100).toFixed(1)}%` })),
-      h('span', { class: 'num' }, `${(c.prob * 100).toFixed(1)}%`)))),
-    h('p', { class: 'muted small' }, `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Class indices, not names: ` +
-      `${t.classes === 1000 ? 'this looks like an ImageNet classifier, but ' : ''}the page bundles no label list.`),
-  );
+  const imagenet = t.classes === 1000;
+  const note = h('p', { class: 'muted small' }, `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}` +
+    (imagenet ? '1,000 classes: read as ImageNet classes (loading their names…).' : 'Class indices, not names: the page has no label list for this number of classes.'));
+  const list = h('ol', { class: 'topk-list', id: 'topk-list' }, ...t.items.map((c) => h('li', { dataset: { index: String(c.index), prob: String(c.prob) } },
+    h('span', { class: 'topk-name' }, h('span', { class: 'mono' }, `class ${c.index}`)),
+    h('span', { class: 'bar-wrap' }, h('span', { class: 'bar', style: `width:${Math.max(0.5, c.prob * 100).toFixed(1)}%` })),
+    h('span', { class: 'num' }, `${(c.prob * 100).toFixed(1)}%`))));
+  box.replaceChildren(h('h4', {}, `Top 5 of ${t.classes.toLocaleString('en-US')} classes `, h('span', { class: 'muted small mono' }, name)), list, note);
+  if (!imagenet) return;
+  loadImagenetLabels().then((labels) => {
+    if (!list.isConnected) return; // a newer result replaced this one
+    if (!labels) {
+      note.textContent = `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Class indices: the ImageNet names could not be loaded.`;
+      return;
+    }
+    for (const li of list.children) {
+      const i = Number(li.dataset.index);
+      li.dataset.label = labels[i];
+      li.firstChild.replaceChildren(h('span', { class: 'topk-label' }, labels[i]), ' ', h('span', { class: 'muted mono small' }, `#${i}`));
+    }
+    list.dataset.labels = 'imagenet';
+    note.textContent = `${t.softmax ? 'Probabilities by softmax of the raw scores. ' : ''}Names assume the 1,000 ImageNet classes in their usual order ` +
+      '(from torchvision, BSD-3-Clause; see NOTICE). A model trained on other classes gets wrong names: read the indices.';
+  });
 }
 
-async function run({ focus = false } = {}) {
+// Returns true when the model ran (camera frames stop on false).
+async function run({ focus = false, camera = false } = {}) {
   for (const id of ['run-error', 'image-error']) setError(id, null);
-  clearRunResult();
+  // a camera frame replaces the last frame's results in place (clearing first would flicker)
+  if (!camera) clearRunResult();
   const which = document.querySelector('input[name="run-which"]:checked').value;
   const useImage = document.querySelector('input[name="run-source"]:checked').value === 'image';
   let payload;
@@ -1245,21 +1396,23 @@ async function run({ focus = false } = {}) {
     setError(useImage ? 'image-error' : 'run-error', `Cannot make the input: ${e.message}`);
     drawRunCanvas(null);
     if (focus) focusResult($(useImage ? 'image-error' : 'run-error'));
-    return;
+    return false;
   }
   let r;
   try {
-    setBusy('run');
-    $('run-time').textContent = 'running…';
+    // camera frames do not make the page busy: its buttons stay usable (other work makes the
+    // camera wait, see cameraLoop; the worker answers requests in order)
+    if (!camera) setBusy('run');
+    if (!camera) $('run-time').textContent = 'running…';
     r = await worker.request('run', payload, { transfer: payload.inputs ? Object.values(payload.inputs).map((t) => t.data.buffer) : [] });
   } catch (e) {
     $('run-time').textContent = '';
     setError('run-error', explain(e, 'Running failed'));
     drawRunCanvas(null);
     if (focus) focusResult($('run-error'));
-    return;
+    return false;
   } finally {
-    setBusy(null);
+    if (!camera) setBusy(null);
   }
   S.lastRun = { which, outputs: r.outputs };
   // shapes written one way: an ONNX model's outputs as the ONNX file declares them
@@ -1301,6 +1454,7 @@ async function run({ focus = false } = {}) {
   drawRunCanvas(useImage ? result : null);
   if (!dec) renderTopK(r.outputs);
   if (focus) focusResult($('run-time'));
+  return true;
 }
 
 $('profile-go').addEventListener('click', async () => {

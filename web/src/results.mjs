@@ -68,6 +68,23 @@ export function topK(output, k = 5) {
   return { classes: n, softmax: !isProb, items: idx.map((i) => ({ index: i, score: d[i], prob: isProb ? d[i] : Math.exp(d[i] - max) / z })) };
 }
 
+// The optimizer report's unknown_shapes ({refused, inputs}: fusion candidates refused because a
+// size they depend on is unknown, and the inputs without a shape) -> what the page says, or null
+// when nothing was refused (reports from before the key existed included).
+export function unknownShapesNote(us) {
+  const refused = Number.isInteger(us?.refused) ? us.refused : 0;
+  if (refused <= 0) return null;
+  const inputs = Array.isArray(us.inputs) ? us.inputs.map(String) : [];
+  const what = `${refused} fusion${refused === 1 ? '' : 's'} need${refused === 1 ? 's' : ''} input sizes`;
+  return {
+    refused,
+    inputs,
+    text: inputs.length
+      ? `${what}: give sizes for ${inputs.join(', ')}, then optimize again.`
+      : `${what} that the page cannot infer from the model (a size computed at run time).`,
+  };
+}
+
 // Preprocessing presets: value = (pixel - mean) / std with pixels 0..255.
 export const PREPROCESS = {
   imagenet: { mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375] },
