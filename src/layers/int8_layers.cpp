@@ -41,8 +41,12 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
     if (bscale[0] == 0.f)
         return invalid_model(l.type + " bottom_blob_int8_scales is 0: its input cannot be quantized");
     // ncnn ConvolutionDepthWise::load_model: one weight scale (2/102) stands for every group
-    if (weight_scale_count == 1 && rows > 1)
-        wscales.assign((size_t)rows, wscales[0]);
+    // (the value is copied first: assign(n, v[0]) may free v before reading v[0], as libc++ does
+    // when it grows, which gave infinite scales in the wasm build)
+    if (weight_scale_count == 1 && rows > 1) {
+        const float s = wscales[0];
+        wscales.assign((size_t)rows, s);
+    }
 
     const size_t n = (size_t)l.weight_data_size;
     const size_t per_row = n / (size_t)rows;
