@@ -67,17 +67,18 @@ if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase_end
 fi
 
+phase "web page: build web/dist"
+node web/build.mjs
+phase_end
+
 # The packed tarball installed into a fresh app, built with Vite (build + dev server), webpack 5,
-# Rollup and esbuild with their defaults, each run in one headless Chromium (tests/bundlers/).
+# Rollup and esbuild with their defaults, each run in one headless Chromium (tests/bundlers/;
+# after web/dist is built: it shares the page tests' harness, which checks for it).
 if [ -d tests/bundlers ] && ls tests/bundlers/*.test.mjs >/dev/null 2>&1; then
   phase "npm package in real bundlers (Vite, webpack, Rollup, esbuild) + headless Chromium"
   node --test tests/bundlers/
   phase_end
 fi
-
-phase "web page: build web/dist"
-node web/build.mjs
-phase_end
 
 if [ -d tests/e2e ] && ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   phase "page end-to-end tests in headless Chromium (node --test)"
