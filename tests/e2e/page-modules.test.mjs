@@ -7,6 +7,9 @@ import { unzipSync } from 'fflate';
 import { encodeModel, DataType } from '../js/onnx/onnx_proto.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from '../../web/src/onnx-inputs.mjs';
 import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote } from '../../web/src/results.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { needs, zoo, zooFixture } from '../js/helpers.mjs';
 
 const vi = (name, shape) => ({
   name,
@@ -125,4 +128,55 @@ test('camera errors: each getUserMedia failure in words a person can act on', as
   assert.match(cameraError(dom('NoMediaDevices')).text, /HTTPS or localhost/);
   const other = cameraError({ name: 'TypeError', message: 'odd' });
   assert.deepEqual(other, { kind: 'other', text: 'The camera could not start: odd.' });
+});
+
+test('repeated blocks: DenseNet-121\'s dense blocks 6/12/24/16, a chain, the zoo\'s ResNet and MobileNet', async () => {
+  const { findBlocks, cutBlobs, commonName, typeSummary } = await import('../../web/src/blocks.mjs');
+  const { densenet121Param, chainParam, paramGraph } = await import('./graphs.mjs');
+  const dn = paramGraph(densenet121Param());
+  assert.equal(dn.nodes.length, 486);
+  const d = findBlocks(dn);
+  assert.deepEqual(d.blocks.map((b) => b.reps.length), [6, 12, 24, 16]);
+  for (const b of d.blocks) {
+    assert.deepEqual(b.unitTypes, ['Split', 'BatchNorm', 'ReLU', 'Convolution', 'BatchNorm', 'ReLU', 'Convolution', 'Concat']);
+    assert.equal(b.layers, b.reps.length * 8);
+    assert.ok(b.reps.every((r) => r.length === 8));
+  }
+  // every layer exactly once, in model order, across the parts
+  const flat = d.parts.flatMap((p) => (p.kind === 'run' ? p.nodes : p.block.reps.flat()));
+  assert.deepEqual(flat, dn.nodes.map((_, i) => i));
+  assert.equal(typeSummary(d.blocks[0].unitTypes), 'Split, BatchNorm ×2, ReLU ×2, Convolution ×2, Concat');
+  // the transitions between the blocks stay plain layers (BN, ReLU, Conv, Pool)
+  assert.deepEqual(d.parts.map((p) => (p.kind === 'run' ? p.nodes.length : `x${p.block.reps.length}`)), [5, 'x6', 4, 'x12', 4, 'x24', 4, 'x16', 5]);
+
+  // cuts: after a dense layer's Concat (one blob onward), never inside it (two blobs cross)
+  const cuts = cutBlobs(dn);
+  const concat = dn.nodes.findIndex((n) => n.name === 'concat_2_1');
+  assert.equal(dn.edges[cuts[concat]].from, concat);
+  assert.equal(cuts[concat - 1], -1, 'inside the dense layer the Split\'s second output crosses too');
+
+  // a 1,000-layer chain of Convolution, ReLU: one block of 499 pairs between the Input and the last layer
+  const chain = findBlocks(paramGraph(chainParam(1000)));
+  assert.deepEqual(chain.parts.map((p) => (p.kind === 'run' ? p.nodes.length : `x${p.block.reps.length}`)), [1, 'x499', 1]);
+  // laid out in pieces: a plain chain in pieces of at most maxPiece layers, each dense layer alone
+  const runs = findBlocks(paramGraph(chainParam(300)), { minLayers: 1e9, maxPiece: 120 });
+  assert.deepEqual(runs.parts.map((p) => p.pieces.map((q) => q.length)), [[120, 120, 60]]);
+  assert.deepEqual(d.blocks[0].pieces.map((q) => q.length), [8, 8, 8, 8, 8, 8]);
+  assert.deepEqual(d.parts[0].pieces, [[0, 1, 2, 3, 4]]);
+  // nothing repeats: no block; small repeats (under minLayers) stay plain
+  assert.equal(findBlocks(paramGraph(chainParam(5))).blocks.length, 0);
+
+  assert.equal(commonName(['/features/denseblock1/denselayer1/conv1', '/features/denseblock1/denselayer2/norm2']), 'features/denseblock1');
+  assert.equal(commonName(['conv2_1/x1', 'relu2_1/x1']), null);
+});
+
+test('repeated blocks in the zoo: ResNet-18\'s four stages, MobileNet\'s 13 depthwise/pointwise pairs, ShuffleNetV2\'s units', { skip: needs(zooFixture) }, async () => {
+  const { findBlocks } = await import('../../web/src/blocks.mjs');
+  const { paramGraph } = await import('./graphs.mjs');
+  const read = (name) => paramGraph(fs.readFileSync(path.join(zoo, `${name}.param`), 'utf8'));
+  // a stage: a projection block (Split, 3 Convolution, Eltwise), ReLU, an identity block, ReLU
+  assert.deepEqual(findBlocks(read('resnet18')).blocks.map((b) => [b.reps.length, b.reps[0].length, b.name]), [[4, 11, 'res']]);
+  assert.deepEqual(findBlocks(read('mobilenet')).blocks.map((b) => [b.reps.length, b.unitTypes]), [[13, ['ConvolutionDepthWise', 'Convolution']]]);
+  // stages of 4, 8 and 4 units, the first of each a downsampling unit of its own shape
+  assert.deepEqual(findBlocks(read('shufflenet_v2')).blocks.map((b) => b.reps.length), [3, 7, 3]);
 });
