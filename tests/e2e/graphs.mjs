@@ -5,8 +5,8 @@
 // DenseNet-121 as ncnn's converters write it (Caffe's densenet): a stem, four dense blocks of 6,
 // 12, 24 and 16 dense layers (Split, BN-ReLU-Conv1x1, BN-ReLU-Conv3x3, Concat of the block's
 // input and the 32 new channels), transitions (BN-ReLU-Conv1x1-AvgPool) between the blocks, and a
-// classifier: 486 layers.
-export function densenet121Param() {
+// classifier: 486 layers. `size`: the input's width and height (a multiple of 32).
+export function densenet121Param({ size = 224 } = {}) {
   const lines = [];
   let blob = 0;
   const L = (type, name, bottoms, ntops, params) => {
@@ -14,7 +14,7 @@ export function densenet121Param() {
     lines.push(`${type} ${name} ${bottoms.length} ${tops.length} ${[...bottoms, ...tops].join(' ')} ${params}`.trim());
     return tops;
   };
-  let [x] = L('Input', 'data', [], 1, '0=224 1=224 2=3');
+  let [x] = L('Input', 'data', [], 1, `0=${size} 1=${size} 2=3`);
   [x] = L('Convolution', 'conv1', [x], 1, '0=64 1=7 3=2 4=3 5=1 6=9408');
   [x] = L('BatchNorm', 'conv1/bn', [x], 1, '0=64');
   [x] = L('ReLU', 'relu1', [x], 1, '');

@@ -25,6 +25,7 @@ import zlib from 'node:zlib';
 import { unzipSync } from 'fflate';
 import { root, webDist, skipReason, startProxy, startPage, launch, closeServer, artifacts } from './harness.mjs';
 import { encodeModel, DataType } from '../js/onnx/onnx_proto.mjs';
+import { chainParam } from './graphs.mjs';
 
 const distIndex = path.join(root, 'dist/index.mjs');
 const nf = skipReason ? null : await (await import(distIndex)).init();
@@ -68,15 +69,6 @@ function classifierOnnx() {
   });
 }
 
-// A chain of `n` layers (Convolution and ReLU in turn, 4 channels) as a .param, structure only.
-function chainParam(n) {
-  const lines = ['7767517', `${n} ${n}`, 'Input data 0 1 b0 0=16 1=16 2=4'];
-  for (let i = 1; i < n; i++) {
-    lines.push(i % 2 ? `Convolution conv_block_${String(i).padStart(4, '0')}_with_a_long_exporter_name 1 1 b${i - 1} b${i} 0=4 1=3 4=1 5=1 6=144`
-      : `ReLU relu_${String(i).padStart(4, '0')} 1 1 b${i - 1} b${i}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 async function waitIdle(page, timeout = 120000) {
   await page.waitForFunction(() => document.body.dataset.ready === 'true' && !document.body.dataset.busy, null, { timeout });
@@ -346,12 +338,16 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       const p450 = path.join(tmp, 'chain450.param');
       fs.writeFileSync(p450, chainParam(450));
       await page.setInputFiles('#file-input', [p450]);
-      await page.waitForFunction(() => document.querySelectorAll('#graph-a svg .gnode').length === 450, null, { timeout: 120000 });
+      // the 224 Convolution-ReLU pairs start collapsed into one block (graph-blocks.test.mjs)
+      await page.waitForFunction(() => document.getElementById('graph-a').dataset.layers === '450', null, { timeout: 120000 });
       await waitIdle(page);
+      await page.click('#graph-a .gblock');
+      await page.waitForFunction(() => document.querySelectorAll('#graph-a svg .gnode').length === 450, null, { timeout: 120000 });
       assert.equal(await page.locator('#graph-a canvas.minimap').count(), 1, 'a minimap for a graph larger than its pane');
       await page.fill('#graph-search', 'conv_block_0301');
       await page.press('#graph-search', 'Enter');
       assert.equal(await text(page, '#graph-hits'), '1 of 1');
+      await page.waitForSelector('#graph-a .gnode.cursor');
       await page.waitForTimeout(100); // the view is applied on the next frame
       const centred = await page.evaluate(() => {
         const host = document.getElementById('graph-a').getBoundingClientRect();
@@ -379,6 +375,9 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       fs.writeFileSync(p1000, chainParam(1000));
       const t0 = Date.now();
       await page.setInputFiles('#file-input', [p1000]);
+      await page.waitForFunction(() => document.getElementById('graph-a').dataset.layers === '1000', null, { timeout: 120000 });
+      // every layer drawn (the block of 499 pairs expanded)
+      await page.click('#graph-blocks');
       await page.waitForFunction(() => document.querySelectorAll('#graph-a svg .gnode').length === 1000, null, { timeout: 120000 });
       const ms = Date.now() - t0;
       // panning and zooming repaint nothing (a CSS transform): 30 zoom steps in a few frames

@@ -2,6 +2,14 @@
 // a worker (layout-worker.js). Pan by dragging or arrow keys, zoom by wheel or +/-, 0 fits.
 // Names are set with textContent only (a layer name is data, never markup). Labels are hidden
 // when zoomed far out, so graphs of hundreds of layers stay light to redraw.
+//
+// Repeated blocks (blocks.mjs) can be collapsed into one box ("6 × 8 layers") and expanded by a
+// click or Enter. The model is cut at single-blob cuts into pieces, each laid out on its own
+// (and only once) and stacked top to bottom, each piece's entry under the previous one's exit:
+// expanding a block changes only its own piece, so everything above it stays where it was and
+// everything below moves down as one.
+import { findBlocks, typeSummary } from './blocks.mjs';
+
 const SVG = 'http://www.w3.org/2000/svg';
 
 const CATEGORY = [
@@ -28,6 +36,12 @@ export function colorFor(type) {
 
 const NODE_H = 36;
 const CHAR_W = 6.4;
+const BLOCK_W = 260;
+const BLOCK_H = 60;
+const GAP = 28; // between stacked pieces (the layout's rank separation)
+const MARGIN = 16; // the layout worker's margin around each piece
+const FRAME_PAD = 10;
+const FRAME_HEAD = 24;
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, name);
@@ -42,7 +56,9 @@ let layoutWorker = null;
 let layoutSeq = 0;
 const layoutPending = new Map();
 
-function layoutGraph(nodes, edges) {
+// Started with the first diagram (before any model is open), so its script is loaded and
+// compiled by the time the first layout is asked for.
+function startLayoutWorker() {
   if (!layoutWorker) {
     layoutWorker = new Worker(new URL('./layout-worker.js', import.meta.url), { type: 'module' });
     layoutWorker.onmessage = ({ data }) => {
@@ -53,35 +69,56 @@ function layoutGraph(nodes, edges) {
       else p.reject(new Error(`graph layout failed: ${data.message}`));
     };
   }
+}
+
+function layoutPieces(pieces) {
+  startLayoutWorker();
   const id = ++layoutSeq;
   return new Promise((resolve, reject) => {
     layoutPending.set(id, { resolve, reject });
-    layoutWorker.postMessage({ id, nodes, edges });
+    layoutWorker.postMessage({ id, pieces });
   });
 }
 
 export class GraphView {
-  constructor(host, { label, onSelect } = {}) {
+  // onSelect(node): a layer was chosen; onToggle(name, open): the block holding layer `name`
+  // was expanded or collapsed by the user (the page mirrors it in the other diagram).
+  constructor(host, { label, onSelect, onToggle } = {}) {
     this.host = host;
     this.label = label ?? 'Model graph';
     this.onSelect = onSelect ?? (() => {});
+    this.onToggle = onToggle ?? (() => {});
     this.svg = null;
     this.view = { k: 1, x: 0, y: 0 };
-    this.byName = new Map();
     this.size = { w: 1, h: 1 };
+    this.inset = { right: 0 };
     this.token = 0;
-    this.order = []; // layer names in the model's order (keyboard stepping, search)
-    this.cursor = -1;
+    this.graph = null;
+    this.items = new Map(); // visible boxes: layer name or `#block<id>` -> {key, g, x, y, w, h, node?, block?}
+    this.visible = []; // their keys in model order (keyboard stepping)
+    this.order = []; // every layer name in model order (search)
+    this.posOf = new Map();
+    this.cursorKey = null;
+    this.selected = null;
+    this.hlNames = null;
+    startLayoutWorker();
   }
 
   clear(message) {
     this.token++;
     this.host.replaceChildren();
     this.host.removeAttribute('tabindex');
+    for (const k of ['layers', 'shown', 'blocks', 'collapsed', 'layoutMs', 'renderMs']) delete this.host.dataset[k];
     this.svg = null;
-    this.byName.clear();
+    this.graph = null;
+    this.model = null;
+    this.items.clear();
+    this.visible = [];
     this.order = [];
-    this.cursor = -1;
+    this.posOf.clear();
+    this.cursorKey = null;
+    this.selected = null;
+    this.hlNames = null;
     this.mini = null;
     if (message) {
       const d = document.createElement('div');
@@ -91,77 +128,317 @@ export class GraphView {
     }
   }
 
-  // graph: the package's model.graph(); marks: Map(layer name -> 'fused' | 'changed').
-  async show(graph, marks = new Map()) {
+  // graph: the package's model.graph(); marks: Map(layer name -> 'fused' | 'changed');
+  // collapse: start with the repeated blocks collapsed.
+  async show(graph, marks = new Map(), { collapse = false } = {}) {
     const token = ++this.token;
     this.host.replaceChildren();
     const note = document.createElement('div');
     note.className = 'layout-note';
     note.textContent = `Laying out ${graph.nodes.length} layers…`;
     this.host.appendChild(note);
-    const nodes = graph.nodes.map((n) => {
+    this.svg = null;
+    this.graph = graph;
+    this.marks = marks;
+    this.model = findBlocks(graph);
+    this.blockOf = new Int32Array(graph.nodes.length).fill(-1);
+    for (const b of this.model.blocks) for (const rep of b.reps) for (const p of rep) this.blockOf[p] = b.id;
+    this.expanded = new Set(collapse ? [] : this.model.blocks.map((b) => b.id));
+    // widths in steps of 8 px: repeated blocks' layers (conv2_1/x1, conv2_12/x1) then get equal
+    // boxes, and the layout worker reuses one layout for all of them
+    this.sizes = graph.nodes.map((n) => {
       const chars = Math.max(n.type.length * 1.1, Math.min(n.name.length, 30));
-      return { id: n.id, w: Math.max(70, Math.min(230, chars * CHAR_W + 18)), h: NODE_H };
+      return { w: Math.ceil(Math.max(70, Math.min(230, chars * CHAR_W + 18)) / 8) * 8, h: NODE_H };
     });
-    const edges = [];
-    for (const e of graph.edges) if (e.from >= 0) for (const t of e.to) edges.push([e.from, t]);
-    const lay = await layoutGraph(nodes, edges);
+    this.posOf = new Map(graph.nodes.map((n, i) => [n.name, i]));
+    this.order = graph.nodes.map((n) => n.name);
+    this.blobs = new Map(graph.edges.map((e) => [e.id, e]));
+    this.cache = new Map();
+    this.cursorKey = null;
+    this.selected = null;
+    this.hlNames = null;
+    this.shift = null;
+    await this.#relayout(token);
     if (token !== this.token) return;
-    this.#render(graph, nodes, lay, marks);
+    this.fit();
   }
 
-  #render(graph, sizes, lay, marks) {
+  // The pieces to stack, in order: {key, nodes: [pos]} laid out by the worker, {key, block} for a
+  // collapsed block (one box), and frame markers around an expanded block's pieces.
+  #pieces() {
+    const out = [];
+    this.model.parts.forEach((part, i) => {
+      if (part.kind === 'run') {
+        part.pieces.forEach((nodes, j) => out.push({ key: `r${i}.${j}`, nodes }));
+        return;
+      }
+      const b = part.block;
+      if (!this.expanded.has(b.id)) {
+        out.push({ key: `b${b.id}`, block: b });
+        return;
+      }
+      out.push({ frame: 'open', block: b });
+      b.pieces.forEach((nodes, j) => out.push({ key: `b${b.id}.${j}`, nodes }));
+      out.push({ frame: 'close', block: b });
+    });
+    return out;
+  }
+
+  // Lays out what is not laid out yet (one worker request), stacks, draws. The view keeps what
+  // was on screen where it was: stacking never moves what is above a change, and the sideways
+  // shift from re-centring the whole is taken back in the view.
+  async #relayout(token) {
+    const t0 = performance.now();
+    const pieces = this.#pieces();
+    const todo = pieces.filter((p) => p.nodes && !this.cache.has(p.key));
+    if (todo.length) {
+      const inPiece = new Int32Array(this.graph.nodes.length).fill(-1);
+      const req = todo.map((p, j) => {
+        for (const pos of p.nodes) inPiece[pos] = j;
+        return { nodes: p.nodes.map((pos) => ({ id: pos, w: this.sizes[pos].w, h: this.sizes[pos].h })), edges: [] };
+      });
+      for (const e of this.graph.edges) {
+        const a = this.#pos(e.from);
+        if (a < 0 || inPiece[a] < 0) continue;
+        for (const t of e.to) {
+          const b = this.#pos(t);
+          if (b >= 0 && inPiece[b] === inPiece[a]) req[inPiece[a]].edges.push([a, b]);
+        }
+      }
+      const lay = await layoutPieces(req);
+      if (token !== this.token) return;
+      todo.forEach((p, j) => this.cache.set(p.key, lay.pieces[j]));
+    }
+    const t1 = performance.now();
+    const stacked = this.#stack(pieces);
+    // a box's new screen x is view.x' + (x + shift') k; the same as before when view.x' = view.x + (shift - shift') k
+    if (this.shift !== null && this.svg) this.view.x += (this.shift - stacked.shift) * this.view.k;
+    this.shift = stacked.shift;
+    this.#render(stacked);
+    const t2 = performance.now();
+    this.stats = { layoutMs: t1 - t0, renderMs: t2 - t1, pieces: pieces.length, laidOut: todo.length };
+    this.host.dataset.layoutMs = (t1 - t0).toFixed(1);
+    this.host.dataset.renderMs = (t2 - t1).toFixed(1);
+  }
+
+  // graph node id -> position in graph.nodes (ids are positions in the package's graph JSON;
+  // looked up when they are not)
+  #pos(id) {
+    if (id < 0) return -1;
+    const n = this.graph.nodes[id];
+    if (n && n.id === id) return id;
+    this.idPos ??= new Map(this.graph.nodes.map((v, i) => [v.id, i]));
+    return this.idPos.get(id) ?? -1;
+  }
+
+  // The box standing for a layer: its own, or its collapsed block's.
+  #keyOf(pos) {
+    const b = this.blockOf[pos];
+    return b >= 0 && !this.expanded.has(b) ? `#block${b}` : this.graph.nodes[pos].name;
+  }
+
+  #stack(pieces) {
+    const boxes = []; // {key, x, y, w, h, node?, block?}
+    const byKey = new Map();
+    const edges = []; // polylines
+    const frames = [];
+    const cuts = this.model.cuts;
+    let y = MARGIN;
+    let exit = null; // the box that makes the blob into the next piece
+    let frameTop = 0;
+    let frameFirst = 0;
+    for (const p of pieces) {
+      if (p.frame === 'open') {
+        frameTop = y;
+        frameFirst = boxes.length;
+        y += FRAME_HEAD;
+        continue;
+      }
+      if (p.frame === 'close') {
+        const inner = boxes.slice(frameFirst);
+        let x0 = Math.min(...inner.map((b) => b.x - b.w / 2)) - FRAME_PAD;
+        let x1 = Math.max(...inner.map((b) => b.x + b.w / 2)) + FRAME_PAD;
+        // its header at the top left, clear of the edge coming down into the first layer
+        const head = frameHeadWidth(p.block);
+        x0 = Math.min(x0, inner[0].x - 12 - head - 12);
+        x1 = Math.max(x1, x0 + head + 24);
+        frames.push({ block: p.block, x: x0, y: frameTop, w: x1 - x0, h: y - GAP + FRAME_PAD - frameTop, head });
+        y += FRAME_PAD;
+        continue;
+      }
+      const first = p.block ? p.block.reps[0][0] : p.nodes[0];
+      const last = p.block ? p.block.reps.at(-1).at(-1) : p.nodes.at(-1);
+      let local; // {pos -> [x, y]}, width, height, edges (in the piece's own frame, margins included)
+      if (p.block) {
+        local = { nodes: { [first]: [MARGIN + BLOCK_W / 2, MARGIN + BLOCK_H / 2] }, width: BLOCK_W + 2 * MARGIN, height: BLOCK_H + 2 * MARGIN, edges: [] };
+      } else {
+        local = this.cache.get(p.key);
+      }
+      // the consumers of the blob coming in, to put under the previous piece's exit
+      const inBlob = first > 0 ? cuts[first - 1] : -1;
+      const entries = inBlob >= 0 ? [...new Set(this.blobs.get(inBlob).to.map((t) => this.#pos(t)))].filter((q) => q >= 0) : [];
+      const localX = (q) => local.nodes[String(p.block ? first : q)][0];
+      const entryX = entries.length ? entries.reduce((a, q) => a + localX(q), 0) / entries.length : local.width / 2;
+      const dx = (exit ? exit.x : entryX) - entryX;
+      const dy = y - MARGIN;
+      const add = (key, pos, x, yy, w, h, block) => {
+        const box = { key, x: x + dx, y: yy + dy, w, h, node: block ? null : this.graph.nodes[pos], block };
+        boxes.push(box);
+        byKey.set(key, box);
+      };
+      if (p.block) add(`#block${p.block.id}`, first, ...local.nodes[first], BLOCK_W, BLOCK_H, p.block);
+      else for (const pos of p.nodes) add(this.graph.nodes[pos].name, pos, ...local.nodes[String(pos)], this.sizes[pos].w, this.sizes[pos].h, null);
+      for (const e of local.edges) edges.push(e.points.map(([px, py]) => [px + dx, py + dy]));
+      if (exit) {
+        for (const key of new Set(entries.map((q) => this.#keyOf(q)))) {
+          const to = byKey.get(key);
+          if (to) edges.push([[exit.x, exit.y + exit.h / 2], [to.x, to.y - to.h / 2]]);
+        }
+      }
+      exit = byKey.get(this.#keyOf(last)) ?? null;
+      y = dy + local.height - MARGIN + GAP;
+    }
+    // everything right of the margin; `shift` is what that moved (taken back in the view)
+    const x0 = Math.min(...boxes.map((b) => b.x - b.w / 2), ...frames.map((f) => f.x));
+    const shift = boxes.length ? MARGIN - x0 : 0;
+    let width = 0;
+    for (const b of boxes) {
+      b.x += shift;
+      width = Math.max(width, b.x + b.w / 2 + MARGIN);
+    }
+    for (const f of frames) {
+      f.x += shift;
+      width = Math.max(width, f.x + f.w + MARGIN);
+    }
+    for (const e of edges) for (const pt of e) pt[0] += shift;
+    return { boxes, edges, frames, width: Math.max(width, 2 * MARGIN), height: Math.max(y - GAP + MARGIN, 2 * MARGIN), shift };
+  }
+
+  #render({ boxes, edges, frames, width, height }) {
     // The SVG is drawn once at the graph's own size and moved/scaled as a whole with a CSS
     // transform (its own compositing layer): panning and zooming then repaint nothing, which
     // keeps graphs of a thousand layers smooth.
-    const svg = el('svg', { width: Math.ceil(lay.width), height: Math.ceil(lay.height), viewBox: `0 0 ${Math.ceil(lay.width)} ${Math.ceil(lay.height)}`, 'aria-hidden': 'true' });
+    const W = Math.ceil(width), H = Math.ceil(height);
+    const svg = el('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'aria-hidden': 'true' });
     const defs = el('defs', {}, svg);
     const mid = `arrow-${Math.random().toString(36).slice(2, 8)}`;
     const m = el('marker', { id: mid, viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
     el('path', { d: 'M0,0 L8,4 L0,8 z', fill: '#9aa6bb' }, m);
     const vp = el('g', { class: 'viewport' }, svg);
+    const fg = el('g', { class: 'frames' }, vp);
+    for (const f of frames) {
+      const g = el('g', { class: 'gframe', 'data-block': f.block.id }, fg);
+      el('rect', { x: f.x.toFixed(1), y: f.y.toFixed(1), width: f.w.toFixed(1), height: f.h.toFixed(1), rx: 8 }, g);
+      const head = el('g', { class: 'gframe-head', transform: `translate(${(f.x + 8).toFixed(1)},${(f.y + 16).toFixed(1)})` }, g);
+      el('rect', { x: -4, y: -13, width: f.head, height: 18, rx: 4 }, head);
+      el('text', {}, head).textContent = `▾ ${blockTitle(f.block)}`;
+      el('title', {}, head).textContent = `${blockTitle(f.block)}: ${typeSummary(f.block.unitTypes)} in each. Click to collapse.`;
+    }
     const eg = el('g', { class: 'edges' }, vp);
-    for (const e of lay.edges) {
-      const d = e.points.map((p, i) => `${i ? 'L' : 'M'}${p[0].toFixed(1)},${p[1].toFixed(1)}`).join('');
+    for (const pts of edges) {
+      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${p[0].toFixed(1)},${p[1].toFixed(1)}`).join('');
       el('path', { class: 'gedge', d, 'marker-end': `url(#${mid})` }, eg);
     }
     const ng = el('g', { class: 'nodes' }, vp);
-    this.byName.clear();
-    graph.nodes.forEach((n, i) => {
-      const [x, y] = lay.nodes[String(n.id)];
-      const { w, h } = sizes[i];
-      const g = el('g', { class: 'gnode', transform: `translate(${(x - w / 2).toFixed(1)},${(y - h / 2).toFixed(1)})` }, ng);
-      const mark = marks.get(n.name);
-      if (mark) g.classList.add(mark);
-      el('rect', { width: w, height: h, rx: 6, fill: colorFor(n.type) }, g);
-      const t = el('text', { class: 't', x: 8, y: 15 }, g);
-      t.textContent = clip(n.type, 32);
-      const nm = el('text', { class: 'n', x: 8, y: 28 }, g);
-      nm.textContent = clip(n.name, Math.floor((w - 14) / 6));
-      const title = el('title', {}, g);
-      title.textContent = `${n.type} ${n.name}`;
-      g.addEventListener('click', (ev) => {
-        ev.stopPropagation();
-        this.onSelect(n);
-      });
-      this.byName.set(n.name, { g, x, y, w, h, node: n });
-    });
-    this.order = graph.nodes.map((n) => n.name);
-    this.cursor = -1;
-    this.size = { w: lay.width, h: lay.height };
-    this.engine = lay.engine;
+    this.items.clear();
+    for (const b of boxes) {
+      const g = el('g', { class: 'gnode', transform: `translate(${(b.x - b.w / 2).toFixed(1)},${(b.y - b.h / 2).toFixed(1)})`, 'data-key': b.key }, ng);
+      if (b.block) this.#drawBlock(g, b);
+      else {
+        const n = b.node;
+        const mark = this.marks.get(n.name);
+        if (mark) g.classList.add(mark);
+        el('rect', { width: b.w, height: b.h, rx: 6, fill: colorFor(n.type) }, g);
+        el('text', { class: 't', x: 8, y: 15 }, g).textContent = clip(n.type, 32);
+        el('text', { class: 'n', x: 8, y: 28 }, g).textContent = clip(n.name, Math.floor((b.w - 14) / 6));
+        el('title', {}, g).textContent = `${n.type} ${n.name}`;
+      }
+      this.items.set(b.key, { ...b, g });
+    }
+    this.visible = boxes.map((b) => b.key);
+    this.size = { w: width, h: height };
+    const collapsed = this.model.blocks.filter((b) => !this.expanded.has(b.id)).length;
+    Object.assign(this.host.dataset, { layers: this.graph.nodes.length, shown: boxes.filter((b) => !b.block).length, blocks: this.model.blocks.length, collapsed });
     this.host.replaceChildren(svg);
-    this.#minimap(graph, lay);
+    this.#minimap(boxes, width, height);
     this.host.tabIndex = 0;
     this.host.setAttribute('role', 'group');
-    this.host.setAttribute('aria-label', `${this.label}: ${graph.nodes.length} layers. Arrow keys pan, plus and minus zoom, 0 fits, N and P step through the layers, Enter shows one.`);
+    const blocksSaid = this.model.blocks.length ? ` ${this.model.blocks.length} repeated blocks, ${collapsed} collapsed: Enter on a block expands it, C collapses the block around the current layer.` : '';
+    this.host.setAttribute('aria-label', `${this.label}: ${this.graph.nodes.length} layers.${blocksSaid} Arrow keys pan, plus and minus zoom, 0 fits, N and P step through the boxes, Enter shows one.`);
     this.host.setAttribute('aria-live', 'off');
-    if (lay.engine !== 'dagre') this.host.title = 'Simplified layout (the graph is too deep for the full layout)';
-    else this.host.removeAttribute('title');
     this.svg = svg;
     this.vp = vp;
+    // what was emphasised before the redraw, on the boxes that now stand for it
+    if (this.hlNames) this.highlight(this.hlNames);
+    if (this.selected) this.select(this.selected);
+    if (this.cursorKey && !this.items.has(this.cursorKey)) this.cursorKey = null;
+    if (this.cursorKey) this.items.get(this.cursorKey).g.classList.add('cursor');
     this.#bind();
+    // a new drawing takes the view at once: a frame without it would flash the graph elsewhere
+    this.#applyNow();
+  }
+
+  // A collapsed block: a stack of cards, "6 × 8 layers" (or the layers' shared name), the unit's
+  // layer types, outlined when a pass changed layers inside it.
+  #drawBlock(g, b) {
+    const blk = b.block;
+    g.classList.add('gblock');
+    g.dataset.block = blk.id;
+    g.dataset.layers = blk.layers;
+    let marked = 0;
+    for (const rep of blk.reps) for (const p of rep) if (this.marks.has(this.graph.nodes[p].name)) marked++;
+    if (marked) g.classList.add('changed');
+    const fill = colorFor(mainType(blk.unitTypes));
+    el('rect', { class: 'back', x: 6, y: 6, width: b.w - 6, height: b.h - 6, rx: 6, fill }, g);
+    el('rect', { class: 'back', x: 3, y: 3, width: b.w - 6, height: b.h - 6, rx: 6, fill }, g);
+    el('rect', { width: b.w - 6, height: b.h - 6, rx: 6, fill }, g);
+    el('text', { class: 't', x: 8, y: 16 }, g).textContent = clip(`▸ ${blockTitle(blk)}`, 36);
+    wrap(typeSummary(blk.unitTypes), Math.floor((b.w - 20) / 6), 2).forEach((line, i) => {
+      el('text', { class: 'n', x: 8, y: 31 + 13 * i }, g).textContent = line;
+    });
+    const first = this.graph.nodes[blk.reps[0][0]].name;
+    const lastName = this.graph.nodes[blk.reps.at(-1).at(-1)].name;
+    el('title', {}, g).textContent = `${blockTitle(blk)}: ${blk.reps.length} repetitions of ${typeSummary(blk.unitTypes)} ` +
+      `(${blk.layers} layers, ${first} … ${lastName})${marked ? `; ${marked} of them rewritten by a pass` : ''}. Click or Enter to expand.`;
+  }
+
+  // Expands or collapses one block; `user`: said to onToggle (the page mirrors it).
+  async toggle(blockId, open, { user = false } = {}) {
+    if (!this.svg || open === this.expanded.has(blockId)) return;
+    if (open) this.expanded.add(blockId);
+    else this.expanded.delete(blockId);
+    const blk = this.model.blocks[blockId];
+    // the cursor on a block being opened goes to its first layer; on a layer being folded, to the block
+    if (open && this.cursorKey === `#block${blockId}`) this.cursorKey = this.graph.nodes[blk.reps[0][0]].name;
+    if (!open && this.cursorKey && this.blockOf[this.posOf.get(this.cursorKey) ?? -1] === blockId) this.cursorKey = `#block${blockId}`;
+    const token = this.token;
+    await this.#relayout(token);
+    if (user) this.onToggle(this.graph.nodes[blk.reps[0][0]].name, open);
+  }
+
+  // The block holding layer `name` (in this graph), expanded or collapsed; false when it is in none.
+  toggleAround(name, open) {
+    const pos = this.posOf.get(name);
+    const b = pos === undefined ? -1 : this.blockOf[pos];
+    if (b < 0) return false;
+    this.toggle(b, open);
+    return true;
+  }
+
+  async setAllExpanded(open) {
+    if (!this.svg) return;
+    this.expanded = new Set(open ? this.model.blocks.map((b) => b.id) : []);
+    if (this.cursorKey) {
+      const pos = this.posOf.get(this.cursorKey);
+      if (pos !== undefined) this.cursorKey = this.#keyOf(pos);
+      else if (open) this.cursorKey = null;
+    }
+    await this.#relayout(this.token);
     this.fit();
+  }
+
+  get blockCount() {
+    return this.model?.blocks.length ?? 0;
   }
 
   // Applies the view on the next frame (wheel and drag events come faster than frames).
@@ -169,48 +446,54 @@ export class GraphView {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      if (!this.svg) return;
-      const { k, x, y } = this.view;
-      this.svg.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) scale(${k.toFixed(4)})`;
-      this.#drawViewRect();
-      const nolabels = k < 0.45;
-      if (this.svg.classList.contains('nolabels') !== nolabels) this.svg.classList.toggle('nolabels', nolabels);
+      this.#applyNow();
     });
   }
 
-  // A minimap in the pane's corner when the graph is larger than the pane: every layer as a dot
-  // in its category colour (drawn once), the visible part as a rectangle (redrawn with the view);
-  // a click or drag on it centres the view there.
-  #minimap(graph, lay) {
+  #applyNow() {
+    if (!this.svg) return;
+    const { k, x, y } = this.view;
+    this.svg.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) scale(${k.toFixed(4)})`;
+    this.#drawViewRect();
+    const nolabels = k < 0.45;
+    if (this.svg.classList.contains('nolabels') !== nolabels) this.svg.classList.toggle('nolabels', nolabels);
+  }
+
+  // A minimap in the pane's corner when the graph is larger than the pane: every box as a dot
+  // in its category colour (drawn once per layout), the visible part as a rectangle (redrawn
+  // with the view); a click or drag on it centres the view there.
+  #minimap(boxes, width, height) {
     this.mini = null;
     const b = this.#box();
-    if (lay.width * 0.7 <= b.w && lay.height * 0.7 <= b.h) return;
+    if (width * 0.7 <= b.w && height * 0.7 <= b.h) return;
     const H = 150;
-    const scale = Math.min(H / lay.height, 110 / lay.width);
-    const cw = Math.max(24, Math.ceil(lay.width * scale) + 8);
-    const ch = Math.ceil(lay.height * scale) + 8;
+    const scale = Math.min(H / height, 110 / width);
+    const cw = Math.max(24, Math.ceil(width * scale) + 8);
+    const ch = Math.ceil(height * scale) + 8;
     const base = document.createElement('canvas');
     base.width = cw;
     base.height = ch;
     const bctx = base.getContext('2d');
     bctx.fillStyle = 'rgba(255,255,255,0.92)';
     bctx.fillRect(0, 0, cw, ch);
-    for (const n of graph.nodes) {
-      const [x, y] = lay.nodes[String(n.id)];
-      bctx.fillStyle = colorFor(n.type) === '#eceff3' ? '#aab3c2' : shade(colorFor(n.type));
-      bctx.fillRect(4 + x * scale - 1.5, 4 + y * scale - 1, 3, 2);
+    for (const bx of boxes) {
+      const type = bx.block ? mainType(bx.block.unitTypes) : bx.node.type;
+      bctx.fillStyle = colorFor(type) === '#eceff3' ? '#aab3c2' : shade(colorFor(type));
+      if (bx.block) bctx.fillRect(4 + bx.x * scale - 3, 4 + bx.y * scale - 2, 6, 4);
+      else bctx.fillRect(4 + bx.x * scale - 1.5, 4 + bx.y * scale - 1, 3, 2);
     }
     const cv = document.createElement('canvas');
     cv.className = 'minimap';
     cv.width = cw;
     cv.height = ch;
+    cv.style.right = `${6 + this.inset.right}px`;
     cv.setAttribute('aria-hidden', 'true');
     cv.title = 'Overview: click to go there';
     const go = (e) => {
       const r = cv.getBoundingClientRect();
       const gx = (e.clientX - r.left - 4) / scale;
       const gy = (e.clientY - r.top - 4) / scale;
-      const box = this.#box();
+      const box = this.#vbox();
       this.view = { ...this.view, x: box.w / 2 - gx * this.view.k, y: box.h / 2 - gy * this.view.k };
       this.#apply();
     };
@@ -232,7 +515,7 @@ export class GraphView {
     const { cv, base, scale } = this.mini;
     const ctx = cv.getContext('2d');
     ctx.drawImage(base, 0, 0);
-    const b = this.#box();
+    const b = this.#vbox();
     const { k, x, y } = this.view;
     ctx.strokeStyle = '#1f4fd1';
     ctx.lineWidth = 1.5;
@@ -245,11 +528,30 @@ export class GraphView {
     return this.seen;
   }
 
+  // The part of the pane not covered by the details panel (an overlay on narrow screens).
+  #vbox() {
+    const b = this.#box();
+    return { w: Math.max(80, b.w - this.inset.right), h: b.h };
+  }
+
+  // The details panel covers `right` pixels of this pane's right side (0: none): what was at the
+  // centre of the uncovered part stays there, and centring aims at the uncovered part.
+  setInset(right) {
+    right = Math.max(0, Math.round(right));
+    if (right === this.inset.right) return;
+    const was = this.inset.right;
+    this.inset = { right };
+    if (this.mini) this.mini.cv.style.right = `${6 + right}px`;
+    if (!this.svg) return;
+    this.view.x -= (right - was) / 2;
+    this.#apply();
+  }
+
   // Whole graph when it fits at a readable scale; a tall graph (the usual chain of layers) is
   // shown from its top at a scale where labels stay readable, to pan down from.
   fit() {
     if (!this.svg) return;
-    const b = this.#box();
+    const b = this.#vbox();
     const wFit = (b.w - 16) / this.size.w;
     const hFit = (b.h - 16) / this.size.h;
     const k = Math.min(1, Math.max(Math.min(wFit, hFit), Math.min(0.7, wFit)));
@@ -260,7 +562,7 @@ export class GraphView {
 
   zoom(factor, cx, cy) {
     if (!this.svg) return;
-    const b = this.#box();
+    const b = this.#vbox();
     cx ??= b.w / 2;
     cy ??= b.h / 2;
     const k = Math.min(3, Math.max(0.05, this.view.k * factor));
@@ -289,7 +591,7 @@ export class GraphView {
     this.#apply();
   }
 
-  // Listeners live on the host (bound once): the SVG inside is replaced on every show().
+  // Listeners live on the host (bound once): the SVG inside is replaced on every layout.
   #bind() {
     if (this.bound) return;
     this.bound = true;
@@ -338,6 +640,19 @@ export class GraphView {
     };
     host.addEventListener('pointerup', end);
     host.addEventListener('pointercancel', end);
+    // one listener for every box (a thousand boxes, one handler)
+    host.addEventListener('click', (e) => {
+      if (!this.svg) return;
+      const head = e.target.closest?.('.gframe');
+      const g = e.target.closest?.('.gnode');
+      if (g) {
+        e.stopPropagation();
+        this.#activate(g.dataset.key);
+      } else if (head && e.target.closest('.gframe-head')) {
+        e.stopPropagation();
+        this.toggle(Number(head.dataset.block), false, { user: true });
+      }
+    });
     host.addEventListener('keydown', (e) => {
       if (!this.svg) return;
       const step = 60;
@@ -346,7 +661,8 @@ export class GraphView {
         ArrowUp: () => this.pan(0, step), ArrowDown: () => this.pan(0, -step),
         '+': () => this.zoom(1.25), '=': () => this.zoom(1.25), '-': () => this.zoom(0.8), 0: () => this.fit(),
         n: () => this.step(1), N: () => this.step(1), p: () => this.step(-1), P: () => this.step(-1),
-        Enter: () => this.cursor >= 0 && this.onSelect(this.byName.get(this.order[this.cursor]).node),
+        Enter: () => this.cursorKey && this.#activate(this.cursorKey),
+        c: () => this.#collapseAtCursor(), C: () => this.#collapseAtCursor(),
       };
       const f = keys[e.key];
       if (f) {
@@ -356,77 +672,161 @@ export class GraphView {
     });
   }
 
-  // Emphasises the named layers (null: none) and dims the rest.
-  highlight(names) {
-    if (!this.svg) return;
-    const set = names ? new Set(names) : null;
-    let any = false;
-    for (const [name, n] of this.byName) {
-      const on = !!set && set.has(name);
-      n.g.classList.toggle('hl', on);
-      any ||= on;
+  // A box chosen (click, Enter): a block expands, a layer is shown.
+  #activate(key) {
+    const item = this.items.get(key);
+    if (!item) return;
+    if (item.block) {
+      this.cursorKey = key;
+      this.toggle(item.block.id, true, { user: true });
+    } else this.onSelect(item.node);
+  }
+
+  #collapseAtCursor() {
+    const pos = this.posOf.get(this.cursorKey);
+    const b = pos === undefined ? -1 : this.blockOf[pos];
+    if (b >= 0 && this.expanded.has(b)) {
+      this.toggle(b, false, { user: true }).then(() => this.#cursorTo(`#block${b}`));
     }
-    this.svg.classList.toggle('dim', any);
+  }
+
+  // Emphasises the named layers (null: none) and dims the rest; a layer inside a collapsed
+  // block emphasises the block.
+  highlight(names) {
+    this.hlNames = names;
+    if (!this.svg) return;
+    const keys = new Set((names ?? []).filter((n) => this.posOf.has(n)).map((n) => this.#keyOf(this.posOf.get(n))));
+    for (const [key, it] of this.items) it.g.classList.toggle('hl', keys.has(key));
+    this.svg.classList.toggle('dim', keys.size > 0);
   }
 
   select(name) {
+    this.selected = name;
     if (!this.svg) return;
-    for (const [n, v] of this.byName) v.g.classList.toggle('sel', n === name);
+    const key = name !== null && this.posOf.has(name) ? this.#keyOf(this.posOf.get(name)) : null;
+    for (const [k, it] of this.items) it.g.classList.toggle('sel', k === key);
   }
 
   has(name) {
-    return this.byName.has(name);
+    return this.posOf.has(name);
   }
 
-  // Keyboard reach: moves the cursor to the next/previous layer in model order, centres it and
-  // names it (the host's aria-label carries the current layer for screen readers).
+  // Keyboard reach: moves the cursor to the next/previous box in model order (a collapsed block
+  // is one stop), centres it and names it (aria-description, for screen readers).
   step(dir) {
-    if (!this.order.length) return;
-    this.cursor = (this.cursor + dir + this.order.length) % this.order.length;
-    this.goTo(this.order[this.cursor]);
+    if (!this.visible.length) return;
+    const i = this.cursorKey ? this.visible.indexOf(this.cursorKey) : -1;
+    const j = i < 0 ? (dir > 0 ? 0 : this.visible.length - 1) : (i + dir + this.visible.length) % this.visible.length;
+    this.#cursorTo(this.visible[j]);
   }
 
-  // Centres one layer, marks it as the keyboard cursor, and returns its node.
+  #cursorTo(key) {
+    const item = this.items.get(key);
+    if (!item) return;
+    this.cursorKey = key;
+    for (const [, o] of this.items) o.g.classList.remove('cursor');
+    item.g.classList.add('cursor');
+    this.#center([item]);
+    const i = this.visible.indexOf(key);
+    const what = item.block ? `repeated block: ${blockTitle(item.block)}, press Enter to expand` : `${item.node.type} ${item.node.name}`;
+    this.host.setAttribute('aria-description', `box ${i + 1} of ${this.visible.length}: ${what}`);
+  }
+
+  // Centres one layer (expanding the block it is folded into), marks it as the keyboard cursor,
+  // and returns its node. `ready` resolves once it is drawn and centred.
   goTo(name) {
-    const v = this.byName.get(name);
-    if (!v) return null;
-    this.cursor = this.order.indexOf(name);
-    for (const [, o] of this.byName) o.g.classList.remove('cursor');
-    v.g.classList.add('cursor');
-    this.centerOn([name]);
-    this.host.setAttribute('aria-description', `layer ${this.cursor + 1} of ${this.order.length}: ${v.node.type} ${name}`);
-    return v.node;
+    const pos = this.posOf.get(name);
+    if (pos === undefined || !this.svg) return null;
+    const b = this.blockOf[pos];
+    if (b >= 0 && !this.expanded.has(b)) {
+      this.cursorKey = name;
+      this.ready = this.toggle(b, true).then(() => this.#cursorTo(name));
+    } else {
+      this.#cursorTo(name);
+      this.ready = Promise.resolve();
+    }
+    return this.graph.nodes[pos];
   }
 
-  // Layers whose name or type contains `query` (case-insensitive), in model order.
+  // Layers whose name or type contains `query` (case-insensitive), in model order, collapsed
+  // blocks included.
   find(query) {
     const q = query.trim().toLowerCase();
-    if (!q) return [];
-    return this.order.filter((n) => n.toLowerCase().includes(q) || this.byName.get(n).node.type.toLowerCase().includes(q));
+    if (!q || !this.graph) return [];
+    return this.graph.nodes.filter((n) => n.name.toLowerCase().includes(q) || n.type.toLowerCase().includes(q)).map((n) => n.name);
   }
 
   // Fit to width: the graph's width fills the pane, from the top.
   fitWidth() {
     if (!this.svg) return;
-    const b = this.#box();
+    const b = this.#vbox();
     const k = Math.min(1.5, Math.max(0.05, (b.w - 16) / this.size.w));
     this.view = { k, x: (b.w - this.size.w * k) / 2, y: 8 };
     this.#apply();
     this.#sharpen();
   }
 
-  // Pans so the named layers are in view (zooming in to a readable scale when far out).
+  // Pans so the named layers (or the blocks folding them) are in view, zooming in to a readable
+  // scale when far out.
   centerOn(names) {
     if (!this.svg) return;
-    const hits = names.map((n) => this.byName.get(n)).filter(Boolean);
+    const keys = new Set(names.filter((n) => this.posOf.has(n)).map((n) => this.#keyOf(this.posOf.get(n))));
+    this.#center([...keys].map((k) => this.items.get(k)).filter(Boolean));
+  }
+
+  // Expands the blocks the named layers are folded into, then centres them (the pass log's rows).
+  async reveal(names) {
+    if (!this.svg) return;
+    const closed = new Set(names.filter((n) => this.posOf.has(n)).map((n) => this.blockOf[this.posOf.get(n)]).filter((b) => b >= 0 && !this.expanded.has(b)));
+    if (closed.size) {
+      for (const b of closed) this.expanded.add(b);
+      await this.#relayout(this.token);
+    }
+    this.centerOn(names);
+  }
+
+  #center(hits) {
     if (!hits.length) return;
     const x0 = Math.min(...hits.map((h) => h.x - h.w / 2)), x1 = Math.max(...hits.map((h) => h.x + h.w / 2));
     const y0 = Math.min(...hits.map((h) => h.y - h.h / 2)), y1 = Math.max(...hits.map((h) => h.y + h.h / 2));
-    const b = this.#box();
+    const b = this.#vbox();
     let k = Math.max(this.view.k, 0.8);
     k = Math.min(k, (b.w - 40) / Math.max(1, x1 - x0), (b.h - 40) / Math.max(1, y1 - y0), 1.5);
     this.view = { k, x: b.w / 2 - ((x0 + x1) / 2) * k, y: b.h / 2 - ((y0 + y1) / 2) * k };
     this.#apply();
     this.#sharpen();
   }
+}
+
+// At most `lines` lines of at most `width` characters, broken after commas; the last one clipped.
+function wrap(text, width, lines) {
+  const out = [''];
+  for (const word of text.split(/(?<=, )/)) {
+    const cur = out.length - 1;
+    if (out[cur] && (out[cur] + word).trimEnd().length > width) {
+      if (out.length === lines) {
+        out[cur] = clip(`${out[cur]}${word}`.trimEnd(), width);
+        return out.map((l) => l.trimEnd());
+      }
+      out.push('');
+    }
+    out[out.length - 1] += word;
+  }
+  return out.map((l) => clip(l.trimEnd(), width));
+}
+
+// "conv2 × 6" when the block's layers share a name, else "6 × 8 layers".
+function blockTitle(b) {
+  const unit = b.reps[0].length;
+  return b.name ? `${b.name} × ${b.reps.length}` : `${b.reps.length} × ${unit} layers`;
+}
+
+// The header of an expanded block's frame: "▾ 6 × 8 layers" at 11px (about 6.6 px a character).
+function frameHeadWidth(b) {
+  return Math.ceil((blockTitle(b).length + 2) * 6.6 + 10);
+}
+
+// The type that colours a block: its first computing layer (not the Split ncnn inserts).
+function mainType(types) {
+  return types.find((t) => t !== 'Split') ?? types[0];
 }

@@ -1,6 +1,8 @@
 // Lays graphs out off the page's thread (hundreds of layers take a moment).
-// In: {id, nodes: [{id, w, h}], edges: [[from, to]]}; out: {id, ok, nodes: {id: [x, y]},
-// edges: [{from, to, points: [[x, y], ...]}], width, height, engine} (centres, in pixels).
+// In: {id, pieces: [{nodes: [{id, w, h}], edges: [[from, to]]}]}; out: {id, ok, pieces: [{nodes:
+// {id: [x, y]}, edges: [{from, to, points: [[x, y], ...]}], width, height, engine}]} (centres,
+// in pixels, margins included). The graph view cuts a model into pieces at single-blob cuts
+// (blocks.mjs) and stacks them, so each piece is small and laid out once.
 //
 // dagre first. Its ranking and ordering recurse along paths, and a worker's stack is small: a
 // chain of a thousand or more layers overflows it. Then (or when dagre fails in any other way)
@@ -121,21 +123,62 @@ export function layeredLayout(nodes, edges) {
   return { nodes: outNodes, edges: outEdges, width, height: top - RANKSEP + MARGIN, engine: 'layered' };
 }
 
+// dagre for a piece that branches; a plain chain (each layer feeding the next, nothing else)
+// gains nothing from it and is laid out directly, as is a piece too large for dagre to finish
+// quickly (its cost grows faster than the layer count).
+// Repeated blocks give many pieces of one shape (58 dense layers in DenseNet-121): a piece with
+// the same box sizes and edges as one laid out before reuses that layout, renumbered.
+const memo = new Map();
+function memoKey(nodes, edges) {
+  const at = new Map(nodes.map((n, i) => [n.id, i]));
+  return `${nodes.map((n) => `${n.w}x${n.h}`).join(',')}|${edges.map(([a, b]) => `${at.get(a)}-${at.get(b)}`).join(',')}`;
+}
+
+export function layoutPiece(nodes, rawEdges) {
+  const key = memoKey(nodes, rawEdges);
+  const seen = memo.get(key);
+  if (seen) {
+    // the same layout under this piece's ids (positions in the list match)
+    const ids = nodes.map((n) => n.id);
+    const out = { ...seen, nodes: {}, edges: seen.edges.map((e) => ({ ...e, from: ids[e.from], to: ids[e.to] })) };
+    seen.order.forEach((_, i) => { out.nodes[String(ids[i])] = seen.nodes[String(seen.order[i])]; });
+    out.order = ids;
+    return out;
+  }
+  const result = layoutFresh(nodes, rawEdges);
+  // edges stored by list position, so they can be renamed for the next piece of this shape
+  const at = new Map(nodes.map((n, i) => [n.id, i]));
+  if (memo.size > 2000) memo.clear();
+  memo.set(key, { ...result, order: nodes.map((n) => n.id), edges: result.edges.map((e) => ({ ...e, from: at.get(e.from), to: at.get(e.to) })) });
+  return result;
+}
+
+function layoutFresh(nodes, rawEdges) {
+  const edges = dedupEdges(rawEdges);
+  const outs = new Map(), ins = new Map();
+  for (const [a, b] of edges) {
+    outs.set(a, (outs.get(a) ?? 0) + 1);
+    ins.set(b, (ins.get(b) ?? 0) + 1);
+  }
+  const chain = edges.length === nodes.length - 1 && [...outs.values(), ...ins.values()].every((c) => c === 1);
+  if (chain || nodes.length > 400) return layeredLayout(nodes, edges);
+  try {
+    return dagreLayout(nodes, edges);
+  } catch {
+    return layeredLayout(nodes, edges);
+  }
+}
+
 if (typeof self === 'object' && typeof self.postMessage === 'function' && typeof window === 'undefined') {
   self.onmessage = ({ data }) => {
-    const { id, nodes } = data;
-    const edges = dedupEdges(data.edges);
-    let result;
+    const { id } = data;
+    let pieces;
     try {
-      result = dagreLayout(nodes, edges);
-    } catch {
-      try {
-        result = layeredLayout(nodes, edges);
-      } catch (e) {
-        self.postMessage({ id, ok: false, message: String(e?.message ?? e) });
-        return;
-      }
+      pieces = data.pieces.map((p) => layoutPiece(p.nodes, p.edges));
+    } catch (e) {
+      self.postMessage({ id, ok: false, message: String(e?.message ?? e) });
+      return;
     }
-    self.postMessage({ id, ok: true, ...result });
+    self.postMessage({ id, ok: true, pieces });
   };
 }

@@ -37,8 +37,21 @@ const worker = new ModelWorker({
   onRestart: restoreAfterRestart,
   onCrash: () => restartAfterCrash(),
 });
-const graphA = new GraphView($('graph-a'), { label: 'Original model graph', onSelect: (n) => selectNode(n, 'a') });
-const graphB = new GraphView($('graph-b'), { label: 'Optimized model graph', onSelect: (n) => selectNode(n, 'b') });
+// A block expanded or collapsed in one diagram is mirrored in the other (when following the
+// selection): the same layers stay side by side.
+const mirrorToggle = (other) => (name, open) => {
+  if ($('graph-sync').checked) other().toggleAround(name, open);
+  updateBlocksButton();
+};
+const graphA = new GraphView($('graph-a'), { label: 'Original model graph', onSelect: (n) => selectNode(n, 'a'), onToggle: mirrorToggle(() => graphB) });
+const graphB = new GraphView($('graph-b'), { label: 'Optimized model graph', onSelect: (n) => selectNode(n, 'b'), onToggle: mirrorToggle(() => graphA) });
+// Repeated blocks start collapsed in models this large (both diagrams decided by the original's
+// size, so they start alike); smaller models show every layer, their blocks framed.
+const COLLAPSE_FROM = 150;
+const collapseBlocks = () => (S.loaded?.graph.nodes.length ?? 0) >= COLLAPSE_FROM;
+function showGraph(view, graph, marks) {
+  view.show(graph, marks, { collapse: collapseBlocks() }).then(updateBlocksButton).catch((e) => view.clear(String(e.message)));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Messages and busy state
@@ -125,6 +138,28 @@ async function withProgress(kind, rowId, barId, labelId, fn) {
     show(row, false);
     setBusy(null);
   }
+}
+
+// One step the user asked for, done the same way for each: what it replaces is cleared first (no
+// old number or PASS beside a new error), the worker request runs with its progress row and
+// Cancel, `render` shows the answer (null after a failure), a cancel is said as the user's choice
+// and a failure as a message, and focus moves to what came out (`focus()`, or the message).
+// Returns 'ok', 'cancelled' or 'failed'.
+async function runStep(kind, { progress, errorId, request: [type, payload], clear, render, cancelled, failed, focus }) {
+  setError(errorId, null);
+  clear?.();
+  let answer = null;
+  let error = null;
+  try {
+    answer = await withProgress(kind, ...progress, (onProgress) => worker.request(type, payload, { onProgress }));
+  } catch (e) {
+    error = e;
+  }
+  render(answer);
+  if (error?.code === 'cancelled') setCancelled(errorId, cancelled);
+  else if (error) setError(errorId, explain(error, failed));
+  if (focus) focusResult(error ? $(errorId) : focus());
+  return error ? (error.code === 'cancelled' ? 'cancelled' : 'failed') : 'ok';
 }
 
 const CANCEL_BUTTONS = [['load-cancel', true], ['opt-cancel', false], ['verify-cancel', false], ['speed-cancel', false], ['profile-cancel', false], ['bench-cancel', false]];
@@ -526,11 +561,11 @@ function renderModel() {
   renderShapeForm();
   renderSummary();
   renderOptimize();
-  graphA.show(L.graph, new Map()).catch((e) => graphA.clear(String(e.message)));
+  showGraph(graphA, L.graph, new Map());
   graphB.clear('Optimize to see the result.');
   show($('graph-empty'), false);
   show($('graph-body'), true);
-  show($('node-details'), false);
+  closeDetails();
   $('graph-count-a').textContent = `${L.info.layers} layers`;
   $('graph-count-b').textContent = '';
   $('blob-names').replaceChildren(...[...new Set(L.info.layer_list.flatMap((l) => l.tops))].slice(0, 5000).map((n) => h('option', { value: n })));
@@ -739,8 +774,9 @@ function logRow(pass, layers, detail) {
     activeRow = tr;
     tr.classList.add('active');
     highlightLayers(layers);
-    graphA.centerOn(layers);
-    if ($('graph-sync').checked) graphB.centerOn(layers.filter((n) => graphB.has(n)));
+    // the rewrite's own layers, out of any collapsed block
+    graphA.reveal(layers);
+    if ($('graph-sync').checked) graphB.reveal(layers.filter((n) => graphB.has(n)));
   };
   tr.addEventListener('click', pick);
   tr.addEventListener('keydown', (e) => {
@@ -759,23 +795,76 @@ function highlightLayers(names) {
 
 function selectNode(node, side, { center = true } = {}) {
   const graph = side === 'a' ? S.loaded.graph : S.opt?.graph;
-  graphA.select(node.name);
-  graphB.select(node.name);
-  if (center && $('graph-sync').checked) (side === 'a' ? graphB : graphA).centerOn([node.name]);
   const box = $('node-details');
   const blobs = graph.edges;
   const params = node.params.map((p) => `${p.name ?? p.id}=${Array.isArray(p.value) ? `[${p.value.slice(0, 16).join(', ')}${p.value.length > 16 ? ', …' : ''}]` : p.value}`).join('  ');
   const io = (ids) => ids.map((i) => `${blobs[i].name} ${fmtShape(blobs[i].shape)}`).join(', ') || '–';
   box.replaceChildren(
-    h('h4', {}, `${node.type} `, h('span', { class: 'mono' }, node.name), h('span', { class: 'muted small' }, side === 'a' ? '  (original)' : '  (optimized)')),
+    h('div', { class: 'details-head' },
+      h('h4', {}, `${node.type} `, h('span', { class: 'mono' }, node.name), h('span', { class: 'muted small' }, side === 'a' ? '  (original)' : '  (optimized)')),
+      h('button', { class: 'btn btn-small details-close', type: 'button', 'aria-label': 'Close the layer details', title: 'Close (Escape)', onclick: () => closeDetails({ focus: true }) }, '×')),
     h('dl', {},
       h('dt', {}, 'input blobs'), h('dd', {}, io(node.bottoms)),
       h('dt', {}, 'output blobs'), h('dd', {}, io(node.tops)),
       h('dt', {}, 'params'), h('dd', {}, params || '–'),
       h('dt', {}, 'weights'), h('dd', {}, fmtBytes(node.weights_bytes))),
   );
+  box.dataset.side = side;
   show(box, true);
+  // the panel first (beside the diagrams or over their right side), then the diagrams centre
+  // what is selected in the part the panel leaves free
+  placeDetails();
+  graphA.select(node.name);
+  graphB.select(node.name);
+  if (center && $('graph-sync').checked) (side === 'a' ? graphB : graphA).centerOn([node.name]);
 }
+
+// The layer details: a column beside the diagrams on wide screens, a panel over the right side of
+// the diagrams below 1200 px, a sheet at the bottom of the screen on a phone (style.css). Where
+// it covers a diagram, that diagram centres in the part left free.
+function placeDetails() {
+  const box = $('node-details');
+  const over = !box.hidden && getComputedStyle(box).position === 'absolute';
+  const r = box.getBoundingClientRect();
+  for (const g of [graphA, graphB]) {
+    const p = g.host.getBoundingClientRect();
+    const covers = over && r.top < p.bottom && r.bottom > p.top && r.left < p.right;
+    g.setInset(covers ? p.right - r.left : 0);
+  }
+}
+
+function closeDetails({ focus = false } = {}) {
+  const box = $('node-details');
+  const side = box.dataset.side;
+  const had = !box.hidden;
+  show(box, false);
+  placeDetails();
+  if (had && focus) (side === 'b' ? graphB : graphA).host.focus({ preventScroll: true });
+}
+window.addEventListener('resize', () => placeDetails());
+// Escape closes the details when nothing runs (a running step's Cancel comes first)
+$('graph').addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || S.busy || $('node-details').hidden) return;
+  e.preventDefault();
+  closeDetails({ focus: true });
+});
+// a phone's sheet shows only while the graph is on screen
+new IntersectionObserver(([e]) => { document.body.dataset.graphInView = String(e.isIntersecting); }).observe($('graph'));
+
+// "Expand all blocks" / "Collapse all blocks", for both diagrams; shown when there are blocks.
+function updateBlocksButton() {
+  const btn = $('graph-blocks');
+  const n = Math.max(graphA.blockCount, graphB.blockCount);
+  show(btn, n > 0);
+  const collapsed = [graphA, graphB].some((g) => Number(g.host.dataset.collapsed) > 0);
+  btn.textContent = collapsed ? 'Expand all blocks' : 'Collapse all blocks';
+  btn.dataset.action = collapsed ? 'expand' : 'collapse';
+}
+$('graph-blocks').addEventListener('click', async () => {
+  const open = $('graph-blocks').dataset.action === 'expand';
+  await Promise.all([graphA.setAllExpanded(open), graphB.setAllExpanded(open)]);
+  updateBlocksButton();
+});
 
 $('graph-body').querySelector('.graph-toolbar').addEventListener('click', (e) => {
   const z = e.target.closest('[data-zoom]')?.dataset.zoom;
@@ -807,6 +896,7 @@ function findStep(dir) {
   const node = S.loaded.graph.nodes.find((n) => n.name === name);
   // the details first: on a wide screen they open beside the diagrams and narrow them
   if (node) selectNode(node, 'a', { center: false });
+  // a layer folded into a collapsed block: the block opens (goTo)
   graphA.goTo(name);
   if ($('graph-sync').checked && graphB.has(name)) graphB.goTo(name);
   $('graph-hits').textContent = `${find.i + 1} of ${find.hits.length}`;
@@ -840,28 +930,37 @@ function dropOptimized() {
   renderOptimize();
   graphB.clear('Optimize to see the result.');
   $('graph-count-b').textContent = '';
-  if (had) graphA.show(S.loaded.graph, new Map()).catch((e) => graphA.clear(String(e.message)));
+  if (had) showGraph(graphA, S.loaded.graph, new Map());
   $('run-which-opt').disabled = true;
   document.querySelector('input[name="run-which"][value="orig"]').checked = true;
   renderDownloads();
 }
 
 async function optimize() {
-  setError('opt-error', null);
-  setError('verify-error', null);
-  setError('speed-error', null);
   const options = optimizeOptions();
-  let r;
-  try {
-    r = await withProgress('optimize', 'opt-progress', 'opt-bar', 'opt-label', (onProgress) =>
-      worker.request('optimize', { options }, { onProgress }));
-  } catch (e) {
-    dropOptimized();
-    if (e.code === 'cancelled') setCancelled('opt-error', 'Optimization cancelled. The original model is unchanged; no optimized model.');
-    else setError('opt-error', explain(e, 'Optimizing failed'));
-    focusResult($('opt-error'));
-    return;
-  }
+  const outcome = await runStep('optimize', {
+    progress: ['opt-progress', 'opt-bar', 'opt-label'],
+    errorId: 'opt-error',
+    request: ['optimize', { options }],
+    clear: () => {
+      setError('verify-error', null);
+      setError('speed-error', null);
+    },
+    // a failed or cancelled optimize leaves no optimized model (the worker dropped it)
+    render: (r) => (r ? showOptimized(r, options) : dropOptimized()),
+    cancelled: 'Optimization cancelled. The original model is unchanged; no optimized model.',
+    failed: 'Optimizing failed',
+    focus: () => null, // on success focus waits for verify and timing, below
+  });
+  if (outcome !== 'ok') return;
+  setBusy(null);
+  const checked = S.info.features.verify ? await verify({ focus: false }) : 'ok';
+  // a cancel stops the chain: Escape on Verify does not start the timing
+  if (S.opt && checked !== 'cancelled') await timeBoth({ focus: false });
+  focusResult(S.verify ? $('verify-verdict') : $('opt-stats'));
+}
+
+function showOptimized(r, options) {
   S.opt = { ...r, options };
   S.lastOptions = options;
   S.verify = null;
@@ -881,17 +980,12 @@ async function optimize() {
       }
     }
   }
-  graphA.show(S.loaded.graph, marksA).catch((e) => graphA.clear(String(e.message)));
-  graphB.show(r.graph, marksB).catch((e) => graphB.clear(String(e.message)));
+  showGraph(graphA, S.loaded.graph, marksA);
+  showGraph(graphB, r.graph, marksB);
   $('graph-count-b').textContent = `${r.info.layers} layers`;
   $('run-which-opt').disabled = false;
   document.querySelector('input[name="run-which"][value="opt"]').checked = true;
   renderDownloads();
-  setBusy(null);
-  const checked = S.info.features.verify ? await verify({ focus: false }) : 'ok';
-  // a cancel stops the chain: Escape on Verify does not start the timing
-  if (S.opt && checked !== 'cancelled') await timeBoth({ focus: false });
-  focusResult(S.verify ? $('verify-verdict') : $('opt-stats'));
 }
 
 $('verify-run').addEventListener('click', () => verify());
@@ -903,45 +997,44 @@ async function verify({ focus = true } = {}) {
   const seed = Number($('verify-seed').value);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     setError('verify-error', 'The seed is a whole number from 0 to 4294967295.');
-    return;
+    return 'failed';
   }
   const fp16 = !!S.opt?.options.fp16;
-  try {
-    const r = await withProgress('verify', 'verify-progress', 'verify-bar', null, (onProgress) =>
-      worker.request('verify', { seed, fp16 }, { onProgress }));
-    S.verify = { ...r.report, fp16, onFiles: r.files };
-  } catch (e) {
-    S.verify = null;
-    if (e.code === 'cancelled') setCancelled('verify-error', 'Verify cancelled: no result.');
-    else setError('verify-error', explain(e, 'Verifying failed'));
-    renderVerify();
-    renderDownloads(); // the zip's file list names the check only when there is one
-    if (focus) focusResult($('verify-error'));
-    return e.code === 'cancelled' ? 'cancelled' : 'failed';
-  }
-  renderVerify();
-  renderDownloads();
-  if (focus) focusResult($('verify-verdict'));
-  return 'ok';
+  return runStep('verify', {
+    progress: ['verify-progress', 'verify-bar', null],
+    errorId: 'verify-error',
+    request: ['verify', { seed, fp16 }],
+    render: (r) => {
+      S.verify = r ? { ...r.report, fp16, onFiles: r.files } : null;
+      renderVerify();
+      renderDownloads(); // the zip's file list names the check only when there is one
+    },
+    cancelled: 'Verify cancelled: no result.',
+    failed: 'Verifying failed',
+    focus: focus && (() => $('verify-verdict')),
+  });
 }
 
 // ---- Speed: original and optimized timed interleaved (worker 'compare') -----------------------
 $('speed-run').addEventListener('click', () => timeBoth());
 
 async function timeBoth({ focus = true } = {}) {
-  setError('speed-error', null);
-  S.speed = null;
-  renderSpeed();
-  try {
-    const r = await withProgress('speed', 'speed-progress', 'speed-bar', 'speed-label', (onProgress) =>
-      worker.request('compare', { rounds: 21, budgetMs: 4000 }, { onProgress }));
-    S.speed = r.report;
-  } catch (e) {
-    if (e.code === 'cancelled') setCancelled('speed-error', 'Timing cancelled: no result.');
-    else setError('speed-error', explain(e, 'Timing failed'));
-  }
-  renderSpeed();
-  if (focus) focusResult(S.speed ? $('speed-verdict') : $('speed-error'));
+  return runStep('speed', {
+    progress: ['speed-progress', 'speed-bar', 'speed-label'],
+    errorId: 'speed-error',
+    request: ['compare', { rounds: 21, budgetMs: 4000 }],
+    clear: () => {
+      S.speed = null;
+      renderSpeed();
+    },
+    render: (r) => {
+      S.speed = r?.report ?? null;
+      renderSpeed();
+    },
+    cancelled: 'Timing cancelled: no result.',
+    failed: 'Timing failed',
+    focus: focus && (() => $('speed-verdict')),
+  });
 }
 
 function renderSpeed() {
@@ -1457,22 +1550,24 @@ async function run({ focus = false, camera = false } = {}) {
   return true;
 }
 
-$('profile-go').addEventListener('click', async () => {
-  setError('profile-error', null);
-  $('profile-chart').replaceChildren();
-  $('profile-label').textContent = '';
+$('profile-go').addEventListener('click', () => {
   const which = document.querySelector('input[name="run-which"]:checked').value;
-  let r;
-  try {
-    r = await withProgress('profile', 'profile-progress', 'profile-bar', null, (onProgress) =>
-      worker.request('profile', { which, runs: 5 }, { onProgress }));
-  } catch (e) {
-    if (e.code === 'cancelled') setCancelled('profile-error', 'Profiling cancelled: no result.');
-    else setError('profile-error', explain(e, 'Profiling failed'));
-    focusResult($('profile-error'));
-    return;
-  }
-  const rep = r.report;
+  runStep('profile', {
+    progress: ['profile-progress', 'profile-bar', null],
+    errorId: 'profile-error',
+    request: ['profile', { which, runs: 5 }],
+    clear: () => {
+      $('profile-chart').replaceChildren();
+      $('profile-label').textContent = '';
+    },
+    render: (r) => r && renderProfile(r.report, which),
+    cancelled: 'Profiling cancelled: no result.',
+    failed: 'Profiling failed',
+    focus: () => $('profile-label'),
+  });
+});
+
+function renderProfile(rep, which) {
   const total = rep.layers.reduce((a, l) => a + l.ms_mean, 0);
   const top = rep.layers.slice().sort((a, b) => b.ms_mean - a.ms_mean);
   const shown = top.slice(0, 24);
@@ -1485,28 +1580,28 @@ $('profile-go').addEventListener('click', async () => {
       h('span', { class: 'bms' }, fmtMs(l.ms_mean)))),
     top.length > shown.length ? h('p', { class: 'muted small' }, `+ ${top.length - shown.length} faster layers, ${fmtMs(top.slice(24).reduce((a, l) => a + l.ms_mean, 0))} together`) : null,
   );
-  focusResult($('profile-label'));
-});
+}
 
-$('bench-go').addEventListener('click', async () => {
+$('bench-go').addEventListener('click', () => {
   setError('bench-error', null);
   const runs = Number($('bench-runs').value);
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) {
     setError('bench-error', 'Runs is a whole number from 1 to 1000.');
     return;
   }
-  $('bench-result').replaceChildren();
-  let r;
-  try {
-    r = await withProgress('bench', 'bench-progress', 'bench-bar', 'bench-label', (onProgress) =>
-      worker.request('bench', { runs }, { onProgress }));
-  } catch (e) {
-    if (e.code === 'cancelled') setCancelled('bench-error', 'Benchmark cancelled: no result.');
-    else setError('bench-error', explain(e, 'Benchmark failed'));
-    focusResult($('bench-error'));
-    return;
-  }
-  const rep = r.report;
+  runStep('bench', {
+    progress: ['bench-progress', 'bench-bar', 'bench-label'],
+    errorId: 'bench-error',
+    request: ['bench', { runs }],
+    clear: () => $('bench-result').replaceChildren(),
+    render: (r) => r && renderBench(r.report),
+    cancelled: 'Benchmark cancelled: no result.',
+    failed: 'Benchmark failed',
+    focus: () => $('bench-result'),
+  });
+});
+
+function renderBench(rep) {
   const o = rep.models.orig, p = rep.models.opt;
   const row = (label, m) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { class: 'num' }, fmtMs(m.median_ms)), h('td', { class: 'num' }, fmtMs(m.min_ms)), h('td', { class: 'num' }, fmtMs(m.max_ms)));
   $('bench-result').replaceChildren(
@@ -1517,8 +1612,7 @@ $('bench-go').addEventListener('click', async () => {
     // one model after the other: a slow spell of the machine can favour either, so no ratio here
     o && p ? h('p', { class: 'muted small' }, 'The two were timed one after the other; for a comparison that says whether the difference is measurable, see Speed under Optimize (interleaved rounds).') : null,
   );
-  focusResult($('bench-result'));
-});
+}
 
 // ---------------------------------------------------------------------------------------------
 // Download
