@@ -30,6 +30,8 @@ async function snap(page, name, { fullPage = true } = {}) {
   const w = page.viewportSize().width;
   if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(artifacts, `blocks-${name}-${w}.png`), fullPage });
+  // the graph card alone, to read (a full page is too tall to see the diagrams in)
+  if (fullPage) await page.locator('#graph').screenshot({ path: path.join(artifacts, `blocks-${name}-${w}-graph.png`) });
 }
 
 // The graph's host dataset: layers, shown (layer boxes drawn), blocks, collapsed, layoutMs, renderMs.
@@ -292,7 +294,10 @@ test('graph view: repeated blocks collapse and expand, search opens them, detail
       // (the search above opened the last block)
       await page.click('#graph-a .gblock[data-block="1"]');
       await page.waitForFunction(() => document.getElementById('graph-a').dataset.collapsed === '2');
-      await page.click('#graph-a .gnode[data-key="conv3_2/x2"]');
+      await page.fill('#graph-search', 'relu3_2/x2');
+      await page.press('#graph-search', 'Enter');
+      await page.waitForFunction(() => document.querySelector('#graph-a .gnode.cursor')?.dataset.key === 'relu3_2/x2');
+      assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('node-details')).position), 'static', 'a column of its own');
       await page.locator('#graph').scrollIntoViewIfNeeded();
       await snap(page, 'details-beside');
     });

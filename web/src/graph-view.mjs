@@ -493,7 +493,7 @@ export class GraphView {
       const r = cv.getBoundingClientRect();
       const gx = (e.clientX - r.left - 4) / scale;
       const gy = (e.clientY - r.top - 4) / scale;
-      const box = this.#vbox();
+      const box = this.#vbox(true);
       this.view = { ...this.view, x: box.w / 2 - gx * this.view.k, y: box.h / 2 - gy * this.view.k };
       this.#apply();
     };
@@ -522,15 +522,20 @@ export class GraphView {
     ctx.strokeRect(4 + (-x / k) * scale, 4 + (-y / k) * scale, (b.w / k) * scale, (b.h / k) * scale);
   }
 
-  #box() {
+  // The pane's size. `seen` is the size the current view was set for: the resize observer shifts
+  // the view by half of a change from it. Only what sets a whole view (fit, centring) or the
+  // observer itself records it; drawing (the minimap's rectangle) must not, or a change seen
+  // between two observer callbacks would never be taken back.
+  #box(record = false) {
     const r = this.host.getBoundingClientRect();
-    this.seen = { w: r.width || 400, h: r.height || 400 };
-    return this.seen;
+    const b = { w: r.width || 400, h: r.height || 400 };
+    if (record) this.seen = b;
+    return b;
   }
 
   // The part of the pane not covered by the details panel (an overlay on narrow screens).
-  #vbox() {
-    const b = this.#box();
+  #vbox(record = false) {
+    const b = this.#box(record);
     return { w: Math.max(80, b.w - this.inset.right), h: b.h };
   }
 
@@ -551,7 +556,7 @@ export class GraphView {
   // shown from its top at a scale where labels stay readable, to pan down from.
   fit() {
     if (!this.svg) return;
-    const b = this.#vbox();
+    const b = this.#vbox(true);
     const wFit = (b.w - 16) / this.size.w;
     const hFit = (b.h - 16) / this.size.h;
     const k = Math.min(1, Math.max(Math.min(wFit, hFit), Math.min(0.7, wFit)));
@@ -599,10 +604,10 @@ export class GraphView {
     // when the pane changes size (the details panel opens beside it, the window turns), what was
     // at the pane's centre stays there
     // (`seen`: the size the current view was computed for; a view set after the resize needs no shift)
-    this.#box();
+    this.#box(true);
     new ResizeObserver(() => {
       const was = this.seen;
-      const now = this.#box();
+      const now = this.#box(true);
       if (this.svg && (now.w !== was.w || now.h !== was.h)) {
         this.view.x += (now.w - was.w) / 2;
         this.view.y += (now.h - was.h) / 2;
@@ -759,7 +764,7 @@ export class GraphView {
   // Fit to width: the graph's width fills the pane, from the top.
   fitWidth() {
     if (!this.svg) return;
-    const b = this.#vbox();
+    const b = this.#vbox(true);
     const k = Math.min(1.5, Math.max(0.05, (b.w - 16) / this.size.w));
     this.view = { k, x: (b.w - this.size.w * k) / 2, y: 8 };
     this.#apply();
@@ -789,7 +794,7 @@ export class GraphView {
     if (!hits.length) return;
     const x0 = Math.min(...hits.map((h) => h.x - h.w / 2)), x1 = Math.max(...hits.map((h) => h.x + h.w / 2));
     const y0 = Math.min(...hits.map((h) => h.y - h.h / 2)), y1 = Math.max(...hits.map((h) => h.y + h.h / 2));
-    const b = this.#vbox();
+    const b = this.#vbox(true);
     let k = Math.max(this.view.k, 0.8);
     k = Math.min(k, (b.w - 40) / Math.max(1, x1 - x0), (b.h - 40) / Math.max(1, y1 - y0), 1.5);
     this.view = { k, x: b.w / 2 - ((x0 + x1) / 2) * k, y: b.h / 2 - ((y0 + y1) / 2) * k };
