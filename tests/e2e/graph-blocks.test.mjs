@@ -31,7 +31,12 @@ async function snap(page, name, { fullPage = true } = {}) {
   if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(artifacts, `blocks-${name}-${w}.png`), fullPage });
   // the graph card alone, to read (a full page is too tall to see the diagrams in)
-  if (fullPage) await page.locator('#graph').screenshot({ path: path.join(artifacts, `blocks-${name}-${w}-graph.png`) });
+  if (fullPage) {
+    // (the sticky section bar would be drawn over the card)
+    await page.evaluate(() => { document.querySelector('.steps').style.position = 'static'; });
+    await page.locator('#graph').screenshot({ path: path.join(artifacts, `blocks-${name}-${w}-graph.png`) });
+    await page.evaluate(() => { document.querySelector('.steps').style.position = ''; });
+  }
 }
 
 // The graph's host dataset: layers, shown (layer boxes drawn), blocks, collapsed, layoutMs, renderMs.
@@ -203,6 +208,7 @@ test('graph view: repeated blocks collapse and expand, search opens them, detail
       const small = path.join(tmp, 'densenet121_64.param');
       fs.writeFileSync(small, densenet121Param({ size: 64 }));
       await openParam(page, small, 486);
+      assert.equal(await page.locator('#graph-hits').textContent(), '', 'the previous model\'s matches are gone');
       await page.click('#bin-random');
       await waitIdle(page);
       assert.equal((await graphState(page)).collapsed, '4');

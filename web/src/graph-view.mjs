@@ -411,9 +411,20 @@ export class GraphView {
     // the cursor on a block being opened goes to its first layer; on a layer being folded, to the block
     if (open && this.cursorKey === `#block${blockId}`) this.cursorKey = this.graph.nodes[blk.reps[0][0]].name;
     if (!open && this.cursorKey && this.blockOf[this.posOf.get(this.cursorKey) ?? -1] === blockId) this.cursorKey = `#block${blockId}`;
-    const token = this.token;
-    await this.#relayout(token);
+    if (!(await this.#redo())) return;
     if (user) this.onToggle(this.graph.nodes[blk.reps[0][0]].name, open);
+  }
+
+  // A new layout after expanding or collapsing; false when it failed (the layout worker falls back
+  // to its own layered layout, so this is a worker that died): the pane then says so.
+  async #redo() {
+    try {
+      await this.#relayout(this.token);
+      return true;
+    } catch (e) {
+      this.clear(String(e.message));
+      return false;
+    }
   }
 
   // The block holding layer `name` (in this graph), expanded or collapsed; false when it is in none.
@@ -433,8 +444,7 @@ export class GraphView {
       if (pos !== undefined) this.cursorKey = this.#keyOf(pos);
       else if (open) this.cursorKey = null;
     }
-    await this.#relayout(this.token);
-    this.fit();
+    if (await this.#redo()) this.fit();
   }
 
   get blockCount() {
@@ -785,7 +795,7 @@ export class GraphView {
     const closed = new Set(names.filter((n) => this.posOf.has(n)).map((n) => this.blockOf[this.posOf.get(n)]).filter((b) => b >= 0 && !this.expanded.has(b)));
     if (closed.size) {
       for (const b of closed) this.expanded.add(b);
-      await this.#relayout(this.token);
+      if (!(await this.#redo())) return;
     }
     this.centerOn(names);
   }

@@ -563,6 +563,9 @@ function renderModel() {
   renderOptimize();
   showGraph(graphA, L.graph, new Map());
   graphB.clear('Optimize to see the result.');
+  // the search's matches were the previous model's layers
+  Object.assign(find, { query: '', hits: [], i: -1 });
+  $('graph-hits').textContent = '';
   show($('graph-empty'), false);
   show($('graph-body'), true);
   closeDetails();
