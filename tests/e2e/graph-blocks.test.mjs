@@ -241,6 +241,16 @@ test('graph view: repeated blocks collapse and expand, search opens them, detail
       assert.ok(await page.locator('#graph-a .gnode.changed').count() >= 6);
       await page.locator('#graph').scrollIntoViewIfNeeded();
       await snap(page, 'optimized-highlight');
+      // following the selection, a block opened in one diagram opens in the other
+      const bBefore = Number((await graphState(page, 'graph-b')).collapsed);
+      await page.focus('#graph-a');
+      let key = null;
+      for (let i = 0; i < 100 && !key?.startsWith('#block'); i++) {
+        await page.keyboard.press('n');
+        key = await page.evaluate(() => document.querySelector('#graph-a .gnode.cursor')?.dataset.key ?? null);
+      }
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => Number(document.getElementById('graph-b').dataset.collapsed) === n - 1, bBefore);
     });
 
     await t.test('1024 px: the details sit over the diagrams\' right side; the diagrams stay in place', async () => {
