@@ -180,3 +180,24 @@ test('repeated blocks in the zoo: ResNet-18\'s four stages, MobileNet\'s 13 dept
   // stages of 4, 8 and 4 units, the first of each a downsampling unit of its own shape
   assert.deepEqual(findBlocks(read('shufflenet_v2')).blocks.map((b) => b.reps.length), [3, 7, 3]);
 });
+
+test('layout pieces: a chain laid out directly, a branching piece by dagre, a repeated shape reused under its own ids', async () => {
+  const { layoutPiece } = await import('../../web/src/layout-worker.mjs');
+  const box = (id) => ({ id, w: 80, h: 36 });
+  const chain = layoutPiece([box(0), box(1), box(2)], [[0, 1], [1, 2]]);
+  assert.equal(chain.engine, 'layered');
+  assert.ok(chain.nodes['0'][1] < chain.nodes['1'][1] && chain.nodes['1'][1] < chain.nodes['2'][1], 'top to bottom');
+  assert.equal(chain.nodes['0'][0], chain.nodes['2'][0], 'on one axis');
+  // a residual block: Split -> Conv -> Add, Split -> Add
+  const a = layoutPiece([box(10), box(11), box(12)], [[10, 11], [11, 12], [10, 12]]);
+  assert.equal(a.engine, 'dagre');
+  // the same shape under other ids: the same places, edges renamed
+  const b = layoutPiece([box(20), box(21), box(22)], [[20, 21], [21, 22], [20, 22]]);
+  assert.deepEqual(Object.values(b.nodes), Object.values(a.nodes));
+  assert.deepEqual(Object.keys(b.nodes).sort(), ['20', '21', '22']);
+  assert.deepEqual(b.edges.map((e) => [e.from, e.to]).sort(), [[20, 21], [20, 22], [21, 22]]);
+  assert.deepEqual(b.edges.map((e) => e.points), a.edges.map((e) => e.points));
+  // other box sizes: laid out afresh
+  const c = layoutPiece([{ id: 30, w: 200, h: 36 }, box(31), box(32)], [[30, 31], [31, 32], [30, 32]]);
+  assert.notDeepEqual(Object.values(c.nodes), Object.values(a.nodes));
+});

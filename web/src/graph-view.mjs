@@ -96,7 +96,6 @@ export class GraphView {
     this.graph = null;
     this.items = new Map(); // visible boxes: layer name or `#block<id>` -> {key, g, x, y, w, h, node?, block?}
     this.visible = []; // their keys in model order (keyboard stepping)
-    this.order = []; // every layer name in model order (search)
     this.posOf = new Map();
     this.cursorKey = null;
     this.selected = null;
@@ -114,7 +113,6 @@ export class GraphView {
     this.model = null;
     this.items.clear();
     this.visible = [];
-    this.order = [];
     this.posOf.clear();
     this.cursorKey = null;
     this.selected = null;
@@ -151,7 +149,6 @@ export class GraphView {
       return { w: Math.ceil(Math.max(70, Math.min(230, chars * CHAR_W + 18)) / 8) * 8, h: NODE_H };
     });
     this.posOf = new Map(graph.nodes.map((n, i) => [n.name, i]));
-    this.order = graph.nodes.map((n) => n.name);
     this.blobs = new Map(graph.edges.map((e) => [e.id, e]));
     this.cache = new Map();
     this.cursorKey = null;
@@ -216,7 +213,6 @@ export class GraphView {
     this.shift = stacked.shift;
     this.#render(stacked);
     const t2 = performance.now();
-    this.stats = { layoutMs: t1 - t0, renderMs: t2 - t1, pieces: pieces.length, laidOut: todo.length };
     this.host.dataset.layoutMs = (t1 - t0).toFixed(1);
     this.host.dataset.renderMs = (t2 - t1).toFixed(1);
   }
