@@ -334,7 +334,27 @@ Status Importer::translate_node(const Node& n) {
         if (cin[k] && !cin[k]->has_data())
             return unsupported_here("constant input " + quote(n.inputs[k]) + " has element type " +
                                     data_type_name(cin[k]->dtype) + ", which nnfold cannot use");
-    NF_RETURN_IF_ERROR(op->second(*this, n));
+    // Tensors above 4 axes (the layout rule, onnx_importer.h): only operators that know their
+    // folded view may read them, through their high-rank translator.
+    OpFn fn = op->second;
+    for (size_t k = 0; k < n.inputs.size(); k++) {
+        // (a constant of that rank read as values, ScatterND's indices say, is fine; read as a
+        // blob it is refused by input_blob)
+        if (n.inputs[k].empty() || values_.at(n.inputs[k]).is_const || !high_rank(values_.at(n.inputs[k]).shape))
+            continue;
+        fn = high_rank_translator(n.op_type);
+        if (!fn)
+            return unsupported_here("input " + quote(n.inputs[k]) + " has shape " +
+                                    dims_str(values_.at(n.inputs[k]).shape) + " (rank " +
+                                    std::to_string(values_.at(n.inputs[k]).shape.size()) +
+                                    ", more than 4 axes after the batch axis), which " + sanitize(n.op_type) +
+                                    " cannot take in nnfold (docs/shapes-and-files.md lists the operators that can)");
+        break;
+    }
+    rank_aware_ = high_rank_aware_op(n.op_type);
+    Status st = fn(*this, n);
+    rank_aware_ = false;
+    NF_RETURN_IF_ERROR(st);
     for (auto& o : n.outputs)
         if (!o.empty() && !values_.count(o))
             return internal_error(where() + ": output " + quote(o) + " was not defined");

@@ -86,6 +86,19 @@ Status binary(Importer& im, const std::string& type, int op, const Operand& a, c
     Dims od;
     if (!broadcast_shapes(a.shape, b.shape, od))
         return im.invalid_here("input shapes " + dims_str(a.shape) + " and " + dims_str(b.shape) + " do not broadcast");
+    if (high_rank(od)) {
+        // Above 4 axes: the same op on views of the operands with the axes that move alike merged
+        // (collapse_broadcast); the values are the same dense arrays, so the result is exact.
+        Operand ca = a, cb = b;
+        Dims co;
+        if (!collapse_broadcast(a.shape, b.shape, od, ca.shape, cb.shape, co))
+            return im.unsupported_here("broadcasting " + dims_str(a.shape) + " with " + dims_str(b.shape) + " to " +
+                                       dims_str(od) + " alternates along more than 4 axes (rank " +
+                                       std::to_string(od.size()) + "), which ncnn's BinaryOp cannot express");
+        NF_RETURN_IF_ERROR(binary(im, type, op, ca, cb, result));
+        result.shape = od;
+        return Status::ok();
+    }
     Shape so;
     NF_RETURN_IF_ERROR(ncnn_shape_of(od, so).with_context(im.where()));
     bool cmp = type != "BinaryOp";
