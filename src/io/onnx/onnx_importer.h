@@ -21,6 +21,7 @@
 // node, the shape and the rank; nothing is ever dropped silently.
 #pragma once
 
+#include <deque>
 #include <exception>
 
 #include <map>
@@ -187,6 +188,11 @@ public:
              const std::vector<int>& tops, const ParamDict& pd = ParamDict());
     // Sets a layer's weight arrays in its weight_specs order (tagged or raw as the spec says).
     Status set_weights(int layer, std::vector<std::vector<float>> arrays);
+    // Keeps a constant made during translation (a broadcast operand) alive until import ends.
+    const Tensor& keep_const(Tensor t) {
+        kept_consts_.push_back(std::move(t));
+        return kept_consts_.back();
+    }
     // Marks an extension layer type for the "stock ncnn cannot load this" warning.
     void note_extension(const std::string& type) { extension_types_.insert(type); }
 
@@ -206,6 +212,7 @@ private:
     // True while a translator that knows the folded view of tensors above 4 axes runs (the
     // layout rule above): define_runtime refuses such an output from any other.
     bool rank_aware_ = false;
+    std::deque<Tensor> kept_consts_;  // stable addresses
     std::map<std::string, Value> values_;
     std::set<std::string> layer_names_, blob_names_;
     std::vector<char> blob_is_temp_;

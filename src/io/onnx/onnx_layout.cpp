@@ -111,6 +111,9 @@ bool collapse_broadcast(const Dims& a, const Dims& b, const Dims& out, Dims& ca,
 Status operand_ncnn_shape(const Dims& a, const Dims& out, Shape& result) {
     if (a.size() > out.size())
         return internal_error("operand rank above output rank");
+    if (high_rank(out))
+        return unsupported("an output of shape " + dims_str(out) + " (rank " + std::to_string(out.size()) +
+                           ", more than 4 axes after the batch axis), which this operator cannot produce in nnfold");
     Dims t(out.size() - a.size(), 1);
     t.insert(t.end(), a.begin(), a.end());
     if (drops_batch(out))
