@@ -6,6 +6,7 @@
 //     [outer, axis, inner] (a Slice / Crop / Concat / Softmax on axis 1 of a 3-D blob);
 //   - Reduce*: axes of size 1 dropped, adjacent axes that are both reduced or both kept merged;
 //   - MatMul: the batch axes merged into one ([B, M, K] x [B or 1, K, N]);
+//   - Expand: the input added onto zeros of the result's shape, axes that repeat alike merged;
 //   - views (Reshape, Flatten, Squeeze, Unsqueeze, Identity), one-input elementwise layers,
 //     Transpose (onnx_ops_shape.cpp: groups of axes that move together, in several Permutes when
 //     more than 4 groups move) and broadcasting elementwise ops (onnx_ops_elementwise.cpp:
@@ -298,6 +299,55 @@ Status hr_matmul(Importer& im, const Node& n) {
     return im.define_runtime(0, top, od);
 }
 
+// Expand (called by the wrapping Expand translator, onnx_ops_expand.cpp, for a result above 4
+// axes, and for an input above 4 axes): a view when nothing repeats, else a BinaryOp add of the
+// input onto zeros of the result's shape, both viewed with the axes that repeat alike merged.
+Status hr_expand(Importer& im, const Node& n) {
+    (void)n;
+    const Value& x = im.in(0);
+    Dims shape, od;
+    NF_RETURN_IF_ERROR(im.need_ints(1, "shape", shape));
+    if (!broadcast_shapes(x.shape, shape, od))
+        return im.invalid_here("shape " + dims_str(shape) + " does not broadcast with the input's " + dims_str(x.shape));
+    uint64_t a = 1, b = 1;
+    for (int64_t d : x.shape)
+        a *= (uint64_t)d;
+    for (int64_t d : od)
+        b *= (uint64_t)d;
+    if (a == b)
+        return im.define_runtime(0, x.blob, od, x.dtype);
+    if (b > kMaxFoldElements)
+        return im.unsupported_here("Expand to " + dims_str(od) + " is too large");
+    Dims cx, cz, co;
+    if (!collapse_broadcast(x.shape, od, od, cx, cz, co))
+        return im.unsupported_here("Expand of " + dims_str(x.shape) + " to " + dims_str(od) +
+                                   " repeats along alternating axes beyond 4 (rank " + std::to_string(od.size()) + ")");
+    std::vector<int> lo, lx;
+    for (size_t k = 0; k < co.size(); k++) {
+        lo.push_back((int)co[k]);
+        lx.push_back((int)cx[k]);
+    }
+    Tensor zeros;
+    zeros.name = "#zeros" + dims_str(co);
+    zeros.dtype = kFloat;
+    zeros.dims = co;
+    zeros.f.assign(b, 0.f);
+    int zb, xb;
+    NF_RETURN_IF_ERROR(im.const_blob(zeros, Shape::from_list(lo), zb));
+    NF_RETURN_IF_ERROR(im.reshape_blob(x.blob, Shape::from_list(lx), xb));
+    ParamDict pd;
+    pd.set_int(0, 0);  // add: ncnn broadcasts B (the input) into A (zeros of the result's shape)
+    int top = im.temp_blob(Shape::from_list(lo));
+    im.emit("BinaryOp", "", {zb, xb}, {top}, pd);
+    return im.define_runtime(0, top, od, x.dtype);
+}
+
+}  // namespace
+
+Status expand_high_rank(Importer& im, const Node& n) { return hr_expand(im, n); }
+
+namespace {
+
 // One-input layers that keep the shape, views and ops with their own high-rank handling: their
 // usual translators take the folded view as it is.
 const std::set<std::string>& rank_agnostic_ops() {
@@ -315,7 +365,7 @@ bool is_reduce(const std::string& op) { return op.compare(0, 6, "Reduce") == 0; 
 }  // namespace
 
 bool high_rank_aware_op(const std::string& op) {
-    static const std::set<std::string> own = {"Split", "Slice", "Gather", "Concat", "Softmax", "MatMul"};
+    static const std::set<std::string> own = {"Split", "Slice", "Gather", "Concat", "Softmax", "MatMul", "Expand"};
     return rank_agnostic_ops().count(op) || own.count(op) || (is_reduce(op) && op_table().count(op));
 }
 
@@ -330,6 +380,7 @@ OpFn high_rank_translator(const std::string& op) {
     if (op == "Concat") return hr_concat;
     if (op == "Softmax") return hr_softmax;
     if (op == "MatMul") return hr_matmul;
+    if (op == "Expand") return hr_expand;
     if (is_reduce(op) && op_table().count(op)) return op_reduce_high_rank;
     return nullptr;
 }

@@ -86,6 +86,8 @@ bool high_rank_aware_op(const std::string& op);
 // operator's own translator when it is rank-agnostic, a dedicated one otherwise, null when the
 // operator cannot take such a tensor.
 OpFn high_rank_translator(const std::string& op);
+// Expand whose input or result is such a tensor (onnx_high_rank.cpp).
+Status expand_high_rank(Importer& im, const Node& n);
 // Reduce* on such a tensor (onnx_ops_nn.cpp).
 Status op_reduce_high_rank(Importer& im, const Node& n);
 // The translator table (onnx_ops_*.cpp register their operators here).

@@ -17,6 +17,8 @@ Status op_expand_repeat(Importer& im, const Node& n) {
     NF_RETURN_IF_ERROR(im.need_ints(1, "shape", shape));
     if (!broadcast_shapes(x.shape, shape, od))
         return im.invalid_here("shape " + dims_str(shape) + " does not broadcast with the input's " + dims_str(x.shape));
+    if (high_rank(od) && !x.is_const)
+        return expand_high_rank(im, n);  // a result above 4 axes (onnx_high_rank.cpp)
     uint64_t a = 1, b = 1;
     for (int64_t d : x.shape)
         a *= (uint64_t)d;

@@ -145,6 +145,19 @@ test('5-D and 6-D elementwise broadcasting and batched MatMul match', async () =
   await check(bytes, [{ name: 'a', shape: [2, 3, 2, 4, 5] }, { name: 'b', shape: [2, 3, 2, 5, 3] }]);
 });
 
+test('Expand to 5-D and 6-D (repeating data) and on a 5-D input matches bit for bit', async () => {
+  const bytes = makeModel({
+    inputs: [{ name: 'x', shape: [2, 3, 1, 5] }],
+    outputs: [{ name: 'y' }, { name: 'z' }],
+    inits: [i64('s5', [2, 2, 3, 4, 5]), i64('s6', [3, 2, 2, 3, 4, 5])],
+    nodes: [
+      { op: 'Expand', inputs: ['x', 's5'], outputs: ['y'] },
+      { op: 'Expand', inputs: ['y', 's6'], outputs: ['z'] },
+    ],
+  });
+  await check(bytes, [{ name: 'x', shape: [2, 3, 1, 5] }], { exact: true });
+});
+
 test('above 4 axes, what nnfold cannot take is a clear error naming the node, shape and rank', () => {
   // an operator without a high-rank path
   refused(makeModel({
@@ -157,9 +170,12 @@ test('above 4 axes, what nnfold cannot take is a clear error naming the node, sh
   refused(makeModel({
     inputs: [{ name: 'x', shape: [2, 3, 4, 5] }],
     outputs: [{ name: 'y' }],
-    inits: [i64('shape', [2, 2, 3, 4, 5])],
-    nodes: [{ op: 'Expand', name: 'ex', inputs: ['x', 'shape'], outputs: ['y'] }],
-  }), ["node 'ex' (Expand)", '[2,2,3,4,5] (rank 5']);
+    inits: [tensor('zero', [], [0]), tensor('k', [2, 1, 1, 1, 1], [1, 2])],
+    nodes: [
+      { op: 'Greater', inputs: ['x', 'zero'], outputs: ['c'] },
+      { op: 'Where', name: 'wh', inputs: ['c', 'x', 'k'], outputs: ['y'] },
+    ],
+  }), ["node 'wh' (Where)", '[2,2,3,4,5] (rank 5']);
   // broadcasting that alternates along 6 axes
   refused(makeModel({
     inputs: [{ name: 'a', shape: [2, 1, 2, 1, 2, 1] }, { name: 'b', shape: [1, 2, 1, 2, 1, 2] }],
