@@ -43,6 +43,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_scatter_ops(m);
         register_logic_ops(m);
         register_cumsum_ops(m);
+        register_attention_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
         register_clip_ops(m);
@@ -203,7 +204,8 @@ Status Importer::check_supported(const std::vector<Node>& nodes, const std::set<
         const Node& n = nodes[i];
         bool default_domain = n.domain.empty() || n.domain == "ai.onnx";
         std::string key = default_domain ? n.op_type : n.domain + "." + n.op_type;
-        if (!default_domain || (!op_table().count(n.op_type) && !fold_only_op(n.op_type)))
+        bool internal = n.op_type.compare(0, 7, "nnfold.") == 0;  // only rewrites make these
+        if (!default_domain || internal || (!op_table().count(n.op_type) && !fold_only_op(n.op_type)))
             bad[key].push_back(node_label(n));
     }
     if (!bad.empty()) {
@@ -493,7 +495,8 @@ Status Importer::verify_shapes() {
 std::vector<std::string> onnx_translated_operators() {
     std::vector<std::string> ops;
     for (auto& kv : onnx::op_table())
-        ops.push_back(kv.first);
+        if (kv.first.compare(0, 7, "nnfold.") != 0)  // internal nodes of the rewrites
+            ops.push_back(kv.first);
     return ops;
 }
 

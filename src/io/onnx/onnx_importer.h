@@ -100,6 +100,10 @@ void register_control_ops(std::map<std::string, OpFn>& t);
 void register_scatter_ops(std::map<std::string, OpFn>& t);
 void register_logic_ops(std::map<std::string, OpFn>& t);
 void register_cumsum_ops(std::map<std::string, OpFn>& t);
+// The node fuse_qkv_attention makes (onnx_rewrite_attention.cpp) and its translator. Op types
+// starting "nnfold." are internal: a model's own node of such a type is refused as unsupported.
+constexpr const char* kFusedAttentionOp = "nnfold.MultiHeadAttention";
+void register_attention_ops(std::map<std::string, OpFn>& t);
 // Puts `fn` in t[op] and returns the translator it replaces (null when there is none): the
 // register_*_ops below install a translator for an input computed at run time that hands the
 // constant case on to the one it replaced.
