@@ -108,3 +108,16 @@ test('must not fire: a batch of 2 (ncnn\'s MultiHeadAttention is batch-free)', a
 test('must not fire: a mask added to the scores', async () => {
   await check(attention({ twin: 'mask' }), false);
 });
+
+test('a model\'s own node of an internal type (nnfold.MultiHeadAttention) is refused, not translated', () => {
+  const dir = tmpdir('nnfold-attn-');
+  const file = path.join(dir, 'm.onnx');
+  fs.writeFileSync(file, makeModel({
+    inputs: [{ name: 'x', shape: [1, 4, 8] }],
+    outputs: [{ name: 'y' }],
+    nodes: [{ op: 'nnfold.MultiHeadAttention', name: 'inject', inputs: ['x'], outputs: ['y'] }],
+  }));
+  const r = nnfold('native', ['info', file], { allowFail: true });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /unsupported ONNX operator: nnfold\.MultiHeadAttention \('inject'\)/);
+});
