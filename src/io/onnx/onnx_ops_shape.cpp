@@ -136,7 +136,7 @@ Status permute_in_steps(Importer& im, const std::vector<int>& gsize, const std::
         order[k] = k;
     int blob;
     NF_RETURN_IF_ERROR(im.input_blob(0, blob));
-    auto prod = [&](int from, int to) {
+    auto prod = [&](int from, int to) {  // at most the element count, checked to fit an int
         int64_t v = 1;
         for (int k = from; k < to; k++)
             v *= gsize[order[k]];
@@ -191,6 +191,11 @@ Status op_transpose(Importer& im, const Node&) {
     std::vector<std::vector<int>> by_input = runs;
     std::sort(by_input.begin(), by_input.end(), [](const std::vector<int>& a, const std::vector<int>& b) { return a[0] < b[0]; });
     int m = (int)by_input.size();
+    uint64_t numel = 1;
+    for (int64_t d : xs)
+        numel *= (uint64_t)d;  // no overflow: every value's shape passed the layout rule's checks
+    if (numel > 0x7fffffff)
+        return im.unsupported_here("a transpose of " + std::to_string(numel) + " elements is too large");
     std::vector<int> gsize(m);
     for (int gi = 0; gi < m; gi++) {
         int64_t s = 1;
