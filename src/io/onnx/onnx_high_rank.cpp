@@ -6,7 +6,8 @@
 //     [outer, axis, inner] (a Slice / Crop / Concat / Softmax on axis 1 of a 3-D blob);
 //   - Reduce*: axes of size 1 dropped, adjacent axes that are both reduced or both kept merged;
 //   - MatMul: the batch axes merged into one ([B, M, K] x [B or 1, K, N]);
-//   - Expand: the input added onto zeros of the result's shape, axes that repeat alike merged;
+//   - Expand: the input added onto zeros of the result's shape, axes that repeat alike merged
+//     (Tile, onnx_ops_expand.cpp, does the same one repeated axis at a time, at any rank);
 //   - views (Reshape, Flatten, Squeeze, Unsqueeze, Identity), one-input elementwise layers,
 //     Transpose (onnx_ops_shape.cpp: groups of axes that move together, in several Permutes when
 //     more than 4 groups move) and broadcasting elementwise ops (onnx_ops_elementwise.cpp:
@@ -316,12 +317,27 @@ Status hr_expand(Importer& im, const Node& n) {
         b *= (uint64_t)d;
     if (a == b)
         return im.define_runtime(0, x.blob, od, x.dtype);
+    Dims xs(od.size() - x.shape.size(), 1);
+    xs.insert(xs.end(), x.shape.begin(), x.shape.end());
+    int top;
+    NF_RETURN_IF_ERROR(repeat_onto_zeros(im, x.blob, xs, od, top));
+    return im.define_runtime(0, top, od, x.dtype);
+}
+
+}  // namespace
+
+Status expand_high_rank(Importer& im, const Node& n) { return hr_expand(im, n); }
+
+Status repeat_onto_zeros(Importer& im, int blob, const Dims& xview, const Dims& oview, int& top) {
+    uint64_t b = 1;
+    for (int64_t d : oview)
+        b *= (uint64_t)d;
     if (b > kMaxFoldElements)
-        return im.unsupported_here("Expand to " + dims_str(od) + " is too large");
+        return im.unsupported_here("a result of shape " + dims_str(oview) + " is too large to repeat into");
     Dims cx, cz, co;
-    if (!collapse_broadcast(x.shape, od, od, cx, cz, co))
-        return im.unsupported_here("Expand of " + dims_str(x.shape) + " to " + dims_str(od) +
-                                   " repeats along alternating axes beyond 4 (rank " + std::to_string(od.size()) + ")");
+    if (!collapse_broadcast(xview, oview, oview, cx, cz, co))
+        return im.unsupported_here("repeating " + dims_str(xview) + " into " + dims_str(oview) +
+                                   " alternates along more than 4 axes (rank " + std::to_string(oview.size()) + ")");
     std::vector<int> lo, lx;
     for (size_t k = 0; k < co.size(); k++) {
         lo.push_back((int)co[k]);
@@ -334,17 +350,13 @@ Status hr_expand(Importer& im, const Node& n) {
     zeros.f.assign(b, 0.f);
     int zb, xb;
     NF_RETURN_IF_ERROR(im.const_blob(zeros, Shape::from_list(lo), zb));
-    NF_RETURN_IF_ERROR(im.reshape_blob(x.blob, Shape::from_list(lx), xb));
+    NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list(lx), xb));
     ParamDict pd;
     pd.set_int(0, 0);  // add: ncnn broadcasts B (the input) into A (zeros of the result's shape)
-    int top = im.temp_blob(Shape::from_list(lo));
+    top = im.temp_blob(Shape::from_list(lo));
     im.emit("BinaryOp", "", {zb, xb}, {top}, pd);
-    return im.define_runtime(0, top, od, x.dtype);
+    return Status::ok();
 }
-
-}  // namespace
-
-Status expand_high_rank(Importer& im, const Node& n) { return hr_expand(im, n); }
 
 namespace {
 
@@ -352,7 +364,7 @@ namespace {
 // usual translators take the folded view as it is.
 const std::set<std::string>& rank_agnostic_ops() {
     static const std::set<std::string> s = {
-        "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Transpose",
+        "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Transpose", "Tile",
         "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "HardSigmoid", "HardSwish", "Erf", "Gelu", "Abs", "Neg",
         "Floor", "Ceil", "Sqrt", "Exp", "Log", "Sin", "Cos", "Reciprocal",
         "Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Equal", "Greater", "Less", "GreaterOrEqual",

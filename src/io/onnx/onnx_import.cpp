@@ -60,7 +60,7 @@ OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn) {
 }
 
 bool fold_only_op(const std::string& op) {
-    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
+    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range",
                                             "Not", "And", "Or", "Mod", "Sign",
                                             "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;

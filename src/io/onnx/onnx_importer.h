@@ -86,6 +86,10 @@ bool high_rank_aware_op(const std::string& op);
 // operator's own translator when it is rank-agnostic, a dedicated one otherwise, null when the
 // operator cannot take such a tensor.
 OpFn high_rank_translator(const std::string& op);
+// `blob` (values of shape `xview`) repeated into `oview` (same rank; numpy broadcasting), as a
+// BinaryOp add onto zeros with the axes that repeat alike merged; `top` holds the result
+// (onnx_high_rank.cpp). Expand and Tile of runtime tensors use it.
+Status repeat_onto_zeros(Importer& im, int blob, const Dims& xview, const Dims& oview, int& top);
 // Expand whose input or result is such a tensor (onnx_high_rank.cpp).
 Status expand_high_rank(Importer& im, const Node& n);
 // Reduce* on such a tensor (onnx_ops_nn.cpp).

@@ -160,6 +160,19 @@ test('Expand to 5-D and 6-D (repeating data) and on a 5-D input matches bit for 
   await check(bytes, [{ name: 'x', shape: [2, 3, 1, 5] }], { exact: true });
 });
 
+test('Tile of runtime tensors (4-D on two axes, 6-D) is bit-identical', async () => {
+  const bytes = makeModel({
+    inputs: [{ name: 'x', shape: [1, 3, 4, 5] }, { name: 'w', shape: [2, 1, 3, 1, 2, 2] }],
+    outputs: [{ name: 'y' }, { name: 'z' }],
+    inits: [i64('r4', [1, 2, 1, 3]), i64('r6', [1, 2, 1, 2, 1, 3])],
+    nodes: [
+      { op: 'Tile', inputs: ['x', 'r4'], outputs: ['y'] },
+      { op: 'Tile', inputs: ['w', 'r6'], outputs: ['z'] },
+    ],
+  });
+  await check(bytes, [{ name: 'x', shape: [1, 3, 4, 5] }, { name: 'w', shape: [2, 1, 3, 1, 2, 2] }], { exact: true });
+});
+
 test('above 4 axes, what nnfold cannot take is a clear error naming the node, shape and rank', () => {
   // an operator without a high-rank path
   refused(makeModel({
