@@ -21,6 +21,7 @@
 //   Math: ncnn MultiHeadAttention computes per head softmax((x Wq^T + bq) * s (x Wk^T + bk)^T)
 //     (x Wv^T + bv), concatenates the heads and applies Wo: the same as the ONNX graph with the
 //     scale moved from the scores onto Q (the sums differ only in rounding: within 1e-4).
+#include <cstdint>
 #include <cstring>
 
 #include "core/strings.h"
@@ -79,7 +80,8 @@ public:
         const Node& r = ctx.nodes[ri];
         Ints s5;
         if (r.op_type != "Reshape" || r.inputs.size() < 2 || r.outputs.size() != 1 || !const_ints(ctx, r.inputs[1], s5) ||
-            s5.size() != 5 || s5[0] != 1 || s5[2] != 3 || s5[3] <= 0 || s5[4] <= 0 || (s5[1] <= 0 && s5[1] != -1))
+            s5.size() != 5 || s5[0] != 1 || s5[2] != 3 || s5[3] <= 0 || s5[4] <= 0 || (s5[1] <= 0 && s5[1] != -1) ||
+            s5[3] > (1 << 16) || s5[4] > (1 << 16))
             return false;
         const int64_t h = s5[3], d = s5[4], E = h * d;
         // qkv = MatMul(x, W) + b
@@ -302,6 +304,8 @@ Status op_fused_attention(Importer& im, const Node& n) {
         w->dims[0] != x.shape[2] || w->dims[1] % 3 != 0 || (w->dims[1] / 3) % heads != 0)
         return internal_error(im.where() + ": fused attention operands do not fit");
     const int64_t N = x.shape[1], Ein = x.shape[2], E = w->dims[1] / 3;
+    if (E * Ein > INT32_MAX || N > INT32_MAX)
+        return im.unsupported_here("attention weights of " + std::to_string(E * Ein) + " values per projection are too large");
     std::vector<std::vector<float>> arrays;
     for (int part = 0; part < 3; part++) {
         // ncnn's q/k/v weight is [E][Ein] (row e is output e): W^T of the column block

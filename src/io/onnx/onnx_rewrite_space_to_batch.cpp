@@ -182,6 +182,8 @@ private:
             g = {s6[0], s6[5], s6[1], s6[2], s6[3], s6[4]};
         else
             g = {s6[0], s6[1], s6[2], s6[3], s6[4], s6[5]};
+        if (g.bh * g.bw > (int64_t(1) << 40) / g.N)
+            return false;  // a hostile size: the products below stay far from overflowing
         Ints want2 = lay.nhwc ? Ints{g.bh * g.bw * g.N, g.Hb, g.Wb, g.C} : Ints{g.bh * g.bw * g.N, g.C, g.Hb, g.Wb};
         if (!reshape_to(ctx, ctx.nodes[r2], want2))
             return false;
@@ -212,6 +214,9 @@ private:
             cpads = {0, 0, 0, 0};
         if (strides != Ints{1, 1} || dil != Ints{1, 1} || cpads.size() != 4)
             return false;
+        for (int64_t v : cpads)
+            if (v < 0 || v > (int64_t(1) << 24))
+                return false;
         int64_t O = w->dims[0], kh = w->dims[2], kw = w->dims[3];
         int64_t h = g.Hb + cpads[0] + cpads[2] - (kh - 1), wo = g.Wb + cpads[1] + cpads[3] - (kw - 1);
         if (h <= 0 || wo <= 0)
@@ -289,7 +294,8 @@ private:
         l = pads[aw];
         b = pads[ah + 4];
         r = pads[aw + 4];
-        return t >= 0 && l >= 0 && b >= 0 && r >= 0;
+        const int64_t cap = int64_t(1) << 24;  // keeps the pad arithmetic far from overflowing
+        return t >= 0 && l >= 0 && b >= 0 && r >= 0 && t <= cap && l <= cap && b <= cap && r <= cap;
     }
 
     // Slice with step 1 on the spatial axes of a tensor of shape `dims`: the rows and columns
