@@ -35,11 +35,12 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// Names of the nodes in the match (RewriteMatch::nodes order after the anchor).
+// The only reader of `v` (not a graph output), when it has op type `op`.
 bool single_reader(const RewriteContext& ctx, const std::string& v, const char* op, int& j) {
     return ctx.graph.only_use(v, j) && ctx.nodes[j].op_type == op && !ctx.nodes[j].outputs.empty();
 }
 
+// The producer of `v`, when it has op type `op` and `v` has one reader and is not a graph output.
 bool producer_of(const RewriteContext& ctx, const std::string& v, const char* op, int& j) {
     auto it = ctx.graph.producer.find(v);
     int r;

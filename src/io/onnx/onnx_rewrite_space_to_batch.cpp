@@ -54,10 +54,10 @@ bool ints_of(const RewriteContext& ctx, const std::string& v, Ints& out) {
     return true;
 }
 
-bool attr_ints_or(const Node& n, const char* name, Ints& out, const Ints& def) {
+// An ints attribute, or `def` when the node does not have it.
+void attr_ints_or(const Node& n, const char* name, Ints& out, const Ints& def) {
     const Attribute* a = n.attr(name);
     out = a ? a->ints : def;
-    return true;
 }
 
 // The single reader of `v` with op type `op`.
@@ -156,7 +156,6 @@ public:
 private:
     bool match_layout(const RewriteContext& ctx, int ci, const Layout& lay, RewriteMatch& m) const {
         const Node& conv = ctx.nodes[ci];
-        std::vector<int> gone;
         // --- backwards: [ta] <- r2 <- t1 <- r1 <- [pad] <- x
         int ta = -1, r2, t1, r1, pad = -1;
         std::string in = conv.inputs[0];
