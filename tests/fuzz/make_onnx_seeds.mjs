@@ -27,6 +27,7 @@ const models = {
   flatten_gemm: { inputs: [x4], outputs: [vi('y', [1, 3])], nodes: [{ op: 'Flatten', inputs: ['x'], outputs: ['fl'] }, { op: 'Gemm', inputs: ['fl', 'w', 'b'], outputs: ['y'], attrs: { transB: 1 } }], inits: [tensor('w', [3, 32], f(96)), tensor('b', [3], f(3))] },
   matmul: { inputs: [vi('x', [1, 3, 4])], outputs: [vi('y', [1, 3, 2])], nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }], inits: [tensor('w', [4, 2], f(8))] },
   reshape_transpose: { inputs: [x4], outputs: [vi('y', [1, 16, 2])], nodes: [{ op: 'Reshape', inputs: ['x', 's'], outputs: ['r'] }, { op: 'Transpose', inputs: ['r'], outputs: ['y'], attrs: { perm: [0, 2, 1] } }], inits: [tensor('s', [3], [1, 2, 16], 7)] },
+  window_partition_6d: { inputs: [vi('x', [1, 4, 4, 2])], outputs: [vi('y', [4, 2, 2, 2])], nodes: [{ op: 'Reshape', inputs: ['x', 's6'], outputs: ['r'] }, { op: 'Transpose', inputs: ['r'], outputs: ['t'], attrs: { perm: [0, 1, 3, 2, 4, 5] } }, { op: 'Reshape', inputs: ['t', 's4'], outputs: ['y'] }], inits: [tensor('s6', [6], [1, 2, 2, 2, 2, 2], 7), tensor('s4', [4], [4, 2, 2, 2], 7)] },
   concat_split: { inputs: [x4], outputs: [vi('a', [1, 2, 4, 4]), vi('b', [1, 2, 4, 4])], nodes: [{ op: 'Concat', inputs: ['x', 'x'], outputs: ['c'], attrs: { axis: 1 } }, { op: 'Split', inputs: ['c'], outputs: ['a', 'b'], attrs: { axis: 1 } }] },
   softmax: { inputs: [vi('x', [1, 10])], outputs: [vi('y', [1, 10])], nodes: [{ op: 'Softmax', inputs: ['x'], outputs: ['y'], attrs: { axis: 1 } }] },
   slice: { inputs: [x4], outputs: [vi('y', [1, 1, 4, 4])], nodes: [{ op: 'Slice', inputs: ['x', 's', 'e', 'a'], outputs: ['y'] }], inits: [tensor('s', [1], [1], 7), tensor('e', [1], [2], 7), tensor('a', [1], [1], 7)] },
@@ -82,4 +83,8 @@ const branch = (op) => ({ g: { name: op, inputs: [], nodes: [{ op, inputs: ['x']
 fs.writeFileSync(path.join(hostile, 'if_runtime_condition.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } }, { op: 'Greater', inputs: ['m', 'z'], outputs: ['c'] }, { op: 'If', name: 'check', inputs: ['c'], outputs: ['y'], attrs: { then_branch: branch('Relu'), else_branch: branch('Neg') } }], inits: [tensor('z', [], [0])] }));
 // ScatterND on a runtime tensor with an index beyond the data's extent
 fs.writeFileSync(path.join(hostile, 'scatternd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ScatterND', name: 'assign', inputs: ['x', 'i', 'u'], outputs: ['y'] }], inits: [tensor('i', [1, 2], [0, 7], 7), tensor('u', [1, 4, 4], f(16))] }));
+// a 6-D input whose element count overflows 64 bits (2^80 * 2)
+fs.writeFileSync(path.join(hostile, 'overflow_6d.onnx'), makeModel({ inputs: [vi('x', [65536, 65536, 65536, 65536, 65536, 2])], outputs: [vi('y')], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] }));
+// a rank-7 tensor (nnfold takes up to 6 dimensions), made by a Reshape inside the graph
+fs.writeFileSync(path.join(hostile, 'rank7.onnx'), makeModel({ inputs: [x4], outputs: [vi('y')], nodes: [{ op: 'Reshape', name: 'to7', inputs: ['x', 's'], outputs: ['r'] }, { op: 'Relu', inputs: ['r'], outputs: ['y'] }], inits: [tensor('s', [7], [1, 2, 2, 2, 2, 2, 1], 7)] }));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

@@ -43,6 +43,7 @@ const std::map<std::string, OpFn>& op_table() {
         register_scatter_ops(m);
         register_logic_ops(m);
         register_cumsum_ops(m);
+        register_attention_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
         register_clip_ops(m);
@@ -59,7 +60,7 @@ OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn) {
 }
 
 bool fold_only_op(const std::string& op) {
-    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
+    static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range",
                                             "Not", "And", "Or", "Mod", "Sign",
                                             "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
@@ -203,7 +204,8 @@ Status Importer::check_supported(const std::vector<Node>& nodes, const std::set<
         const Node& n = nodes[i];
         bool default_domain = n.domain.empty() || n.domain == "ai.onnx";
         std::string key = default_domain ? n.op_type : n.domain + "." + n.op_type;
-        if (!default_domain || (!op_table().count(n.op_type) && !fold_only_op(n.op_type)))
+        bool internal = n.op_type.compare(0, 7, "nnfold.") == 0;  // only rewrites make these
+        if (!default_domain || internal || (!op_table().count(n.op_type) && !fold_only_op(n.op_type)))
             bad[key].push_back(node_label(n));
     }
     if (!bad.empty()) {
@@ -334,7 +336,27 @@ Status Importer::translate_node(const Node& n) {
         if (cin[k] && !cin[k]->has_data())
             return unsupported_here("constant input " + quote(n.inputs[k]) + " has element type " +
                                     data_type_name(cin[k]->dtype) + ", which nnfold cannot use");
-    NF_RETURN_IF_ERROR(op->second(*this, n));
+    // Tensors above 4 axes (the layout rule, onnx_importer.h): only operators that know their
+    // folded view may read them, through their high-rank translator.
+    OpFn fn = op->second;
+    for (size_t k = 0; k < n.inputs.size(); k++) {
+        // (a constant of that rank read as values, ScatterND's indices say, is fine; read as a
+        // blob it is refused by input_blob)
+        if (n.inputs[k].empty() || values_.at(n.inputs[k]).is_const || !high_rank(values_.at(n.inputs[k]).shape))
+            continue;
+        fn = high_rank_translator(n.op_type);
+        if (!fn)
+            return unsupported_here("input " + quote(n.inputs[k]) + " has shape " +
+                                    dims_str(values_.at(n.inputs[k]).shape) + " (rank " +
+                                    std::to_string(values_.at(n.inputs[k]).shape.size()) +
+                                    ", more than 4 axes after the batch axis), which " + sanitize(n.op_type) +
+                                    " cannot take in nnfold (docs/shapes-and-files.md lists the operators that can)");
+        break;
+    }
+    rank_aware_ = high_rank_aware_op(n.op_type);
+    Status st = fn(*this, n);
+    rank_aware_ = false;
+    NF_RETURN_IF_ERROR(st);
     for (auto& o : n.outputs)
         if (!o.empty() && !values_.count(o))
             return internal_error(where() + ": output " + quote(o) + " was not defined");
@@ -473,7 +495,8 @@ Status Importer::verify_shapes() {
 std::vector<std::string> onnx_translated_operators() {
     std::vector<std::string> ops;
     for (auto& kv : onnx::op_table())
-        ops.push_back(kv.first);
+        if (kv.first.compare(0, 7, "nnfold.") != 0)  // internal nodes of the rewrites
+            ops.push_back(kv.first);
     return ops;
 }
 

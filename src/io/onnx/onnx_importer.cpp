@@ -221,6 +221,11 @@ Status Importer::input_blob(size_t k, int& blob) {
         blob = v.blob;
         return Status::ok();
     }
+    if (high_rank(v.shape) && !rank_aware_)
+        return unsupported_here("constant input " + quote(cur->inputs[k]) + " has shape " + dims_str(v.shape) +
+                                " (rank " + std::to_string(v.shape.size()) +
+                                ", more than 4 axes after the batch axis), which " + sanitize(cur->op_type) +
+                                " cannot take as a tensor in nnfold");
     Shape s;
     NF_RETURN_IF_ERROR(ncnn_shape_of(v.shape, s).with_context(where()));
     return const_blob(v.c, s, blob);
@@ -242,6 +247,10 @@ Status Importer::define_runtime(size_t k, int blob, const Dims& shape, int dtype
     if (k >= cur->outputs.size() || cur->outputs[k].empty())
         return Status::ok();  // optional output not used
     const std::string& name = cur->outputs[k];
+    if (high_rank(shape) && !rank_aware_)
+        return unsupported_here("output " + quote(name) + " has shape " + dims_str(shape) + " (rank " +
+                                std::to_string(shape.size()) + ", more than 4 axes after the batch axis), which " +
+                                sanitize(cur->op_type) + " cannot produce in nnfold (docs/shapes-and-files.md)");
     Shape s;
     NF_RETURN_IF_ERROR(ncnn_shape_of(shape, s).with_context(where() + " output " + quote(name)));
     int b = blob;

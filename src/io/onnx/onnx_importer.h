@@ -8,9 +8,20 @@
 //
 // Layout rule (ONNX tensor -> ncnn blob): the values stay in the same dense order; a leading axis
 // of size 1 on a tensor of rank >= 2 (the batch) is dropped; what remains is the ncnn shape,
-// outermost first ([c, h, w], [h, w], [w]; rank 0 becomes [1]). At most 4 axes remain.
+// outermost first ([c, h, w], [h, w], [w]; rank 0 becomes [1]).
+//
+// Tensors above 4 axes (after the batch axis; CONVENTIONS section 6, up to 6 dimensions in all)
+// are held in a folded view: the same dense values, size-1 axes dropped, the outermost axes merged
+// until 4 remain (ncnn_shape_of). Only operators that know this (high_rank_aware_op) read or
+// write such a tensor, and each views the blob again as its own axes need: a Transpose moves
+// groups of axes that stay together (several Permutes when more than 4 groups move), an axis op
+// (Split, Slice, Gather, Concat, Softmax, Reduce) works on [outer, axis, inner], elementwise ops
+// merge the axes along which every operand varies (or repeats) alike, a batched MatMul merges
+// its batch axes. Any other operator given such a tensor is an Unsupported error naming the
+// node, the shape and the rank; nothing is ever dropped silently.
 #pragma once
 
+#include <deque>
 #include <exception>
 
 #include <map>
@@ -46,6 +57,15 @@ Status ncnn_shape_of(const Dims& s, Shape& out);
 // The ncnn shape an operand of a broadcasting op gets so that its rank equals the output's ncnn
 // rank: pad with leading 1s to the output's rank, drop the batch axis when the output drops it.
 Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
+// The most dimensions an ONNX tensor may have inside a graph (CONVENTIONS section 8).
+constexpr size_t kMaxOnnxRank = 6;
+// True when the layout rule leaves more than 4 axes (the folded view holds the tensor).
+bool high_rank(const Dims& s);
+// A broadcasting op's operands and output (`out` = broadcast of a and b) on fewer axes: axes of
+// size 1 in the output go, adjacent axes along which each operand either varies or repeats alike
+// merge. The results have equal ranks; false when more than 4 axes remain.
+bool collapse_broadcast(const Dims& a, const Dims& b, const Dims& out, Dims& ca, Dims& cb, Dims& co);
+
 // Numpy broadcasting of two shapes; false when they do not broadcast.
 bool broadcast_shapes(const Dims& a, const Dims& b, Dims& out);
 // Normalizes an axis into [0, rank); false when out of range.
@@ -60,6 +80,20 @@ struct MissingInput : std::exception {
 
 class Importer;
 using OpFn = Status (*)(Importer&, const Node&);
+// Operators whose translators handle tensors above 4 axes (the layout rule above).
+bool high_rank_aware_op(const std::string& op);
+// The translator for a node whose inputs hold a tensor above 4 axes (onnx_high_rank.cpp): the
+// operator's own translator when it is rank-agnostic, a dedicated one otherwise, null when the
+// operator cannot take such a tensor.
+OpFn high_rank_translator(const std::string& op);
+// `blob` (values of shape `xview`) repeated into `oview` (same rank; numpy broadcasting), as a
+// BinaryOp add onto zeros with the axes that repeat alike merged; `top` holds the result
+// (onnx_high_rank.cpp). Expand and Tile of runtime tensors use it.
+Status repeat_onto_zeros(Importer& im, int blob, const Dims& xview, const Dims& oview, int& top);
+// Expand whose input or result is such a tensor (onnx_high_rank.cpp).
+Status expand_high_rank(Importer& im, const Node& n);
+// Reduce* on such a tensor (onnx_ops_nn.cpp).
+Status op_reduce_high_rank(Importer& im, const Node& n);
 // The translator table (onnx_ops_*.cpp register their operators here).
 const std::map<std::string, OpFn>& op_table();
 void register_elementwise_ops(std::map<std::string, OpFn>& t);
@@ -70,6 +104,10 @@ void register_control_ops(std::map<std::string, OpFn>& t);
 void register_scatter_ops(std::map<std::string, OpFn>& t);
 void register_logic_ops(std::map<std::string, OpFn>& t);
 void register_cumsum_ops(std::map<std::string, OpFn>& t);
+// The node fuse_qkv_attention makes (onnx_rewrite_attention.cpp) and its translator. Op types
+// starting "nnfold." are internal: a model's own node of such a type is refused as unsupported.
+constexpr const char* kFusedAttentionOp = "nnfold.MultiHeadAttention";
+void register_attention_ops(std::map<std::string, OpFn>& t);
 // Puts `fn` in t[op] and returns the translator it replaces (null when there is none): the
 // register_*_ops below install a translator for an input computed at run time that hands the
 // constant case on to the one it replaced.
@@ -160,6 +198,11 @@ public:
              const std::vector<int>& tops, const ParamDict& pd = ParamDict());
     // Sets a layer's weight arrays in its weight_specs order (tagged or raw as the spec says).
     Status set_weights(int layer, std::vector<std::vector<float>> arrays);
+    // Keeps a constant made during translation (a broadcast operand) alive until import ends.
+    const Tensor& keep_const(Tensor t) {
+        kept_consts_.push_back(std::move(t));
+        return kept_consts_.back();
+    }
     // Marks an extension layer type for the "stock ncnn cannot load this" warning.
     void note_extension(const std::string& type) { extension_types_.insert(type); }
 
@@ -176,6 +219,10 @@ public:
     Status inline_if(const Node& n);
 
 private:
+    // True while a translator that knows the folded view of tensors above 4 axes runs (the
+    // layout rule above): define_runtime refuses such an output from any other.
+    bool rank_aware_ = false;
+    std::deque<Tensor> kept_consts_;  // stable addresses
     std::map<std::string, Value> values_;
     std::set<std::string> layer_names_, blob_names_;
     std::vector<char> blob_is_temp_;

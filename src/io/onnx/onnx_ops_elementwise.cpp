@@ -81,11 +81,68 @@ bool scalar_const(const Operand& o, float& v) {
     return true;
 }
 
+// Constant `t` broadcast to shape `od` (numpy rules), within the import's folding limit.
+Status broadcast_const(Importer& im, const Tensor& t, const Dims& od, Tensor& out) {
+    uint64_t n = 1;
+    for (int64_t d : od)
+        n *= (uint64_t)d;
+    if (n > kMaxFoldElements)
+        return im.unsupported_here("a constant broadcast to " + dims_str(od) + " would hold " + std::to_string(n) +
+                                   " elements, above nnfold's limit of " + std::to_string(kMaxFoldElements));
+    size_t r = od.size();
+    Dims p(r - t.dims.size(), 1);
+    p.insert(p.end(), t.dims.begin(), t.dims.end());
+    out = Tensor();
+    out.name = t.name + "_broadcast";
+    out.dtype = kFloat;
+    out.dims = od;
+    out.f.resize((size_t)n);
+    std::vector<int64_t> idx(r, 0);
+    for (uint64_t e = 0; e < n; e++) {
+        uint64_t src = 0;
+        for (size_t k = 0; k < r; k++)
+            src = src * (uint64_t)p[k] + (uint64_t)(p[k] == 1 ? 0 : idx[k]);
+        out.f[(size_t)e] = (float)t.at((size_t)src);
+        for (size_t k = r; k-- > 0;) {
+            if (++idx[k] < od[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+    return Status::ok();
+}
+
 // a (op) b -> result (runtime). `type` is "BinaryOp" or "nnfold.Compare" (same param ids 0/1/2).
 Status binary(Importer& im, const std::string& type, int op, const Operand& a, const Operand& b, Operand& result) {
     Dims od;
     if (!broadcast_shapes(a.shape, b.shape, od))
         return im.invalid_here("input shapes " + dims_str(a.shape) + " and " + dims_str(b.shape) + " do not broadcast");
+    if (high_rank(od)) {
+        // Above 4 axes: the same op on views of the operands with the axes that move alike merged
+        // (collapse_broadcast); the values are the same dense arrays, so the result is exact.
+        Operand ca = a, cb = b;
+        Dims co;
+        bool ok = collapse_broadcast(a.shape, b.shape, od, ca.shape, cb.shape, co);
+        const Operand& k0 = a.c ? a : b;
+        bool both_repeat = ok && ca.shape != co && cb.shape != co && k0.c && k0.c->numel() > 1;
+        if ((!ok || both_repeat) && (a.c != nullptr) != (b.c != nullptr)) {
+            // a constant that repeats along alternating axes, or along axes where the runtime
+            // operand varies while repeating elsewhere, is stored repeated (the full output
+            // shape), which leaves the runtime operand's pattern alone: the same values
+            Operand& k = a.c ? ca : cb;
+            Tensor full;
+            NF_RETURN_IF_ERROR(broadcast_const(im, *k.c, od, full));
+            k.c = &im.keep_const(std::move(full));
+            ok = collapse_broadcast(a.c ? od : a.shape, b.c ? od : b.shape, od, ca.shape, cb.shape, co);
+        }
+        if (!ok)
+            return im.unsupported_here("broadcasting " + dims_str(a.shape) + " with " + dims_str(b.shape) + " to " +
+                                       dims_str(od) + " alternates along more than 4 axes (rank " +
+                                       std::to_string(od.size()) + "), which ncnn's BinaryOp cannot express");
+        NF_RETURN_IF_ERROR(binary(im, type, op, ca, cb, result));
+        result.shape = od;
+        return Status::ok();
+    }
     Shape so;
     NF_RETURN_IF_ERROR(ncnn_shape_of(od, so).with_context(im.where()));
     bool cmp = type != "BinaryOp";

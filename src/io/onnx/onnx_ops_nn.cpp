@@ -692,6 +692,110 @@ Status op_reduce(Importer& im, const Node& n) {
 
 }  // namespace
 
+// Reduced and kept axes that alternate more than 4 times (a 5-D or 6-D view): one Reduction per
+// reduced block, each on the 3-D view [outer, block, inner]. Sum, Mean (blocks of equal size at
+// each step), Max, Min, Prod and LogSumExp compose with themselves; L1 and SumSquare are their
+// own first step and sums after. L2 would need a square root at the end: refused.
+Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t> view, const std::vector<char>& vred,
+                       const Dims& od) {
+    int code = reduction_code(n.op_type);
+    int rest = code == 1 || code == 2 ? 0 : code;
+    if (code == 8 || code < 0)
+        return im.unsupported_here(n.op_type + " over axes of " + dims_str(im.in(0).shape) + " (rank " +
+                                   std::to_string(im.in(0).shape.size()) +
+                                   ") that alternate with kept axes more than 4 times");
+    int blob = xb;
+    bool first = true;
+    for (size_t k = 0; k < view.size(); k++) {
+        if (!vred[k])
+            continue;
+        uint64_t outer = 1, inner = 1;
+        for (size_t j = 0; j < k; j++)
+            outer *= (uint64_t)view[j];
+        for (size_t j = k + 1; j < view.size(); j++)
+            inner *= (uint64_t)view[j];
+        if (outer > 0x7fffffff || inner > 0x7fffffff || view[k] > 0x7fffffff)
+            return im.unsupported_here("tensor of shape " + dims_str(im.in(0).shape) + " is too large");
+        int rb;
+        NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list({(int)outer, (int)view[k], (int)inner}), rb));
+        ParamDict pd;
+        pd.set_int(0, first ? code : rest);
+        pd.set_int(1, 0);
+        pd.set_float(2, 1.f);
+        pd.set_ints(3, {1});
+        pd.set_int(4, 1);
+        pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
+        blob = im.temp_blob(Shape::from_list({(int)outer, 1, (int)inner}));
+        im.emit("Reduction", "step" + std::to_string(k), {rb}, {blob}, pd);
+        view[k] = 1;
+        first = false;
+    }
+    return im.define_runtime(0, blob, od, im.in(0).dtype);
+}
+
+// Reduce* on a tensor above 4 axes (onnx_high_rank.cpp): axes of size 1 that change nothing go,
+// adjacent axes that are both reduced or both kept merge (a reduction over a block of axes is
+// one over their product), and the Reduction runs on that view when it has at most 4 axes.
+Status op_reduce_high_rank(Importer& im, const Node& n) {
+    const Value& x = im.in(0);
+    const Dims& xs = x.shape;
+    std::vector<char> red;
+    Dims od;
+    bool noop = false;
+    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
+    if (noop)
+        return im.define_alias(0, x);
+    int code = reduction_code(n.op_type);
+    bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
+    std::vector<int64_t> view;
+    std::vector<char> vred;
+    for (size_t k = 0; k < xs.size(); k++) {
+        if (xs[k] == 1 && (!red[k] || size1_identity))
+            continue;
+        if (!view.empty() && vred.back() == red[k])
+            view.back() *= xs[k];
+        else {
+            view.push_back(xs[k]);
+            vred.push_back(red[k]);
+        }
+    }
+    int xb;
+    NF_RETURN_IF_ERROR(im.input_blob(0, xb));
+    bool any = std::find(vred.begin(), vred.end(), 1) != vred.end();
+    if (!any) {
+        // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
+        Shape s;
+        NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
+        int rb;
+        NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
+        return im.define_runtime(0, rb, od, x.dtype);
+    }
+    if (view.size() > 4)
+        return reduce_in_steps(im, n, xb, view, vred, od);
+    std::vector<int> l, naxes;
+    for (size_t k = 0; k < view.size(); k++) {
+        if (view[k] > 0x7fffffff)
+            return im.unsupported_here("tensor of shape " + dims_str(xs) + " is too large");
+        l.push_back((int)view[k]);
+        if (vred[k])
+            naxes.push_back((int)k);
+    }
+    int rb;
+    NF_RETURN_IF_ERROR(im.reshape_blob(xb, Shape::from_list(l), rb));
+    for (int a : naxes)
+        l[a] = 1;
+    ParamDict pd;
+    pd.set_int(0, code);
+    pd.set_int(1, 0);
+    pd.set_float(2, 1.f);
+    pd.set_ints(3, naxes);
+    pd.set_int(4, 1);
+    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
+    int top = im.temp_blob(Shape::from_list(l));
+    im.emit("Reduction", "", {rb}, {top}, pd);
+    return im.define_runtime(0, top, od, x.dtype);
+}
+
 void register_nn_ops(std::map<std::string, OpFn>& t) {
     t["Conv"] = op_conv;
     t["ConvTranspose"] = op_conv_transpose;

@@ -123,6 +123,46 @@ void moving_runs(const Dims& xs, const Dims& perm, std::vector<int>& kept, std::
     }
 }
 
+// More than 4 groups of axes move (a 5-D or 6-D transpose with no axes that stay together):
+// the permutation as a series of swaps of two adjacent blocks, each one ncnn Permute (order
+// 0,2,1,3) on the 4-D view [before, block 1, block 2, after]. Step k brings the group that
+// belongs at output position k (with the groups that follow it in both orders) forward, so at
+// most m - 1 Permutes run; every step only moves data, so the result is bit-identical.
+Status permute_in_steps(Importer& im, const std::vector<int>& gsize, const std::vector<int>& p, const Dims& od,
+                        int dtype) {
+    int m = (int)p.size();
+    std::vector<int> order(m);  // groups in their current order
+    for (int k = 0; k < m; k++)
+        order[k] = k;
+    int blob;
+    NF_RETURN_IF_ERROR(im.input_blob(0, blob));
+    auto prod = [&](int from, int to) {  // at most the element count, checked to fit an int
+        int64_t v = 1;
+        for (int k = from; k < to; k++)
+            v *= gsize[order[k]];
+        return (int)v;
+    };
+    const int swap_order = permute_order_type({0, 2, 1, 3});
+    for (int pos = 0; pos < m; pos++) {
+        int q = (int)(std::find(order.begin(), order.end(), p[pos]) - order.begin());
+        if (q == pos)
+            continue;
+        int len = 1;
+        while (q + len < m && pos + len < m && order[q + len] == p[pos + len])
+            len++;
+        int before = prod(0, pos), b1 = prod(pos, q), b2 = prod(q, q + len), after = prod(q + len, m);
+        int rb;
+        NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list({before, b1, b2, after}), rb));
+        int top = im.temp_blob(Shape::from_list({before, b2, b1, after}));
+        ParamDict pd;
+        pd.set_int(0, swap_order);
+        im.emit("Permute", "step" + std::to_string(pos), {rb}, {top}, pd);
+        std::rotate(order.begin() + pos, order.begin() + q, order.begin() + q + len);
+        blob = top;
+    }
+    return im.define_runtime(0, blob, od, dtype);
+}
+
 Status op_transpose(Importer& im, const Node&) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
@@ -151,9 +191,11 @@ Status op_transpose(Importer& im, const Node&) {
     std::vector<std::vector<int>> by_input = runs;
     std::sort(by_input.begin(), by_input.end(), [](const std::vector<int>& a, const std::vector<int>& b) { return a[0] < b[0]; });
     int m = (int)by_input.size();
-    if (m > 4)
-        return im.unsupported_here("a transpose that moves " + std::to_string(m) +
-                                   " independent axes (ncnn Permute handles up to 4)");
+    uint64_t numel = 1;
+    for (int64_t d : xs)
+        numel *= (uint64_t)d;  // no overflow: every value's shape passed the layout rule's checks
+    if (numel > 0x7fffffff)
+        return im.unsupported_here("a transpose of " + std::to_string(numel) + " elements is too large");
     std::vector<int> gsize(m);
     for (int gi = 0; gi < m; gi++) {
         int64_t s = 1;
@@ -166,6 +208,8 @@ Status op_transpose(Importer& im, const Node&) {
     std::vector<int> p;
     for (auto& run : runs)
         p.push_back(group_of[run[0]]);
+    if (m > 4)
+        return permute_in_steps(im, gsize, p, od, x.dtype);
     int order = permute_order_type(p);
     if (order < 0)
         return internal_error(im.where() + ": no Permute order_type");

@@ -62,6 +62,8 @@ static void run_one(const OnnxRewrite& rw, RewriteContext& ctx, std::vector<Onnx
 
 void run_onnx_rewrites(RewriteContext& ctx, const OnnxImportOptions& opt, std::vector<OnnxRewriteRecord>& log) {
     run_one(*make_fuse_gelu(), ctx, log);
+    run_one(*make_fuse_space_to_batch(), ctx, log);
+    run_one(*make_fuse_qkv_attention(), ctx, log);
     run_one(*make_merge_transpose_pair(), ctx, log);
     if (opt.absorb_input_transpose)
         run_one(*make_absorb_input_transpose(), ctx, log);

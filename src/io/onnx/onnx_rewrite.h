@@ -82,9 +82,13 @@ private:
 
 // The rewrites in the order they run (each to its fixed point before the next):
 //   fuse_gelu              (onnx_rewrite_gelu.cpp)
+//   fuse_space_to_batch    (onnx_rewrite_space_to_batch.cpp)
+//   fuse_qkv_attention     (onnx_rewrite_attention.cpp)
 //   merge_transpose_pair   (onnx_rewrite_transpose_pair.cpp)
 //   absorb_input_transpose (onnx_rewrite_input_transpose.cpp; OnnxImportOptions::absorb_input_transpose)
 std::unique_ptr<OnnxRewrite> make_fuse_gelu();
+std::unique_ptr<OnnxRewrite> make_fuse_space_to_batch();
+std::unique_ptr<OnnxRewrite> make_fuse_qkv_attention();
 std::unique_ptr<OnnxRewrite> make_merge_transpose_pair();
 std::unique_ptr<OnnxRewrite> make_absorb_input_transpose();
 

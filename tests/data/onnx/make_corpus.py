@@ -285,6 +285,13 @@ class LogMel(nn.Module):
 export('logmel', LogMel(), (torch.randn(1, 800),), [f32('wav', [1, 800])], ['logmel'],
        'DFT as Conv1d, power, mel MatMul, log10, a bound computed in the graph (max - 80 dB)')
 
+
+# 12. The ViT block with a batch of 2: the qkv tensor [2, 20, 3, 4, 12] permuted to [3, 2, 4, 20, 12]
+# keeps 5 axes (no leading 1 to drop, and ncnn's MultiHeadAttention is batch-free), so it runs
+# through the folded view of tensors above 4 axes (docs/shapes-and-files.md)
+export('vit_block_batch2', VitBlock(dim=24, heads=2), (torch.randn(2, 10, 24),), [f32('x', [2, 10, 24])], ['y'],
+       'ViT block with batch 2: 5-D qkv [2, 10, 3, 2, 12] permuted (2, 0, 3, 1, 4) to [3, 2, 2, 10, 12], batch axis moved')
+
 with open(os.path.join(HERE, 'corpus.json'), 'w') as f:
     json.dump({'generator': 'tests/data/onnx/make_corpus.py (torch ' + torch.__version__ + ')', 'models': entries}, f,
               indent=1)
