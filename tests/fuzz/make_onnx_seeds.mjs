@@ -34,6 +34,9 @@ const models = {
   reducemean: { inputs: [x4], outputs: [vi('y', [1, 2])], nodes: [{ op: 'ReduceMean', inputs: ['x'], outputs: ['y'], attrs: { axes: [2, 3], keepdims: 0 } }] },
   pad_conv: { inputs: [x4], outputs: [vi('y', [1, 1, 4, 4])], nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['pd'] }, { op: 'Conv', inputs: ['pd', 'w'], outputs: ['y'], attrs: { kernel_shape: [3, 3] } }], inits: [tensor('p', [8], [0, 0, 1, 1, 0, 0, 1, 1], 7), tensor('w', [1, 2, 3, 3], f(18))] },
   shape_gather: { inputs: [x4], outputs: [vi('y', [1, 32])], nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['sh'] }, { op: 'Gather', inputs: ['sh', 'i'], outputs: ['n'], attrs: { axis: 0 } }, { op: 'Unsqueeze', inputs: ['n', 'ax'], outputs: ['n1'] }, { op: 'Concat', inputs: ['n1', 'm1'], outputs: ['ns'], attrs: { axis: 0 } }, { op: 'Reshape', inputs: ['x', 'ns'], outputs: ['y'] }], inits: [tensor('i', [], [0], 7), tensor('ax', [1], [0], 7), tensor('m1', [1], [-1], 7)] },
+  topk_argmax: { inputs: [x4], outputs: [vi('v', [1, 2, 4, 2]), vi('i', [1, 2, 4, 2]), vi('a', [1, 1, 4, 4])], nodes: [{ op: 'TopK', inputs: ['x', 'k'], outputs: ['v', 'i'] }, { op: 'ArgMax', inputs: ['x'], outputs: ['a'], attrs: { axis: 1 } }], inits: [tensor('k', [1], [2], 7)] },
+  einsum: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 3])], nodes: [{ op: 'Einsum', inputs: ['x', 'w'], outputs: ['y'], attrs: { equation: 'bchw,wk->bchk' } }], inits: [tensor('w', [4, 3], f(12))] },
+  gathernd_mod: { inputs: [x4], outputs: [vi('y', [2, 4])], nodes: [{ op: 'GatherND', inputs: ['x', 'i'], outputs: ['g'] }, { op: 'Mod', inputs: ['g', 'd'], outputs: ['y'], attrs: { fmod: 1 } }], inits: [tensor('i', [2, 3], [0, 1, 2, 0, 0, -1], 7), tensor('d', [], [0.3])] },
   hardswish_prelu: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'HardSwish', inputs: ['x'], outputs: ['h'] }, { op: 'PRelu', inputs: ['h', 's'], outputs: ['y'] }], opset: 14, inits: [tensor('s', [2, 1, 1], [0.1, 0.2])] },
 };
 let n = 0;
@@ -82,4 +85,14 @@ const branch = (op) => ({ g: { name: op, inputs: [], nodes: [{ op, inputs: ['x']
 fs.writeFileSync(path.join(hostile, 'if_runtime_condition.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } }, { op: 'Greater', inputs: ['m', 'z'], outputs: ['c'] }, { op: 'If', name: 'check', inputs: ['c'], outputs: ['y'], attrs: { then_branch: branch('Relu'), else_branch: branch('Neg') } }], inits: [tensor('z', [], [0])] }));
 // ScatterND on a runtime tensor with an index beyond the data's extent
 fs.writeFileSync(path.join(hostile, 'scatternd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'ScatterND', name: 'assign', inputs: ['x', 'i', 'u'], outputs: ['y'] }], inits: [tensor('i', [1, 2], [0, 7], 7), tensor('u', [1, 4, 4], f(16))] }));
+// Einsum equations that do not parse, TopK's K beyond the axis or negative, GatherND indices
+// beyond the data (docs/errors.md: each a clear error naming the node)
+const einsum = (eq) => makeModel({ inputs: [vi('x', [1, 3, 4])], outputs: [vi('y')], nodes: [{ op: 'Einsum', name: 'ein', inputs: ['x', 'w'], outputs: ['y'], attrs: { equation: eq } }], inits: [tensor('w', [4, 2], f(8))] });
+fs.writeFileSync(path.join(hostile, 'einsum_bad_character.onnx'), einsum('bij,jk->bi$k'));
+fs.writeFileSync(path.join(hostile, 'einsum_two_arrows.onnx'), einsum('bij,jk->bik->bi'));
+fs.writeFileSync(path.join(hostile, 'einsum_one_term.onnx'), einsum('bij->bi'));
+const topk = (k) => makeModel({ inputs: [x4], outputs: [vi('v'), vi('i')], nodes: [{ op: 'TopK', name: 'top', inputs: ['x', 'k'], outputs: ['v', 'i'] }], inits: [tensor('k', [1], [k], 7)] });
+fs.writeFileSync(path.join(hostile, 'topk_k_too_large.onnx'), topk(9));
+fs.writeFileSync(path.join(hostile, 'topk_k_negative.onnx'), topk(-3));
+fs.writeFileSync(path.join(hostile, 'gathernd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y')], nodes: [{ op: 'GatherND', name: 'pick', inputs: ['x', 'i'], outputs: ['y'] }], inits: [tensor('i', [1, 3], [0, 1, 1000000], 7)] }));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

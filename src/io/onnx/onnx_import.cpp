@@ -43,6 +43,8 @@ const std::map<std::string, OpFn>& op_table() {
         register_scatter_ops(m);
         register_logic_ops(m);
         register_cumsum_ops(m);
+        register_index_ops(m);
+        register_einsum_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
         register_clip_ops(m);
@@ -60,7 +62,7 @@ OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn) {
 
 bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range", "Tile",
-                                            "Not", "And", "Or", "Mod", "Sign",
+                                            "Not", "And", "Or", "Sign",
                                             "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
 }
