@@ -95,4 +95,12 @@ const topk = (k) => makeModel({ inputs: [x4], outputs: [vi('v'), vi('i')], nodes
 fs.writeFileSync(path.join(hostile, 'topk_k_too_large.onnx'), topk(9));
 fs.writeFileSync(path.join(hostile, 'topk_k_negative.onnx'), topk(-3));
 fs.writeFileSync(path.join(hostile, 'gathernd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y')], nodes: [{ op: 'GatherND', name: 'pick', inputs: ['x', 'i'], outputs: ['y'] }], inits: [tensor('i', [1, 3], [0, 1, 1000000], 7)] }));
+// NonMaxSuppression: an IoU threshold outside [0, 1] (an error), absurd limits (onnxruntime's
+// behaviour: a negative one selects nothing, with a warning; one beyond int32 selects as N), and
+// a node reading its data-dependent output (refused)
+const nmsModel = (m, iou, extra = []) => makeModel({ opset: 11, inputs: [vi('b', [1, 6, 4]), vi('s', [1, 2, 6])], outputs: [vi(extra.length ? 'y' : 'sel')], nodes: [{ op: 'NonMaxSuppression', name: 'nms', inputs: ['b', 's', 'm', 'iou'], outputs: ['sel'] }, ...extra], inits: [tensor('m', [1], [m], 7), tensor('iou', [1], [iou])] });
+fs.writeFileSync(path.join(hostile, 'nms_iou_out_of_range.onnx'), nmsModel(3, 7.5));
+fs.writeFileSync(path.join(hostile, 'nms_negative_max_output.onnx'), nmsModel(-4, 0.5));
+fs.writeFileSync(path.join(hostile, 'nms_huge_max_output.onnx'), nmsModel(2 ** 52, 0.5));
+fs.writeFileSync(path.join(hostile, 'nms_output_consumed.onnx'), nmsModel(3, 0.5, [{ op: 'Cast', name: 'use', inputs: ['sel'], outputs: ['y'], attrs: { to: 1 } }]));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

@@ -1,8 +1,10 @@
 // Index-valued and index-reading operators on tensors computed at run time: TopK, ArgMax, ArgMin
 // (nnfold.TopK, or ncnn's ArgMax where it computes exactly the ONNX result), GatherND
-// (nnfold.GatherND) and Mod (nnfold.Mod). Constant inputs fold at import (onnx_fold.cpp) where
+// (nnfold.GatherND), Mod (nnfold.Mod) and NonMaxSuppression (nnfold.NonMaxSuppression). Constant inputs fold at import (onnx_fold.cpp) where
 // a folder exists. Indices travel as float values inside the graph (exact below 2^24) and are
 // reported as int64 at the interface (docs/shapes-and-files.md).
+#include <algorithm>
+
 #include "core/strings.h"
 #include "io/onnx/onnx_importer.h"
 
@@ -222,6 +224,67 @@ Status op_mod(Importer& im, const Node&) {
     return im.define_runtime(0, top, od, a.dtype);
 }
 
+// NonMaxSuppression as YOLO exports it: boxes [B, N, 4], scores [B, C, N], the limits constant.
+// The output [K, 3] has a data-dependent K: it can only be a graph output (the importer refuses a
+// node that reads it).
+Status op_nms(Importer& im, const Node&) {
+    const Value& boxes = im.in(0);
+    const Value& scores = im.in(1);
+    const Dims& bd = boxes.shape;
+    const Dims& sd = scores.shape;
+    if (bd.size() != 3 || bd[2] != 4 || sd.size() != 3 || sd[0] != bd[0] || sd[2] != bd[1])
+        return im.invalid_here("boxes " + dims_str(bd) + " and scores " + dims_str(sd) +
+                               " are not [batch, N, 4] and [batch, classes, N]");
+    int64_t max_output = 0;
+    float iou = 0.f, score = 0.f;
+    const bool has_score = im.has_in(4);
+    if (im.has_in(2)) {
+        Dims v;
+        NF_RETURN_IF_ERROR(im.need_ints(2, "max_output_boxes_per_class", v));
+        if (v.size() != 1)
+            return im.invalid_here("max_output_boxes_per_class must hold one value, got " + std::to_string(v.size()));
+        // onnxruntime selects nothing for a negative limit; a class has at most N boxes to
+        // select, so a larger limit (even beyond int32) selects the same as N
+        if (v[0] < 0)
+            im.warn.add(im.where() + ": max_output_boxes_per_class = " + std::to_string(v[0]) +
+                        " is negative: nothing is selected (as onnxruntime does)");
+        max_output = std::max<int64_t>(0, std::min<int64_t>(v[0], bd[1]));
+    }
+    for (size_t k : {(size_t)3, (size_t)4}) {
+        if (!im.has_in(k))
+            continue;
+        const Tensor* t;
+        NF_RETURN_IF_ERROR(im.need_const(k, k == 3 ? "iou_threshold" : "score_threshold", t));
+        if (t->numel() != 1)
+            return im.invalid_here(std::string(k == 3 ? "iou_threshold" : "score_threshold") + " must hold one value");
+        (k == 3 ? iou : score) = (float)t->at(0);
+    }
+    if (!(iou >= 0.f && iou <= 1.f))
+        return im.invalid_here("iou_threshold = " + std::to_string(iou) + " is outside [0, 1]");
+    if (score != score)
+        return im.invalid_here("score_threshold is NaN");
+    const int64_t cpb = im.attr_i("center_point_box", 0);
+    if (cpb != 0 && cpb != 1)
+        return im.invalid_here("center_point_box = " + std::to_string(cpb) + " (0 or 1)");
+    if ((uint64_t)bd[0] * (uint64_t)sd[1] * (uint64_t)bd[1] >= kMaxIndexed)
+        return im.unsupported_here("boxes " + dims_str(bd) + " and scores " + dims_str(sd) +
+                                   " give 2^24 selections or more (indices are exact below 2^24)");
+    int bb, sb;
+    NF_RETURN_IF_ERROR(im.input_blob(0, bb));
+    NF_RETURN_IF_ERROR(im.input_blob(1, sb));
+    ParamDict pd;
+    pd.set_int(0, (int)max_output);
+    pd.set_float(1, iou);
+    pd.set_float(2, score);
+    pd.set_int(3, has_score ? 1 : 0);
+    pd.set_int(4, (int)cpb);
+    pd.set_int(5, (int)bd[0]);
+    int top = im.temp_blob(Shape::dynamic_shape(2, 3));
+    im.emit("nnfold.NonMaxSuppression", "", {bb, sb}, {top}, pd);
+    im.note_extension("nnfold.NonMaxSuppression");
+    return im.define_runtime(0, top, {-1, 3}, kInt64);
+}
+
 }  // namespace
 
 void register_index_ops(std::map<std::string, OpFn>& t) {
@@ -230,6 +293,7 @@ void register_index_ops(std::map<std::string, OpFn>& t) {
     t["ArgMin"] = op_argmin;
     t["GatherND"] = op_gathernd;
     t["Mod"] = op_mod;
+    t["NonMaxSuppression"] = op_nms;
 }
 
 }  // namespace onnx

@@ -1,7 +1,7 @@
 // The layers behind ONNX TopK/ArgMax/ArgMin, Mod, GatherND and Einsum, against hand-computed values:
 // nnfold.TopK (ties, smallest, select_last, NaN, k larger than the axis), nnfold.Mod (both sign
 // rules, broadcasting, division by 0), nnfold.GatherND (batch dims, negative indices, indices out
-// of range) and ncnn's Einsum in its canonical form (matmul, contraction over two letters,
+// of range), nnfold.NonMaxSuppression (suppression, thresholds, limits) and ncnn's Einsum in its canonical form (matmul, contraction over two letters,
 // diagonal, trace, equations ncnn's form does not allow).
 #include <gtest/gtest.h>
 
@@ -161,6 +161,42 @@ TEST(EinsumLayer, NonCanonicalEquationsAndMismatchedExtentsAreErrors) {
                                einsum_param("im,mj->ij") + "\n",
                            {{"a", make_mat({2, 3}, std::vector<float>(6, 1.f))},
                             {"b", make_mat({2, 2}, std::vector<float>(4, 1.f))}});
+    EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch) << st.message();
+}
+
+// ---------------------------------------------------------------------------------------------
+// nnfold.NonMaxSuppression
+
+TEST(NonMaxSuppressionLayer, SuppressesOverlapsKeepsScoreOrderAndLimits) {
+    // corners [y1, x1, y2, x2]: box 1 overlaps box 0 with IoU 0.9, box 2 is apart; class 1 scores
+    // put box 2 first
+    const std::vector<float> boxes = {0, 0, 1, 1, 0, 0, 1, 0.9f, 2, 2, 3, 3};
+    const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.1f, 0.2f, 0.95f};
+    auto run = [&](const std::string& params) {
+        Graph g = test::graph_from_text("7767517\n3 3\nInput b 0 1 b 0=4 1=3\nInput s 0 1 s 0=3 1=2\n"
+                                        "nnfold.NonMaxSuppression n 2 1 b s y " + params + "\n");
+        auto out = run_graph(g, {{"b", make_mat({3, 4}, boxes)}, {"s", make_mat({2, 3}, scores)}});
+        return to_vector(out["y"]);
+    };
+    EXPECT_EQ(run("0=10 1=5.0e-01"), (std::vector<float>{0, 0, 0, 0, 0, 2, 0, 1, 2, 0, 1, 1}));
+    // the suppressed box comes back when the IoU threshold is above its overlap
+    EXPECT_EQ(run("0=10 1=9.5e-01"), (std::vector<float>{0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 1, 2, 0, 1, 1, 0, 1, 0}));
+    // score threshold 0.75 (strictly above) and one box per class
+    EXPECT_EQ(run("0=1 1=5.0e-01 2=7.5e-01 3=1"), (std::vector<float>{0, 0, 0, 0, 1, 2}));
+    // a limit of 0 selects nothing: an empty result
+    EXPECT_TRUE(run("0=0 1=5.0e-01").empty());
+}
+
+TEST(NonMaxSuppressionLayer, BadParamsAndShapesAreErrors) {
+    for (const char* p : {"0=-1", "1=1.5e+00", "3=2", "4=3", "5=0"}) {
+        Status st = run_status(std::string("7767517\n3 3\nInput b 0 1 b 0=4 1=3\nInput s 0 1 s 0=3\n"
+                                           "nnfold.NonMaxSuppression n 2 1 b s y ") + p + "\n",
+                               {{"b", make_mat({3, 4}, std::vector<float>(12, 0.f))}, {"s", make_mat({3}, {1, 2, 3})}});
+        EXPECT_FALSE(st.is_ok()) << p;
+    }
+    // 3 boxes but 4 scores per class
+    Status st = run_status("7767517\n3 3\nInput b 0 1 b 0=4 1=3\nInput s 0 1 s 0=4\nnnfold.NonMaxSuppression n 2 1 b s y 0=2\n",
+                           {{"b", make_mat({3, 4}, std::vector<float>(12, 0.f))}, {"s", make_mat({4}, {1, 2, 3, 4})}});
     EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch) << st.message();
 }
 

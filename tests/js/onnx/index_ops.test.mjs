@@ -125,7 +125,29 @@ const cases = {
     ],
     ints: ['y'], nonzero: true,
   },
+  // YOLO-style: centre boxes made positive in the graph, sigmoid class scores, constant limits
+  // rows: the selections onnxruntime makes must lie in this range (so the test compares
+  // something, and the limit or the suppression acted)
+  'NonMaxSuppression YOLO form (centre boxes, score threshold)': nms({ center: 1, limits: [i64('m', [5]), f32('iou', [0.45]), f32('st', [0.3])], rows: [15, 15] }),
+  'NonMaxSuppression corner boxes, no score threshold, limit beyond int32': nms({ center: 0, limits: [i64('m', [1e12]), f32('iou', [0.3])], rows: [3, 71] }),
+  'NonMaxSuppression negative limit selects nothing': nms({ center: 1, limits: [i64('m', [-2]), f32('iou', [0.5])], rows: [0, 0] }),
 };
+
+function nms({ center, limits, rows }) {
+  return {
+    rows,
+    opset: 11,
+    inputs: [{ name: 'x', shape: [1, 24, 4] }, { name: 's', shape: [1, 3, 24] }], outputs: [{ name: 'sel' }, { name: 'p' }],
+    inits: [f32('bs', [1, 1, 0.5, 0.5]), f32('bo', [0, 0, 0.05, 0.05]), f32('three', [3], []), ...limits],
+    nodes: [
+      { op: 'Abs', inputs: ['x'], outputs: ['xa'] }, { op: 'Mul', inputs: ['xa', 'bs'], outputs: ['xm'] },
+      { op: 'Add', inputs: ['xm', 'bo'], outputs: ['boxes'] },
+      { op: 'Mul', inputs: ['s', 'three'], outputs: ['s3'] }, { op: 'Sigmoid', inputs: ['s3'], outputs: ['p'] },
+      { op: 'NonMaxSuppression', inputs: ['boxes', 'p', ...limits.map((t) => t.name)], outputs: ['sel'], attrs: { center_point_box: center } },
+    ],
+    ints: ['sel'],
+  };
+}
 
 for (const [name, spec0] of Object.entries(cases)) {
   test(`ONNX ${name}`, async () => {
@@ -153,6 +175,10 @@ for (const [name, spec0] of Object.entries(cases)) {
       }
     }
     const ref = await runOrt(bytes, feeds);
+    if (spec.rows) {
+      const k = ref.sel.shape[0];
+      assert.ok(k >= spec.rows[0] && k <= spec.rows[1], `onnxruntime selected ${k} boxes, outside ${spec.rows}`);
+    }
     const param = path.join(dir, 'model.param'), bin = path.join(dir, 'model.bin');
     nnfold('native', ['convert', onnxPath, param, bin]);
     if (spec.expectLayer) assert.match(fs.readFileSync(param, 'utf8'), new RegExp(`^${spec.expectLayer}\\s`, 'm'));
