@@ -12,6 +12,7 @@
 // results are bit-identical to ncnn's reference).
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "layers/layer.h"
 
@@ -107,26 +108,60 @@ public:
         return Status::ok();
     }
 
-    float value(const Mat& m, const std::string& token, const std::vector<int>& index) const {
-        uint64_t off = 0;
-        std::vector<int> l = m.shape().to_list();
-        for (size_t s = 0; s < token.size(); s++)
-            off = off * (uint64_t)l[s] + (uint64_t)index[token[s] - 'i'];
-        return m.data[off];
+    // Per input, the element stride of each letter (a letter repeated in one token, a diagonal,
+    // adds its strides), so an element's offset is the sum of index[letter] * stride.
+    using Strides = std::vector<std::vector<std::pair<int, uint64_t>>>;
+    Strides strides_of(const std::vector<Shape>& in) const {
+        Strides st(in.size());
+        for (size_t b = 0; b < in.size(); b++) {
+            std::vector<int> l = in[b].to_list();
+            uint64_t s = 1;
+            for (size_t a = l.size(); a-- > 0;) {
+                st[b].emplace_back(lhs[b][a] - 'i', s);
+                s *= (uint64_t)l[a];
+            }
+        }
+        return st;
     }
 
     // ncnn's sum_dim: letter d and the ones after it summed, then the product of the inputs.
-    float sum_from(int d, const std::vector<int>& sizes, const std::vector<Mat>& bottoms, std::vector<int>& index) const {
+    float sum_from(int d, const std::vector<int>& sizes, const std::vector<Mat>& bottoms, const Strides& st,
+                   std::vector<int>& index) const {
         if (d == (int)sizes.size()) {
             float v = 1.f;
-            for (size_t b = 0; b < bottoms.size(); b++)
-                v *= value(bottoms[b], lhs[b], index);
+            for (size_t b = 0; b < bottoms.size(); b++) {
+                uint64_t off = 0;
+                for (auto& ls : st[b])
+                    off += (uint64_t)index[ls.first] * ls.second;
+                v *= bottoms[b].data[off];
+            }
             return v;
         }
         float sum = 0.f;
+        if (d + 1 == (int)sizes.size() && bottoms.size() <= 8) {
+            // the innermost summed letter: the same sums in the same order, with each input's
+            // offset stepped by its stride instead of recomputed per product
+            uint64_t base[8], step[8];
+            index[d] = 0;
+            for (size_t b = 0; b < bottoms.size(); b++) {
+                base[b] = step[b] = 0;
+                for (auto& ls : st[b]) {
+                    base[b] += (uint64_t)index[ls.first] * ls.second;
+                    if (ls.first == d)
+                        step[b] += ls.second;
+                }
+            }
+            for (int i = 0; i < sizes[d]; i++) {
+                float v = 1.f;
+                for (size_t b = 0; b < bottoms.size(); b++)
+                    v *= bottoms[b].data[base[b] + (uint64_t)i * step[b]];
+                sum += v;
+            }
+            return sum;
+        }
         for (int i = 0; i < sizes[d]; i++) {
             index[d] = i;
-            sum += sum_from(d + 1, sizes, bottoms, index);
+            sum += sum_from(d + 1, sizes, bottoms, st, index);
         }
         return sum;
     }
@@ -151,6 +186,7 @@ public:
         NF_RETURN_IF_ERROR(letter_sizes(in, sizes, count));
         sizes.resize(count);
         std::vector<int> index(count, 0);
+        const Strides st = strides_of(in);
         const int out_dims = (int)rhs.size();
         const uint64_t n = ts[0].total();
         for (uint64_t e = 0; e < n; e++) {
@@ -159,7 +195,7 @@ public:
                 index[a] = (int)(r % (uint64_t)sizes[a]);
                 r /= (uint64_t)sizes[a];
             }
-            tops[0].data[e] = sum_from(out_dims, sizes, bottoms, index);
+            tops[0].data[e] = sum_from(out_dims, sizes, bottoms, st, index);
         }
         return Status::ok();
     }
