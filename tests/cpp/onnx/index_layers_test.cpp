@@ -72,6 +72,20 @@ TEST(TopKLayer, KLargerThanTheAxisAndBadParamsAreErrors) {
     }
 }
 
+TEST(ArgMaxLayer, NcnnsFlattenedTopKWithValuesAndTiesToTheLargerIndex) {
+    // [2, 3] flattened: 5 at 1 and 4 (a tie: ncnn's sort by (value, index) descending puts 4 first)
+    const std::vector<float> x = {1, 5, 2, 0, 5, 3};
+    Graph g = test::graph_from_text("7767517\n2 2\nInput x 0 1 x 0=3 1=2\nArgMax a 1 1 x y 1=3\n");
+    auto out = run_graph(g, {{"x", make_mat({2, 3}, x)}});
+    EXPECT_EQ(out["y"].shape(), Shape::d2(3, 1));
+    EXPECT_EQ(to_vector(out["y"]), (std::vector<float>{4, 1, 5}));
+    Graph gv = test::graph_from_text("7767517\n2 2\nInput x 0 1 x 0=3 1=2\nArgMax a 1 1 x y 0=1 1=2\n");
+    out = run_graph(gv, {{"x", make_mat({2, 3}, x)}});
+    EXPECT_EQ(to_vector(out["y"]), (std::vector<float>{5, 5, 4, 1}));  // values, then indices
+    Status st = run_status("7767517\n2 2\nInput x 0 1 x 0=3\nArgMax a 1 1 x y 1=4\n", {{"x", make_mat({3}, {1, 2, 3})}});
+    EXPECT_EQ(st.code(), ErrorCode::ShapeMismatch) << st.message();
+}
+
 // ---------------------------------------------------------------------------------------------
 // nnfold.Mod
 
