@@ -221,8 +221,17 @@ IoInfo plain_info(const std::string& name, const Shape& s) {
 }  // namespace
 
 std::vector<int64_t> ModelHandle::presented_dims(const std::string& name, const Mat& m) const {
-    if (const IoEntry* e = io_.find_output(name))
-        return e->shape;
+    if (const IoEntry* e = io_.find_output(name)) {
+        // a data-dependent extent (-1: NonMaxSuppression's count) as this run produced it
+        std::vector<int64_t> d = e->shape;
+        uint64_t known = 1;
+        for (int64_t x : d)
+            known *= x > 0 ? (uint64_t)x : 1;
+        for (int64_t& x : d)
+            if (x < 0)
+                x = (int64_t)((m.data ? (uint64_t)m.total_floats() : 0) / known);
+        return d;
+    }
     if (const IoEntry* e = io_.find_input(name))
         return e->shape;
     std::vector<int64_t> r;
@@ -556,6 +565,11 @@ Status ModelHandle::run(const std::map<std::string, Mat>& in, const std::vector<
         }
         std::vector<float> vals;
         NF_RETURN_IF_ERROR(io_from_ncnn(*e, m, vals));
+        if (e->ncnn_shape.dynamic) {
+            // data-dependent rows: the Mat as produced (an empty one when nothing was selected)
+            out[names[k]] = m;
+            continue;
+        }
         Shape s = shape_of_dims(e->shape);
         Mat o;
         NF_RETURN_IF_ERROR(o.create(s.known() ? s : Shape::d1((int)vals.size())));

@@ -68,6 +68,7 @@ static const char* kRunHelp =
     "  --seed N                seed for random weights and inputs (default 0)\n"
     "  --output NAME           blob to extract (repeatable; default: the model's outputs)\n"
     "  --output-dir DIR        write DIR/<escaped blob name>.f32 per output and DIR/summary.json\n"
+    "                          (integer outputs .i32, boolean outputs .u8)\n"
     "  --reference             use the scalar reference layers instead of the optimized ones\n"
     "                          (--no-simd is an older name for it)\n"
     "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
@@ -203,13 +204,35 @@ int cmd_run(int argc, char** argv) {
     if (order.empty())
         for (auto& io : model.outputs())
             order.push_back(io.name);
+    // index-valued and boolean outputs (ONNX int64/int32/bool: TopK, ArgMax, masks) are written
+    // in the type their extension names (docs/shapes-and-files.md): .i32 little-endian int32, .u8
+    std::map<std::string, std::string> dtypes;
+    for (auto& io : model.outputs())
+        dtypes[io.name] = io.dtype;
     std::map<std::string, std::string> files;
     if (!dir.empty()) {
         for (auto& name : order) {
             const Mat& m = outputs[name];
-            std::string file = escape_file_name(name) + ".f32";
+            const std::string dt = dtypes.count(name) ? dtypes[name] : "float32";
+            const size_t n = m.total_floats();
+            std::string file = escape_file_name(name);
+            if (dt == "int32" || dt == "int64") {
+                std::vector<int32_t> v(n);
+                for (size_t k = 0; k < n; k++)
+                    v[k] = (int32_t)std::lrint(m.data[k]);  // integers below 2^24 inside the graph
+                file += ".i32";
+                st = write_file(dir + "/" + file, v.data(), n * 4);
+            } else if (dt == "bool") {
+                std::vector<uint8_t> v(n);
+                for (size_t k = 0; k < n; k++)
+                    v[k] = m.data[k] != 0.f ? 1 : 0;
+                file += ".u8";
+                st = write_file(dir + "/" + file, v.data(), n);
+            } else {
+                file += ".f32";
+                st = write_file(dir + "/" + file, m.data, n * 4);
+            }
             files[name] = file;
-            st = write_file(dir + "/" + file, m.data, m.total_floats() * 4);
             if (!st)
                 return report("run", st);
         }
@@ -220,6 +243,14 @@ int cmd_run(int argc, char** argv) {
         if (model.io_map().find_output(name) && outputs.count(name))
             dims[name] = model.presented_dims(name, outputs[name]);
     std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd(), dims);
+    {
+        json summary = json::parse(text);
+        for (auto& o : summary["outputs"]) {
+            auto it = dtypes.find(o["name"].get<std::string>());
+            o["dtype"] = it != dtypes.end() ? it->second : std::string("float32");
+        }
+        text = dump_json(summary, 2) + "\n";
+    }
     if (runs > 1 || warmup > 0) {
         auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());

@@ -47,7 +47,15 @@ json entry_json(const IoEntry& e) {
     j["shape"] = e.shape;
     j["layout"] = e.layout;
     j["perm"] = e.perm;
-    j["ncnn_shape"] = shape_to_json(e.ncnn_shape);
+    if (e.ncnn_shape.dynamic) {
+        // the data-dependent extent (0 in a dynamic Shape) is written -1, as in `shape`
+        json ns = json::array();
+        for (int v : e.ncnn_shape.to_list())
+            ns.push_back(v > 0 ? v : -1);
+        j["ncnn_shape"] = ns;
+    } else {
+        j["ncnn_shape"] = shape_to_json(e.ncnn_shape);
+    }
     j["dtype"] = e.dtype;
     json names = json::array();
     for (size_t k = 0; k < e.shape.size(); k++) {
@@ -116,12 +124,29 @@ Status entry_from_json(const json& j, IoEntry& e, const std::string& where) {
         e.perm.push_back((int)p);
     NF_RETURN_IF_ERROR(ints("ncnn_shape", ns, true));
     std::vector<int> nsl;
+    int unknown = -1;  // a data-dependent extent, written as -1
     for (int64_t v : ns) {
+        if (v == -1 && unknown < 0) {
+            unknown = (int)nsl.size();
+            nsl.push_back(1);
+            continue;
+        }
         if (v <= 0 || v > 0x7fffffff)
             return invalid_model(where + ": \"ncnn_shape\" entries must be positive");
         nsl.push_back((int)v);
     }
     e.ncnn_shape = Shape::from_list(nsl);
+    if (unknown >= 0 && e.ncnn_shape.valid()) {
+        // as the layer's infer_shape gives it: the data-dependent extent 0
+        Shape d = Shape::from_list(nsl);
+        d.dynamic = true;
+        if (d.dims >= 2 && unknown == 0)
+            (d.dims == 2 ? d.h : d.c) = 0;
+        else
+            return invalid_model(where + ": only the outermost ncnn_shape extent may be data-dependent (-1)");
+        e.ncnn_shape = d;
+        return Status::ok();
+    }
     if (!e.ncnn_shape.valid())
         return invalid_model(where + ": \"ncnn_shape\" must have 1 to 4 positive entries");
     return Status::ok();
@@ -173,9 +198,20 @@ Status IoMap::validate() const {
     for (auto* list : {&inputs, &outputs}) {
         for (auto& e : *list) {
             std::string who = "io map entry " + quote(e.name);
+            // an output's data-dependent extent (NonMaxSuppression's count) is -1, at most one
+            int unknown = 0;
             for (int64_t d : e.shape)
-                if (d <= 0 || d > 0x7fffffff)
+                if (d == -1 && list == &outputs && e.perm.empty())
+                    unknown++;
+                else if (d <= 0 || d > 0x7fffffff)
                     return invalid_model(who + ": shape entries must be positive");
+            if (unknown > 1)
+                return invalid_model(who + ": at most one data-dependent (-1) extent");
+            if (unknown) {
+                if (!e.ncnn_shape.dynamic)
+                    return invalid_model(who + ": a data-dependent shape needs a data-dependent ncnn_shape");
+                continue;
+            }
             if (e.shape.size() > 8)
                 return invalid_model(who + ": shape has more than 8 dimensions");
             if (!e.perm.empty()) {
@@ -268,6 +304,19 @@ Status io_to_ncnn(const IoEntry& e, const float* data, size_t count, Mat& out) {
 Status io_from_ncnn(const IoEntry& e, const Mat& m, std::vector<float>& out) {
     if (m.elempack != 1)
         return internal_error("io_from_ncnn: packed Mat");
+    if (e.ncnn_shape.dynamic) {
+        // data-dependent rows (validate: perm empty): the values as they are, whole rows of the
+        // known extents (an empty result, nothing selected, is valid)
+        uint64_t known = 1;
+        for (int64_t d : e.shape)
+            known *= d > 0 ? (uint64_t)d : 1;
+        const uint64_t n = m.data ? m.total_floats() : 0;
+        if (n % known != 0)
+            return shape_mismatch("output " + quote(e.name) + " has " + std::to_string(n) +
+                                  " values, not whole rows of its shape " + dims_str(e.shape));
+        out.assign(m.data, m.data + n);
+        return Status::ok();
+    }
     if (m.total_floats() != e.numel())
         return shape_mismatch("output " + quote(e.name) + " has " + std::to_string(m.total_floats()) +
                               " values; its declared shape needs " + std::to_string(e.numel()));

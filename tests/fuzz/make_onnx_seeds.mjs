@@ -35,6 +35,9 @@ const models = {
   reducemean: { inputs: [x4], outputs: [vi('y', [1, 2])], nodes: [{ op: 'ReduceMean', inputs: ['x'], outputs: ['y'], attrs: { axes: [2, 3], keepdims: 0 } }] },
   pad_conv: { inputs: [x4], outputs: [vi('y', [1, 1, 4, 4])], nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['pd'] }, { op: 'Conv', inputs: ['pd', 'w'], outputs: ['y'], attrs: { kernel_shape: [3, 3] } }], inits: [tensor('p', [8], [0, 0, 1, 1, 0, 0, 1, 1], 7), tensor('w', [1, 2, 3, 3], f(18))] },
   shape_gather: { inputs: [x4], outputs: [vi('y', [1, 32])], nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['sh'] }, { op: 'Gather', inputs: ['sh', 'i'], outputs: ['n'], attrs: { axis: 0 } }, { op: 'Unsqueeze', inputs: ['n', 'ax'], outputs: ['n1'] }, { op: 'Concat', inputs: ['n1', 'm1'], outputs: ['ns'], attrs: { axis: 0 } }, { op: 'Reshape', inputs: ['x', 'ns'], outputs: ['y'] }], inits: [tensor('i', [], [0], 7), tensor('ax', [1], [0], 7), tensor('m1', [1], [-1], 7)] },
+  topk_argmax: { inputs: [x4], outputs: [vi('v', [1, 2, 4, 2]), vi('i', [1, 2, 4, 2]), vi('a', [1, 1, 4, 4])], nodes: [{ op: 'TopK', inputs: ['x', 'k'], outputs: ['v', 'i'] }, { op: 'ArgMax', inputs: ['x'], outputs: ['a'], attrs: { axis: 1 } }], inits: [tensor('k', [1], [2], 7)] },
+  einsum: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 3])], nodes: [{ op: 'Einsum', inputs: ['x', 'w'], outputs: ['y'], attrs: { equation: 'bchw,wk->bchk' } }], inits: [tensor('w', [4, 3], f(12))] },
+  gathernd_mod: { inputs: [x4], outputs: [vi('y', [2, 4])], nodes: [{ op: 'GatherND', inputs: ['x', 'i'], outputs: ['g'] }, { op: 'Mod', inputs: ['g', 'd'], outputs: ['y'], attrs: { fmod: 1 } }], inits: [tensor('i', [2, 3], [0, 1, 2, 0, 0, -1], 7), tensor('d', [], [0.3])] },
   hardswish_prelu: { inputs: [x4], outputs: [vi('y', [1, 2, 4, 4])], nodes: [{ op: 'HardSwish', inputs: ['x'], outputs: ['h'] }, { op: 'PRelu', inputs: ['h', 's'], outputs: ['y'] }], opset: 14, inits: [tensor('s', [2, 1, 1], [0.1, 0.2])] },
 };
 let n = 0;
@@ -87,4 +90,22 @@ fs.writeFileSync(path.join(hostile, 'scatternd_out_of_range.onnx'), makeModel({ 
 fs.writeFileSync(path.join(hostile, 'overflow_6d.onnx'), makeModel({ inputs: [vi('x', [65536, 65536, 65536, 65536, 65536, 2])], outputs: [vi('y')], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] }));
 // a rank-7 tensor (nnfold takes up to 6 dimensions), made by a Reshape inside the graph
 fs.writeFileSync(path.join(hostile, 'rank7.onnx'), makeModel({ inputs: [x4], outputs: [vi('y')], nodes: [{ op: 'Reshape', name: 'to7', inputs: ['x', 's'], outputs: ['r'] }, { op: 'Relu', inputs: ['r'], outputs: ['y'] }], inits: [tensor('s', [7], [1, 2, 2, 2, 2, 2, 1], 7)] }));
+// Einsum equations that do not parse, TopK's K beyond the axis or negative, GatherND indices
+// beyond the data (docs/errors.md: each a clear error naming the node)
+const einsum = (eq) => makeModel({ inputs: [vi('x', [1, 3, 4])], outputs: [vi('y')], nodes: [{ op: 'Einsum', name: 'ein', inputs: ['x', 'w'], outputs: ['y'], attrs: { equation: eq } }], inits: [tensor('w', [4, 2], f(8))] });
+fs.writeFileSync(path.join(hostile, 'einsum_bad_character.onnx'), einsum('bij,jk->bi$k'));
+fs.writeFileSync(path.join(hostile, 'einsum_two_arrows.onnx'), einsum('bij,jk->bik->bi'));
+fs.writeFileSync(path.join(hostile, 'einsum_one_term.onnx'), einsum('bij->bi'));
+const topk = (k) => makeModel({ inputs: [x4], outputs: [vi('v'), vi('i')], nodes: [{ op: 'TopK', name: 'top', inputs: ['x', 'k'], outputs: ['v', 'i'] }], inits: [tensor('k', [1], [k], 7)] });
+fs.writeFileSync(path.join(hostile, 'topk_k_too_large.onnx'), topk(9));
+fs.writeFileSync(path.join(hostile, 'topk_k_negative.onnx'), topk(-3));
+fs.writeFileSync(path.join(hostile, 'gathernd_out_of_range.onnx'), makeModel({ inputs: [x4], outputs: [vi('y')], nodes: [{ op: 'GatherND', name: 'pick', inputs: ['x', 'i'], outputs: ['y'] }], inits: [tensor('i', [1, 3], [0, 1, 1000000], 7)] }));
+// NonMaxSuppression: an IoU threshold outside [0, 1] (an error), absurd limits (onnxruntime's
+// behaviour: a negative one selects nothing, with a warning; one beyond int32 selects as N), and
+// a node reading its data-dependent output (refused)
+const nmsModel = (m, iou, extra = []) => makeModel({ opset: 11, inputs: [vi('b', [1, 6, 4]), vi('s', [1, 2, 6])], outputs: [vi(extra.length ? 'y' : 'sel')], nodes: [{ op: 'NonMaxSuppression', name: 'nms', inputs: ['b', 's', 'm', 'iou'], outputs: ['sel'] }, ...extra], inits: [tensor('m', [1], [m], 7), tensor('iou', [1], [iou])] });
+fs.writeFileSync(path.join(hostile, 'nms_iou_out_of_range.onnx'), nmsModel(3, 7.5));
+fs.writeFileSync(path.join(hostile, 'nms_negative_max_output.onnx'), nmsModel(-4, 0.5));
+fs.writeFileSync(path.join(hostile, 'nms_huge_max_output.onnx'), nmsModel(2 ** 52, 0.5));
+fs.writeFileSync(path.join(hostile, 'nms_output_consumed.onnx'), nmsModel(3, 0.5, [{ op: 'Cast', name: 'use', inputs: ['sel'], outputs: ['y'], attrs: { to: 1 } }]));
 console.log(`${n} seed models in ${seeds}; hostile ONNX files in ${hostile}`);

@@ -164,7 +164,17 @@ export type Inputs = Record<string, InputData | { data: InputData; shape?: Shape
  * Outputs by name. A data-dependent output (a detection head) may be empty: nothing detected gives
  * `data.length === 0`.
  */
-export type Outputs = Record<string, { data: Float32Array; shape: Shape | null; dtype: 'float32' }>;
+export type Outputs = Record<string, OutputTensor>;
+
+/**
+ * One output. ONNX integer outputs (TopK, ArgMax, ArgMin indices; int32/int64) come back as an
+ * `Int32Array`, boolean ones as a `Uint8Array`; everything else (and every ncnn blob) as float32.
+ * Narrow on `dtype` to get the array type.
+ */
+export type OutputTensor =
+  | { data: Float32Array; shape: Shape | null; dtype: 'float32' }
+  | { data: Int32Array; shape: Shape | null; dtype: 'int32' | 'int64' }
+  | { data: Uint8Array; shape: Shape | null; dtype: 'bool' };
 
 export interface RunOptions {
   /** Blobs to extract (default: the model's outputs); intermediate blobs are allowed. */

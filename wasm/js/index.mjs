@@ -485,8 +485,9 @@ class Model {
    * Runs the model. inputs: {name: data | {data, shape}}; bare data takes the input's known shape.
    * data by the input's dtype: float32 a Float32Array or number[]; int32/int64 an Int32Array, a
    * BigInt64Array or integer number[] (within +-2^24); bool a Uint8Array or boolean/0-1 array.
-   * Returns {name: {data: Float32Array, shape, dtype: 'float32'}} for the model's outputs (or the
-   * blobs listed in options.outputs).
+   * Returns {name: {data, shape, dtype}} for the model's outputs (or the blobs listed in
+   * options.outputs): data a Float32Array, or for an ONNX integer output (TopK/ArgMax indices) an
+   * Int32Array and for a bool output a Uint8Array.
    */
   run(inputs, options) {
     options = optionsOf(options, 'run');
@@ -567,10 +568,16 @@ class Model {
     const w = wanted === undefined ? [] : strList(wanted, 'outputs');
     const r = JSON.parse(this.#call('run', JSON.stringify(w)));
     const out = {};
+    const dtypes = new Map(this.#ioInfo().outputs.map((io) => [io.name, io.dtype]));
     for (const o of r.outputs) {
       const view = this.#call('outputView', o.name);
-      // every output is float32 for now (no index-valued outputs yet: docs/shapes-and-files.md)
-      out[o.name] = { data: view.slice(), shape: o.shape, dtype: 'float32' };
+      // index-valued outputs (TopK, ArgMax: ONNX int64/int32) come back as an Int32Array and
+      // boolean ones as a Uint8Array (docs/shapes-and-files.md); the graph holds them as float32
+      // integers below 2^24, so the conversion is exact
+      const dtype = dtypes.get(o.name) ?? 'float32';
+      const data = dtype === 'float32' ? view.slice()
+        : dtype === 'bool' ? Uint8Array.from(view, (v) => (v !== 0 ? 1 : 0)) : Int32Array.from(view, (v) => Math.round(v));
+      out[o.name] = { data, shape: o.shape, dtype };
     }
     return out;
   }

@@ -44,6 +44,8 @@ const std::map<std::string, OpFn>& op_table() {
         register_logic_ops(m);
         register_cumsum_ops(m);
         register_attention_ops(m);
+        register_index_ops(m);
+        register_einsum_ops(m);
         register_gather_ops(m);
         register_expand_ops(m);
         register_clip_ops(m);
@@ -61,7 +63,7 @@ OpFn wrap_op(std::map<std::string, OpFn>& t, const std::string& op, OpFn fn) {
 
 bool fold_only_op(const std::string& op) {
     static const std::set<std::string> s = {"Constant", "ConstantOfShape", "Shape", "Size", "Range",
-                                            "Not", "And", "Or", "Mod", "Sign",
+                                            "Not", "And", "Or", "Sign",
                                             "ScatterElements", "Scatter", "GatherElements"};
     return s.count(op) > 0;
 }
@@ -310,6 +312,11 @@ Status Importer::translate_node(const Node& n) {
         auto vit = values_.find(x);
         if (vit == values_.end())
             return internal_error(where() + ": input " + quote(x) + " is not defined");
+        for (int64_t d : vit->second.shape)
+            if (d < 0)
+                return unsupported_here("input " + quote(x) + " has a data-dependent shape " +
+                                        dims_str(vit->second.shape) +
+                                        " (a NonMaxSuppression result); nnfold gives it only as a graph output");
         cin.push_back(vit->second.is_const ? &vit->second.c : nullptr);
         all_const = all_const && vit->second.is_const;
     }
@@ -379,7 +386,10 @@ Status Importer::define_outputs() {
         Value& v = vit->second;
         int b = v.blob;
         Shape s;
-        NF_RETURN_IF_ERROR(ncnn_shape_of(v.shape, s).with_context("graph output " + quote(o.name)));
+        if (!v.is_const && g.blobs[b].shape.dynamic)
+            s = g.blobs[b].shape;  // a data-dependent extent: -1 in the io map's shape
+        else
+            NF_RETURN_IF_ERROR(ncnn_shape_of(v.shape, s).with_context("graph output " + quote(o.name)));
         if (v.is_const) {
             Tensor t = v.c;
             t.name = o.name;
@@ -394,7 +404,7 @@ Status Importer::define_outputs() {
         e.dtype = v.dtype == kBool ? "bool" : is_integer_type(v.dtype) ? data_type_name(v.dtype) : "float32";
         if (o.has_shape && o.dims.size() == v.shape.size()) {
             for (size_t k = 0; k < v.shape.size(); k++)
-                if (o.dims[k] >= 0 && o.dims[k] != v.shape[k])
+                if (o.dims[k] >= 0 && v.shape[k] >= 0 && o.dims[k] != v.shape[k])
                     warn.add("graph output " + quote(o.name) + " is declared " + dims_str(o.dims) + " but computes " +
                              dims_str(v.shape));
         }

@@ -251,10 +251,14 @@ Status Importer::define_runtime(size_t k, int blob, const Dims& shape, int dtype
         return unsupported_here("output " + quote(name) + " has shape " + dims_str(shape) + " (rank " +
                                 std::to_string(shape.size()) + ", more than 4 axes after the batch axis), which " +
                                 sanitize(cur->op_type) + " cannot produce in nnfold (docs/shapes-and-files.md)");
-    Shape s;
-    NF_RETURN_IF_ERROR(ncnn_shape_of(shape, s).with_context(where() + " output " + quote(name)));
     int b = blob;
-    if (g.blobs[b].shape != s) {
+    // a data-dependent extent (NonMaxSuppression's count) is -1 in `shape`; the blob's dynamic
+    // shape stands as it is (consumers of such a value are refused in translate_node)
+    const bool dynamic = g.blobs[b].shape.dynamic;
+    Shape s;
+    if (!dynamic)
+        NF_RETURN_IF_ERROR(ncnn_shape_of(shape, s).with_context(where() + " output " + quote(name)));
+    if (!dynamic && g.blobs[b].shape != s) {
         if (g.blobs[b].shape.total() != s.total())
             return internal_error(where() + ": output " + quote(name) + " computed as " + g.blobs[b].shape.str() +
                                   " but ONNX expects " + dims_str(shape));

@@ -108,6 +108,8 @@ void register_cumsum_ops(std::map<std::string, OpFn>& t);
 // starting "nnfold." are internal: a model's own node of such a type is refused as unsupported.
 constexpr const char* kFusedAttentionOp = "nnfold.MultiHeadAttention";
 void register_attention_ops(std::map<std::string, OpFn>& t);
+void register_index_ops(std::map<std::string, OpFn>& t);   // onnx_ops_index.cpp
+void register_einsum_ops(std::map<std::string, OpFn>& t);  // onnx_ops_einsum.cpp
 // Puts `fn` in t[op] and returns the translator it replaces (null when there is none): the
 // register_*_ops below install a translator for an input computed at run time that hands the
 // constant case on to the one it replaced.

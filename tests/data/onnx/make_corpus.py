@@ -292,6 +292,24 @@ export('logmel', LogMel(), (torch.randn(1, 800),), [f32('wav', [1, 800])], ['log
 export('vit_block_batch2', VitBlock(dim=24, heads=2), (torch.randn(2, 10, 24),), [f32('x', [2, 10, 24])], ['y'],
        'ViT block with batch 2: 5-D qkv [2, 10, 3, 2, 12] permuted (2, 0, 3, 1, 4) to [3, 2, 2, 10, 12], batch axis moved')
 
+# 13. A classifier head returning its top-5 classes: conv features, pooled, a Linear, softmax, then
+# TopK (values and int64 indices) and ArgMax (int64) as graph outputs
+class TopClasses(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.fc = nn.Linear(16, 20)
+
+    def forward(self, x):
+        f = F.adaptive_avg_pool2d(F.relu(self.conv(x)), 1).flatten(1)
+        p = torch.softmax(self.fc(f), dim=1)
+        top_p, top_i = torch.topk(p, 5, dim=1)
+        return top_p, top_i, torch.argmax(p, dim=1)
+
+
+export('classifier_top5', TopClasses(), (torch.randn(1, 3, 16, 16),), [f32('image', [1, 3, 16, 16])],
+       ['top_p', 'top_i', 'best'], 'classifier head: softmax, TopK(5) values and int64 indices, ArgMax as outputs')
+
 with open(os.path.join(HERE, 'corpus.json'), 'w') as f:
     json.dump({'generator': 'tests/data/onnx/make_corpus.py (torch ' + torch.__version__ + ')', 'models': entries}, f,
               indent=1)

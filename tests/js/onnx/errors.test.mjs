@@ -13,10 +13,10 @@ const X = [1, 2, 4, 4];
 const cases = {
   'unsupported operators listed together': {
     model: { opset: 13, inputs: [{ name: 'x', shape: [1, 6] }], outputs: [{ name: 'y' }], inits: [i64('k', [2])],
-      nodes: [{ op: 'TopK', inputs: ['x', 'k'], outputs: ['v', 'i'], name: 'top' },
-        { op: 'Einsum', inputs: ['v'], outputs: ['e'], name: 'ein', attrs: { equation: 'ij->ij' } },
+      nodes: [{ op: 'Det', inputs: ['x', 'k'], outputs: ['v', 'i'], name: 'det' },
+        { op: 'MaxUnpool', inputs: ['v'], outputs: ['e'], name: 'unpool' },
         { op: 'Add', inputs: ['e', 'x'], outputs: ['y'] }] },
-    message: /unsupported ONNX operators: Einsum \('ein'\); TopK \('top'\)/,
+    message: /unsupported ONNX operators: Det \('det'\); MaxUnpool \('unpool'\)/,
   },
   'Upsample linear (asymmetric sampling ncnn lacks)': {
     model: { opset: 9, inputs: [{ name: 'x', shape: X }], outputs: [{ name: 'y' }], inits: [f32('s', [1, 1, 2, 2])],

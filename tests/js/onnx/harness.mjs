@@ -107,7 +107,11 @@ function graphProto({ name, inputs, outputs, nodes, inits = [] }) {
 export async function runOrt(bytes, feeds) {
   const sess = await ort.InferenceSession.create(bytes);
   const ortFeeds = {};
-  for (const [name, { data, shape }] of Object.entries(feeds)) ortFeeds[name] = new ort.Tensor('float32', data, shape);
+  // a feed with type 'int64' (integer values in a Float32Array) goes in as int64
+  for (const [name, { data, shape, type }] of Object.entries(feeds)) {
+    ortFeeds[name] = type === 'int64' ? new ort.Tensor('int64', BigInt64Array.from(data, (v) => BigInt(v)), shape)
+      : new ort.Tensor('float32', data, shape);
+  }
   const res = await sess.run(ortFeeds);
   const out = {};
   for (const name of sess.outputNames) {
@@ -148,6 +152,15 @@ export function readF32(file) {
   return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
 }
 
+// An output file as float values, by its extension: .f32, .i32 (integer outputs), .u8 (bool).
+export function readOutput(file) {
+  const buf = fs.readFileSync(file);
+  const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  if (file.endsWith('.i32')) return Float32Array.from(new Int32Array(bytes));
+  if (file.endsWith('.u8')) return Float32Array.from(new Uint8Array(bytes));
+  return new Float32Array(bytes);
+}
+
 export function escapeName(name) {
   let out = '';
   for (const b of Buffer.from(name, 'utf8')) {
@@ -164,15 +177,17 @@ export function escapeName(name) {
 export function runNnfold(which, model, feeds, extraArgs = [], dir = tmpdir()) {
   fs.mkdirSync(dir, { recursive: true });
   const args = ['run', ...[model].flat(), '--output-dir', dir, ...extraArgs];
-  for (const [name, { data }] of Object.entries(feeds)) {
-    const f = path.join(dir, 'in_' + escapeName(name) + '.f32');
-    fs.writeFileSync(f, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  for (const [name, { data, type }] of Object.entries(feeds)) {
+    // integer feeds as .i32 files (the extension names the type)
+    const f = path.join(dir, 'in_' + escapeName(name) + (type === 'int64' ? '.i32' : '.f32'));
+    const typed = type === 'int64' ? Int32Array.from(data) : data;
+    fs.writeFileSync(f, Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength));
     args.push('--input', `${name}=${f}`);
   }
   const r = nnfold(which, args);
   const summary = JSON.parse(r.stdout);
   const out = {};
-  for (const o of summary.outputs) out[o.name] = { data: readF32(path.join(dir, o.file)), shape: o.shape };
+  for (const o of summary.outputs) out[o.name] = { data: readOutput(path.join(dir, o.file)), shape: o.shape, dtype: o.dtype };
   return { out, summary, stderr: r.stderr };
 }
 

@@ -29,10 +29,12 @@ async function main(): Promise<void> {
   }
   const inputs = nf.randomInputs(model, 7);
   const out: Outputs = model.run(inputs, { outputs: ['prob'] });
-  const prob: Float32Array = out.prob.data;
+  const probOut = out.prob;
+  // outputs are a union on dtype (ONNX index outputs are Int32Array): narrow before use
+  const prob: Float32Array = probOut.dtype === 'float32' ? probOut.data : Float32Array.from(probOut.data);
   model.run({ data: new Float32Array(3 * 224 * 224) });
   model.run({ data: { data: new Float32Array(12), shape: [3, 2, 2] } });
-  const outDtype: 'float32' = out.prob.dtype;
+  const outDtype: DType = out.prob.dtype;
   // integer and bool inputs (ONNX int32/int64/bool; docs/shapes-and-files.md)
   const typed: Inputs = {
     ids: new BigInt64Array([101n, 2023n]),

@@ -1,0 +1,60 @@
+// nnfold.Mod (extension layer, docs/extension-layers.md): ONNX Mod on tensors computed at run time,
+// with numpy broadcasting. ncnn's BinaryOp has no remainder (src/layer/binaryop.h lists add ... ratan2).
+// Param 0 fmod: 1 = C's fmod (the sign follows the dividend: ONNX fmod = 1, required for floats);
+// 0 = the integer remainder whose sign follows the divisor (ONNX fmod = 0, Python's %), computed
+// as fmod plus the divisor when the signs differ, which is exact for the integers nnfold holds
+// (float32 values below 2^24). A divisor of 0 gives NaN in both forms (the integer form of ONNX
+// leaves it undefined; onnxruntime fails), never a crash.
+// Bottoms: a, b (numpy broadcasting). Top: the broadcast shape.
+#include <cmath>
+
+#include "layers/broadcast.h"
+
+namespace nnfold {
+
+class Mod : public Layer {
+public:
+    int fmod = 0;
+
+    int expected_bottoms() const override { return 2; }
+    int expected_tops() const override { return 1; }
+
+    Status load_param(const ParamDict& pd) override {
+        fmod = pd.get_int(0, 0);
+        if (fmod != 0 && fmod != 1)
+            return invalid_model("fmod (param 0) must be 0 or 1, got " + std::to_string(fmod));
+        return Status::ok();
+    }
+
+    Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override {
+        NF_RETURN_IF_ERROR(check_bottom_count(*this, bottoms.size()));
+        tops.resize(1);
+        return broadcast_shape(bottoms, tops[0]);
+    }
+
+    static float remainder(float a, float b, bool c_fmod) {
+        if (b == 0.f)
+            return NAN;
+        float r = std::fmod(a, b);
+        if (!c_fmod && r != 0.f && ((r < 0.f) != (b < 0.f)))
+            r += b;
+        return r;
+    }
+
+    Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
+        std::vector<Shape> in;
+        Shape out;
+        NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
+        float* o = tops[0].data;
+        const float* a = bottoms[0].data;
+        const float* b = bottoms[1].data;
+        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
+            o[i] = remainder(a[off[0]], b[off[1]], fmod == 1);
+        });
+        return Status::ok();
+    }
+};
+
+NF_DEFINE_LAYER(Mod, {0, "fmod", ParamType::Int, pint(0)})
+
+}  // namespace nnfold
