@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "layers/norm_common.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -18,9 +19,10 @@ public:
     float eps = 0.f;
     std::vector<float> a_data, b_data;
 
+    NF_PARAM_TABLE(BatchNorm, NF_PARAM(0, channels), NF_PARAM(1, eps))
+
     Status load_param(const ParamDict& pd) override {
-        channels = pd.get_int(0, 0);
-        eps = pd.get_float(1, 0.f);
+        param_table().read(pd, *this);
         if (channels <= 0)
             return invalid_model("BatchNorm channels (param 0) must be at least 1, got " + std::to_string(channels));
         return Status::ok();
@@ -70,8 +72,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(BatchNorm,
-                {0, "channels", ParamType::Int, pint(0)},
-                {1, "eps", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(BatchNorm)
 
 }  // namespace nnfold

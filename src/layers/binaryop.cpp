@@ -36,9 +36,7 @@
 namespace nnfold {
 
 Status BinaryOp::load_param(const ParamDict& pd) {
-    op_type = pd.get_int(0, 0);
-    with_scalar = pd.get_int(1, 0);
-    b = pd.get_float(2, 0.f);
+    param_table().read(pd, *this);
     if (op_type < 0)
         return invalid_model("BinaryOp op_type (param 0) must be 0..11, got " + std::to_string(op_type));
     if (op_type >= kCount)
@@ -238,9 +236,6 @@ Status BinaryOp::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(BinaryOp,
-                {0, "op_type", ParamType::Int, pint(0)},
-                {1, "with_scalar", ParamType::Int, pint(0)},
-                {2, "b", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(BinaryOp)
 
 }  // namespace nnfold

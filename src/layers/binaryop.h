@@ -2,7 +2,7 @@
 // ncnn's broadcasting rule or the scalar ops (constant folding).
 #pragma once
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -21,6 +21,11 @@ public:
     int op_type = kAdd;
     int with_scalar = 0;  // 1: one input, the second operand is the param b
     float b = 0.f;
+
+    NF_PARAM_TABLE(BinaryOp,
+                   NF_PARAM(0, op_type),
+                   NF_PARAM(1, with_scalar),
+                   NF_PARAM(2, b))
 
     Status load_param(const ParamDict& pd) override;
     int expected_bottoms() const override { return with_scalar ? 1 : 2; }

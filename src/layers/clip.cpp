@@ -9,20 +9,18 @@ namespace nnfold {
 
 class Clip : public UnaryLayer<Clip> {
 public:
-    FloatParam min{0, -FLT_MAX}, max{1, FLT_MAX};
-    auto params() { return std::tie(min, max); }
+    float min = -FLT_MAX, max = FLT_MAX;
+    NF_PARAM_TABLE(Clip, NF_PARAM(0, min), NF_PARAM(1, max))
 
     float apply(float x) const {
         if (x < min)
-            x = min.value;
+            x = min;
         if (x > max)
-            x = max.value;
+            x = max;
         return x;
     }
 };
 
-NF_DEFINE_LAYER(Clip,
-                {0, "min", ParamType::Float, pfloat(-FLT_MAX)},
-                {1, "max", ParamType::Float, pfloat(FLT_MAX)})
+NF_DEFINE_LAYER(Clip)
 
 }  // namespace nnfold

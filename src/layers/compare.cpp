@@ -4,6 +4,7 @@
 // Params: 0 op_type (0 ==, 1 >, 2 <, 3 >=, 4 <=, 5 !=), 1 with_scalar (0), 2 b (float, 0.f).
 // Bottoms: a and b (numpy broadcasting, either side), or a alone when with_scalar compares with b.
 #include "layers/broadcast.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -16,10 +17,13 @@ public:
     int expected_bottoms() const override { return with_scalar ? 1 : 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(Compare,
+                   NF_PARAM(0, op_type),
+                   NF_PARAM(1, with_scalar),
+                   NF_PARAM(2, b))
+
     Status load_param(const ParamDict& pd) override {
-        op_type = pd.get_int(0, 0);
-        with_scalar = pd.get_int(1, 0);
-        b = pd.get_float(2, 0.f);
+        param_table().read(pd, *this);
         if (op_type < 0 || op_type > 5)
             return invalid_model("op_type (param 0) must be 0..5 (==, >, <, >=, <=, !=), got " + std::to_string(op_type));
         if (with_scalar != 0 && with_scalar != 1)
@@ -68,9 +72,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Compare,
-                {0, "op_type", ParamType::Int, pint(0)},
-                {1, "with_scalar", ParamType::Int, pint(0)},
-                {2, "b", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Compare)
 
 }  // namespace nnfold

@@ -7,7 +7,7 @@
 // before the axis) in which each input contributes one contiguous run of extent * inner values.
 #include <cstring>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -20,8 +20,10 @@ public:
     // ncnn joins 1D inputs whatever the axis says (there is only one)
     int positive_axis(int dims) const { return dims == 1 ? 0 : axis < 0 ? axis + dims : axis; }
 
+    NF_PARAM_TABLE(Concat, NF_PARAM(0, axis))
+
     Status load_param(const ParamDict& pd) override {
-        axis = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (axis < -4 || axis > 3)
             return invalid_model("Concat axis (param 0) must be in -4..3, got " + std::to_string(axis));
         return Status::ok();
@@ -60,9 +62,7 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        for (auto& m : bottoms)
-            in.push_back(m.shape());
+        const std::vector<Shape> in = shapes_of(bottoms);
         std::vector<Shape> out;
         NF_RETURN_IF_ERROR(infer_shape(in, out));
         if (bottoms.size() == 1) {
@@ -93,6 +93,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Concat, {0, "axis", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Concat)
 
 }  // namespace nnfold

@@ -102,21 +102,3 @@ Status conv_input_planes(const Shape& s, const char* layer_type, Planes& p);
 Status check_runnable_int8(int int8_scale_term, const char* layer_type);
 
 }  // namespace nnfold
-
-// The window params the convolution family shares (ids and defaults as in ncnn's load_param).
-#define NF_CONV_WINDOW_PARAM_SPECS                                         \
-    {0, "num_output", ::nnfold::ParamType::Int, ::nnfold::pint(0)},        \
-        {1, "kernel_w", ::nnfold::ParamType::Int, ::nnfold::pint(0)},      \
-        {2, "dilation_w", ::nnfold::ParamType::Int, ::nnfold::pint(1)},    \
-        {3, "stride_w", ::nnfold::ParamType::Int, ::nnfold::pint(1)},      \
-        {4, "pad_left", ::nnfold::ParamType::Int, ::nnfold::pint(0)},      \
-        {5, "bias_term", ::nnfold::ParamType::Int, ::nnfold::pint(0)},     \
-        {6, "weight_data_size", ::nnfold::ParamType::Int, ::nnfold::pint(0)}, \
-        {9, "activation_type", ::nnfold::ParamType::Int, ::nnfold::pint(0)}, \
-        {10, "activation_params", ::nnfold::ParamType::FloatArray, 0},     \
-        {11, "kernel_h", ::nnfold::ParamType::Int, 0, 1},                  \
-        {12, "dilation_h", ::nnfold::ParamType::Int, 0, 2},                \
-        {13, "stride_h", ::nnfold::ParamType::Int, 0, 3},                  \
-        {14, "pad_top", ::nnfold::ParamType::Int, 0, 4},                   \
-        {15, "pad_right", ::nnfold::ParamType::Int, 0, 4},                 \
-        {16, "pad_bottom", ::nnfold::ParamType::Int, 0, 14}

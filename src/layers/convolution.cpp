@@ -15,10 +15,8 @@
 namespace nnfold {
 
 Status Convolution::load_param(const ParamDict& pd) {
-    pad_value = pd.get_float(18, 0.f);
-    int8_scale_term = pd.get_int(8, 0);
-    dynamic_weight = pd.get_int(19, 0);
-    NF_RETURN_IF_ERROR(load_window_params(pd));
+    param_table().read(pd, *this);
+    NF_RETURN_IF_ERROR(load_activation(pd));
 
     // ncnn: with dynamic_weight the weights (and bias) come as extra input blobs
     one_blob_only = dynamic_weight == 0;
@@ -84,10 +82,6 @@ Status Convolution::forward_fp32(const Mat& bottom, Mat& top, const Option& opt)
     return forward_direct(bottom, g, pad_value, 1, top, opt);
 }
 
-NF_DEFINE_LAYER(Convolution,
-                NF_CONV_WINDOW_PARAM_SPECS,
-                {8, "int8_scale_term", ParamType::Int, pint(0)},
-                {18, "pad_value", ParamType::Float, pfloat(0.f)},
-                {19, "dynamic_weight", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Convolution)
 
 }  // namespace nnfold

@@ -11,11 +11,8 @@
 namespace nnfold {
 
 Status ConvolutionDepthWise::load_param(const ParamDict& pd) {
-    pad_value = pd.get_float(18, 0.f);
-    group = pd.get_int(7, 1);
-    int8_scale_term = pd.get_int(8, 0);
-    dynamic_weight = pd.get_int(19, 0);
-    NF_RETURN_IF_ERROR(load_window_params(pd));
+    param_table().read(pd, *this);
+    NF_RETURN_IF_ERROR(load_activation(pd));
     one_blob_only = dynamic_weight == 0;
 
     NF_RETURN_IF_ERROR(check_group_window(group));
@@ -58,11 +55,6 @@ Status ConvolutionDepthWise::forward_fp32(const Mat& bottom, Mat& top, const Opt
     return forward_direct(bottom, g, pad_value, group, top, opt);
 }
 
-NF_DEFINE_LAYER(ConvolutionDepthWise,
-                NF_CONV_WINDOW_PARAM_SPECS,
-                {7, "group", ParamType::Int, pint(1)},
-                {8, "int8_scale_term", ParamType::Int, pint(0)},
-                {18, "pad_value", ParamType::Float, pfloat(0.f)},
-                {19, "dynamic_weight", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(ConvolutionDepthWise)
 
 }  // namespace nnfold

@@ -7,6 +7,12 @@ namespace nnfold {
 
 class ConvolutionDepthWise : public Int8WeightedLayer<ConvWindowLayer> {
 public:
+    NF_PARAM_TABLE(ConvolutionDepthWise,
+                   conv_window_fields(),
+                   {NF_PARAM(7, group),
+                   NF_PARAM(8, int8_scale_term),
+                   NF_PARAM(18, pad_value),
+                   NF_PARAM(19, dynamic_weight)})
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
 

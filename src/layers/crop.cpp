@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -26,22 +26,25 @@ public:
     std::vector<int> starts, ends, axes;
     bool numpy_style = false;
 
+    NF_PARAM_TABLE(Crop,
+                   NF_PARAM(0, woffset),
+                   NF_PARAM(1, hoffset),
+                   NF_PARAM(2, coffset),
+                   NF_PARAM(3, outw),
+                   NF_PARAM(4, outh),
+                   NF_PARAM(5, outc),
+                   NF_PARAM(6, woffset2),
+                   NF_PARAM(7, hoffset2),
+                   NF_PARAM(8, coffset2),
+                   NF_PARAM(9, starts),
+                   NF_PARAM(10, ends),
+                   NF_PARAM(11, axes),
+                   NF_PARAM(13, doffset),
+                   NF_PARAM(14, outd),
+                   NF_PARAM(15, doffset2))
+
     Status load_param(const ParamDict& pd) override {
-        woffset = pd.get_int(0, 0);
-        hoffset = pd.get_int(1, 0);
-        doffset = pd.get_int(13, 0);
-        coffset = pd.get_int(2, 0);
-        outw = pd.get_int(3, 0);
-        outh = pd.get_int(4, 0);
-        outd = pd.get_int(14, 0);
-        outc = pd.get_int(5, 0);
-        woffset2 = pd.get_int(6, 0);
-        hoffset2 = pd.get_int(7, 0);
-        doffset2 = pd.get_int(15, 0);
-        coffset2 = pd.get_int(8, 0);
-        starts = pd.get_ints(9);
-        ends = pd.get_ints(10);
-        axes = pd.get_ints(11);
+        param_table().read(pd, *this);
         numpy_style = !starts.empty() && !ends.empty();
         one_blob_only = numpy_style || outw != 0 || outh != 0 || outd != 0 || outc != 0 || woffset2 != 0 ||
                         hoffset2 != 0 || doffset2 != 0 || coffset2 != 0;
@@ -179,9 +182,7 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> shapes;
-        for (auto& m : bottoms)
-            shapes.push_back(m.shape());
+        const std::vector<Shape> shapes = shapes_of(bottoms);
         std::vector<Shape> out;
         NF_RETURN_IF_ERROR(infer_shape(shapes, out));
         Roi r;
@@ -207,21 +208,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Crop,
-                {0, "woffset", ParamType::Int, pint(0)},
-                {1, "hoffset", ParamType::Int, pint(0)},
-                {2, "coffset", ParamType::Int, pint(0)},
-                {3, "outw", ParamType::Int, pint(0)},
-                {4, "outh", ParamType::Int, pint(0)},
-                {5, "outc", ParamType::Int, pint(0)},
-                {6, "woffset2", ParamType::Int, pint(0)},
-                {7, "hoffset2", ParamType::Int, pint(0)},
-                {8, "coffset2", ParamType::Int, pint(0)},
-                {9, "starts", ParamType::IntArray, 0},
-                {10, "ends", ParamType::IntArray, 0},
-                {11, "axes", ParamType::IntArray, 0},
-                {13, "doffset", ParamType::Int, pint(0)},
-                {14, "outd", ParamType::Int, pint(0)},
-                {15, "doffset2", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Crop)
 
 }  // namespace nnfold

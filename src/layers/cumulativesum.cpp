@@ -2,7 +2,7 @@
 // end). Axes count outermost first: 2D (h=0, w=1), 3D (c=0, h=1, w=2); ncnn's layer takes 1D-3D
 // blobs only, and so does nnfold.
 // Running sums along the axis, inclusive and forward (ONNX CumSum with exclusive = reverse = 0).
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -11,8 +11,10 @@ public:
     CumulativeSum() { one_blob_only = true; }
     int axis = 0;
 
+    NF_PARAM_TABLE(CumulativeSum, NF_PARAM(0, axis))
+
     Status load_param(const ParamDict& pd) override {
-        axis = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         return Status::ok();
     }
     Status positive_axis(const Shape& s, int& a) const {
@@ -59,6 +61,6 @@ public:
     using Layer::forward;
 };
 
-NF_DEFINE_LAYER(CumulativeSum, {0, "axis", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(CumulativeSum)
 
 }  // namespace nnfold

@@ -12,16 +12,13 @@
 
 namespace nnfold {
 
-Status Deconvolution::load_param(const ParamDict& pd) { return load_common(pd, false); }
+Status Deconvolution::load_param(const ParamDict& pd) {
+    param_table().read(pd, *this);
+    return finish_load(pd);
+}
 
-Status Deconvolution::load_common(const ParamDict& pd, bool grouped) {
-    output_pad_right = pd.get_int(18, 0);
-    output_pad_bottom = pd.get_int(19, output_pad_right);
-    output_w = pd.get_int(20, 0);
-    output_h = pd.get_int(21, output_w);
-    group = grouped ? pd.get_int(7, 1) : 1;
-    dynamic_weight = pd.get_int(28, 0);
-    NF_RETURN_IF_ERROR(load_window_params(pd));
+Status Deconvolution::finish_load(const ParamDict& pd) {
+    NF_RETURN_IF_ERROR(load_activation(pd));
     one_blob_only = dynamic_weight == 0;
 
     NF_RETURN_IF_ERROR(check_group_window(group));
@@ -115,6 +112,20 @@ Status Deconvolution::forward(const Mat& bottom, Mat& top, const Option& opt) co
     return cut_border(full, top, g.cut, opt.blob_allocator);
 }
 
-NF_DEFINE_LAYER(Deconvolution, NF_DECONV_PARAM_SPECS)
+const std::vector<ParamField<Deconvolution>>& deconv_fields() {
+    using Self = Deconvolution;
+    static const std::vector<ParamField<Self>> fields = [] {
+        std::vector<ParamField<Deconvolution>> f(conv_window_fields().begin(), conv_window_fields().end());
+        f.insert(f.end(), {NF_PARAM(18, output_pad_right),
+                           NF_PARAM_FROM(19, output_pad_bottom, 18),
+                           NF_PARAM(20, output_w),
+                           NF_PARAM_FROM(21, output_h, 20),
+                           NF_PARAM(28, dynamic_weight)});
+        return f;
+    }();
+    return fields;
+}
+
+NF_DEFINE_LAYER(Deconvolution)
 
 }  // namespace nnfold

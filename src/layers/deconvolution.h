@@ -7,8 +7,14 @@
 
 namespace nnfold {
 
+class Deconvolution;
+// The fields both types' tables hold: the window params, then 18-21 and 28 (DeconvolutionDepthWise
+// adds 7 group).
+const std::vector<ParamField<Deconvolution>>& deconv_fields();
+
 class Deconvolution : public ConvWindowLayer {
 public:
+    NF_PARAM_TABLE(Deconvolution, deconv_fields())
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
     using Layer::forward;
@@ -25,19 +31,10 @@ public:
     int num_input() const { return weight_data_size / (kernel_w * kernel_h) / (num_output / group); }
 
 protected:
-    // Reads the params both types share; `grouped` reads param 7.
-    Status load_common(const ParamDict& pd, bool grouped);
+    // The load checks both types share, once their param table is read.
+    Status finish_load(const ParamDict& pd);
     Status output_shape(const Shape& in, Shape& out, DeconvGeometry* geometry = nullptr) const;
     Status out_shape(const Shape& in, Shape& out) const override { return output_shape(in, out); }
 };
 
 }  // namespace nnfold
-
-// Param specs shared by Deconvolution and DeconvolutionDepthWise (which adds 7 group).
-#define NF_DECONV_PARAM_SPECS                                              \
-    NF_CONV_WINDOW_PARAM_SPECS,                                            \
-        {18, "output_pad_right", ::nnfold::ParamType::Int, ::nnfold::pint(0)}, \
-        {19, "output_pad_bottom", ::nnfold::ParamType::Int, 0, 18},        \
-        {20, "output_w", ::nnfold::ParamType::Int, ::nnfold::pint(0)},     \
-        {21, "output_h", ::nnfold::ParamType::Int, 0, 20},                 \
-        {28, "dynamic_weight", ::nnfold::ParamType::Int, ::nnfold::pint(0)}

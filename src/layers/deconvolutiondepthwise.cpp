@@ -7,6 +7,6 @@
 
 namespace nnfold {
 
-NF_DEFINE_LAYER(DeconvolutionDepthWise, NF_DECONV_PARAM_SPECS, {7, "group", ::nnfold::ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(DeconvolutionDepthWise)
 
 }  // namespace nnfold

@@ -8,7 +8,11 @@ namespace nnfold {
 
 class DeconvolutionDepthWise : public Deconvolution {
 public:
-    Status load_param(const ParamDict& pd) override { return load_common(pd, true); }
+    NF_PARAM_TABLE(DeconvolutionDepthWise, deconv_fields(), {NF_PARAM(7, group)})
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return finish_load(pd);
+    }
 };
 
 }  // namespace nnfold

@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "layers/detection_common.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -34,16 +34,19 @@ public:
     int expected_bottoms() const override { return 3; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(DetectionOutput,
+                   NF_PARAM(0, num_class),
+                   NF_PARAM(1, nms_threshold),
+                   NF_PARAM(2, nms_top_k),
+                   NF_PARAM(3, keep_top_k),
+                   NF_PARAM(4, confidence_threshold),
+                   {5, "variances[0]", &DetectionOutput::variances, 0},
+                   {6, "variances[1]", &DetectionOutput::variances, 1},
+                   {7, "variances[2]", &DetectionOutput::variances, 2},
+                   {8, "variances[3]", &DetectionOutput::variances, 3})
+
     Status load_param(const ParamDict& pd) override {
-        num_class = pd.get_int(0, 0);
-        nms_threshold = pd.get_float(1, 0.05f);
-        nms_top_k = pd.get_int(2, 300);
-        keep_top_k = pd.get_int(3, 100);
-        confidence_threshold = pd.get_float(4, 0.5f);
-        variances[0] = pd.get_float(5, 0.1f);
-        variances[1] = pd.get_float(6, 0.1f);
-        variances[2] = pd.get_float(7, 0.2f);
-        variances[3] = pd.get_float(8, 0.2f);
+        param_table().read(pd, *this);
         if (num_class != -233 && num_class < 1)
             return invalid_model("DetectionOutput num_class (param 0) must be positive (background included) or -233, got " +
                                  std::to_string(num_class));
@@ -103,9 +106,7 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        for (auto& m : bottoms)
-            in.push_back(m.shape());
+        const std::vector<Shape> in = shapes_of(bottoms);
         Dims d;
         NF_RETURN_IF_ERROR(dims(in, d));
         const float* loc = bottoms[0].data;
@@ -158,15 +159,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(DetectionOutput,
-                {0, "num_class", ParamType::Int, pint(0)},
-                {1, "nms_threshold", ParamType::Float, pfloat(0.05f)},
-                {2, "nms_top_k", ParamType::Int, pint(300)},
-                {3, "keep_top_k", ParamType::Int, pint(100)},
-                {4, "confidence_threshold", ParamType::Float, pfloat(0.5f)},
-                {5, "variances[0]", ParamType::Float, pfloat(0.1f)},
-                {6, "variances[1]", ParamType::Float, pfloat(0.1f)},
-                {7, "variances[2]", ParamType::Float, pfloat(0.2f)},
-                {8, "variances[3]", ParamType::Float, pfloat(0.2f)})
+NF_DEFINE_LAYER(DetectionOutput)
 
 }  // namespace nnfold

@@ -5,8 +5,8 @@ namespace nnfold {
 
 class Dropout : public UnaryLayer<Dropout> {
 public:
-    FloatParam scale{0, 1.f};
-    auto params() { return std::tie(scale); }
+    float scale = 1.f;
+    NF_PARAM_TABLE(Dropout, NF_PARAM(0, scale))
 
     // scale 1 leaves the blob untouched (as ncnn does), not even multiplied by 1.
     Status forward_inplace(Mat& m, const Option& opt) const override {
@@ -17,6 +17,6 @@ public:
     float apply(float x) const { return x * scale; }
 };
 
-NF_DEFINE_LAYER(Dropout, {0, "scale", ParamType::Float, pfloat(1.f)})
+NF_DEFINE_LAYER(Dropout)
 
 }  // namespace nnfold

@@ -14,8 +14,7 @@
 namespace nnfold {
 
 Status Eltwise::load_param(const ParamDict& pd) {
-    op_type = pd.get_int(0, 0);
-    coeffs = pd.get_floats(1);
+    param_table().read(pd, *this);
     if (op_type != kProd && op_type != kSum && op_type != kMax)
         return invalid_model("Eltwise op_type (param 0) must be 0 (prod), 1 (sum) or 2 (max), got " +
                              std::to_string(op_type));
@@ -91,8 +90,6 @@ Status Eltwise::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops,
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(Eltwise,
-                {0, "op_type", ParamType::Int, pint(0)},
-                {1, "coeffs", ParamType::FloatArray, 0})
+NF_DEFINE_LAYER(Eltwise)
 
 }  // namespace nnfold

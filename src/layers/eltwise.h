@@ -1,7 +1,7 @@
 // Eltwise: declared in a header for a SIMD subclass (src/layers/wasm/).
 #pragma once
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -15,6 +15,8 @@ public:
     enum { kProd = 0, kSum = 1, kMax = 2 };
     int op_type = kProd;
     std::vector<float> coeffs;  // SUM only; empty = plain sum
+
+    NF_PARAM_TABLE(Eltwise, NF_PARAM(0, op_type), NF_PARAM(1, coeffs))
 
     Status load_param(const ParamDict& pd) override;
     int expected_tops() const override { return 1; }

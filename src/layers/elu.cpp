@@ -8,12 +8,12 @@ namespace nnfold {
 
 class ELU : public UnaryLayer<ELU> {
 public:
-    FloatParam alpha{0, 0.1f};
-    auto params() { return std::tie(alpha); }
+    float alpha = 0.1f;
+    NF_PARAM_TABLE(ELU, NF_PARAM(0, alpha))
 
     float apply(float x) const { return x < 0.f ? alpha * (std::exp(x) - 1.f) : x; }
 };
 
-NF_DEFINE_LAYER(ELU, {0, "alpha", ParamType::Float, pfloat(0.1f)})
+NF_DEFINE_LAYER(ELU)
 
 }  // namespace nnfold

@@ -10,18 +10,15 @@ namespace nnfold {
 
 class Exp : public UnaryLayer<Exp> {
 public:
-    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
-    auto params() { return std::tie(base, scale, shift); }
+    float base = -1.f, scale = 1.f, shift = 0.f;
+    NF_PARAM_TABLE(Exp, NF_PARAM(0, base), NF_PARAM(1, scale), NF_PARAM(2, shift))
 
     float apply(float x) const {
         const float a = shift + x * scale;
-        return base == -1.f ? std::exp(a) : std::pow(base.value, a);
+        return base == -1.f ? std::exp(a) : std::pow(base, a);
     }
 };
 
-NF_DEFINE_LAYER(Exp,
-                {0, "base", ParamType::Float, pfloat(-1.f)},
-                {1, "scale", ParamType::Float, pfloat(1.f)},
-                {2, "shift", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Exp)
 
 }  // namespace nnfold

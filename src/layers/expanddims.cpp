@@ -13,23 +13,29 @@
 
 namespace nnfold {
 
-class ExpandDims : public ReshapeViewLayer {
+class ExpandDims : public AxisFlagsLayer {
 public:
-    AxisFlags expand;
-
-    Status load_param(const ParamDict& pd) override { return expand.load(pd, "ExpandDims"); }
+    NF_PARAM_TABLE(ExpandDims,
+                   {0, "expand_w", &ExpandDims::flag_w},
+                   {1, "expand_h", &ExpandDims::flag_h},
+                   {2, "expand_c", &ExpandDims::flag_c},
+                   NF_PARAM(3, axes),
+                   {11, "expand_d", &ExpandDims::flag_d})
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_axes_count();
+    }
 
 protected:
     Status out_shape(const Shape& s, Shape& out) const override {
-        const std::vector<int>& axes = expand.axes;
         if (s.dims < 1 || s.dims > 4)
             return shape_mismatch("ExpandDims needs a 1D-4D input, got " + s.str());
         bool ew = false, eh = false, ed = false, ec = false;
         if (axes.empty()) {
-            ew = expand.w != 0;
-            eh = expand.h != 0;
-            ed = expand.d != 0;
-            ec = expand.c != 0;
+            ew = flag_w != 0;
+            eh = flag_h != 0;
+            ed = flag_d != 0;
+            ec = flag_c != 0;
         } else {
             for (int a0 : axes) {
                 const int a = a0 < 0 ? a0 + s.dims + 1 : a0;
@@ -67,11 +73,6 @@ protected:
     }
 };
 
-NF_DEFINE_LAYER(ExpandDims,
-                {0, "expand_w", ParamType::Int, pint(0)},
-                {1, "expand_h", ParamType::Int, pint(0)},
-                {2, "expand_c", ParamType::Int, pint(0)},
-                {3, "axes", ParamType::IntArray, 0},
-                {11, "expand_d", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(ExpandDims)
 
 }  // namespace nnfold

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -19,10 +19,10 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(Gather, NF_PARAM(0, outer), NF_PARAM(1, dim), NF_PARAM(2, inner))
+
     Status load_param(const ParamDict& pd) override {
-        outer = pd.get_int(0, 1);
-        dim = pd.get_int(1, 1);
-        inner = pd.get_int(2, 1);
+        param_table().read(pd, *this);
         if (outer < 1 || dim < 1 || inner < 1)
             return invalid_model("outer, dim and inner (params 0, 1, 2) must be at least 1");
         return Status::ok();
@@ -70,9 +70,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Gather,
-                {0, "outer", ParamType::Int, pint(1)},
-                {1, "dim", ParamType::Int, pint(1)},
-                {2, "inner", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(Gather)
 
 }  // namespace nnfold

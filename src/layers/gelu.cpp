@@ -3,6 +3,6 @@
 
 namespace nnfold {
 
-NF_DEFINE_LAYER(GELU, {0, "fast_gelu", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(GELU)
 
 }  // namespace nnfold

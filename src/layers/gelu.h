@@ -14,8 +14,8 @@ namespace nnfold {
 
 class GELU : public UnaryLayer<GELU> {
 public:
-    IntParam fast_gelu{0, 0};
-    auto params() { return std::tie(fast_gelu); }
+    int fast_gelu = 0;
+    NF_PARAM_TABLE(GELU, NF_PARAM(0, fast_gelu))
 
     float apply(float x) const {
         if (fast_gelu)

@@ -18,22 +18,7 @@
 namespace nnfold {
 
 Status Gemm::load_param(const ParamDict& pd) {
-    alpha = pd.get_float(0, 1.f);
-    beta = pd.get_float(1, 1.f);
-    transA = pd.get_int(2, 0);
-    transB = pd.get_int(3, 0);
-    constantA = pd.get_int(4, 0);
-    constantB = pd.get_int(5, 0);
-    constantC = pd.get_int(6, 0);
-    constantM = pd.get_int(7, 0);
-    constantN = pd.get_int(8, 0);
-    constantK = pd.get_int(9, 0);
-    constant_broadcast_type_C = pd.get_int(10, 0);
-    output_N1M = pd.get_int(11, 0);
-    output_elempack = pd.get_int(12, 0);
-    output_elemtype = pd.get_int(13, 0);
-    output_transpose = pd.get_int(14, 0);
-    int8_scale_term = pd.get_int(18, 0);
+    param_table().read(pd, *this);
 
     // ncnn: one_blob_only for exactly one non-constant operand among A, B, C
     one_blob_only = (!constantA && constantB && constantC) || (constantA && !constantB && constantC) ||
@@ -268,25 +253,6 @@ Status Gemm::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, co
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(Gemm,
-                {0, "alpha", ParamType::Float, pfloat(1.f)},
-                {1, "beta", ParamType::Float, pfloat(1.f)},
-                {2, "transA", ParamType::Int, pint(0)},
-                {3, "transB", ParamType::Int, pint(0)},
-                {4, "constantA", ParamType::Int, pint(0)},
-                {5, "constantB", ParamType::Int, pint(0)},
-                {6, "constantC", ParamType::Int, pint(0)},
-                {7, "constantM", ParamType::Int, pint(0)},
-                {8, "constantN", ParamType::Int, pint(0)},
-                {9, "constantK", ParamType::Int, pint(0)},
-                {10, "constant_broadcast_type_C", ParamType::Int, pint(0)},
-                {11, "output_N1M", ParamType::Int, pint(0)},
-                {12, "output_elempack", ParamType::Int, pint(0)},
-                {13, "output_elemtype", ParamType::Int, pint(0)},
-                {14, "output_transpose", ParamType::Int, pint(0)},
-                {18, "int8_scale_term", ParamType::Int, pint(0)},
-                {20, "constant_TILE_M", ParamType::Int, pint(0)},
-                {21, "constant_TILE_N", ParamType::Int, pint(0)},
-                {22, "constant_TILE_K", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Gemm)
 
 }  // namespace nnfold

@@ -1,12 +1,32 @@
 // Gemm: declared in a header for the SIMD subclass (src/layers/wasm/).
 #pragma once
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
 class Gemm : public Layer {
 public:
+    NF_PARAM_TABLE(Gemm,
+                   NF_PARAM(0, alpha),
+                   NF_PARAM(1, beta),
+                   NF_PARAM(2, transA),
+                   NF_PARAM(3, transB),
+                   NF_PARAM(4, constantA),
+                   NF_PARAM(5, constantB),
+                   NF_PARAM(6, constantC),
+                   NF_PARAM(7, constantM),
+                   NF_PARAM(8, constantN),
+                   NF_PARAM(9, constantK),
+                   NF_PARAM(10, constant_broadcast_type_C),
+                   NF_PARAM(11, output_N1M),
+                   NF_PARAM(12, output_elempack),
+                   NF_PARAM(13, output_elemtype),
+                   NF_PARAM(14, output_transpose),
+                   NF_PARAM(18, int8_scale_term),
+                   {20, "constant_TILE_M", ParamType::Int, pint(0)},
+                   {21, "constant_TILE_N", ParamType::Int, pint(0)},
+                   {22, "constant_TILE_K", ParamType::Int, pint(0)})
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
     Status load_model(const std::vector<WeightArray>& weights) override;

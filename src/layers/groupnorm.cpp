@@ -20,11 +20,14 @@ public:
     int group = 1;
     int channels = 0;
 
+    NF_PARAM_TABLE(GroupNorm,
+                   NF_PARAM(0, group),
+                   NF_PARAM(1, channels),
+                   NF_PARAM(2, eps),
+                   NF_PARAM(3, affine))
+
     Status load_param(const ParamDict& pd) override {
-        group = pd.get_int(0, 1);
-        channels = pd.get_int(1, 0);
-        eps = pd.get_float(2, 0.001f);
-        affine = pd.get_int(3, 1);
+        param_table().read(pd, *this);
         if (group <= 0)
             return invalid_model("GroupNorm group (param 0) must be at least 1, got " + std::to_string(group));
         if (channels <= 0)
@@ -66,10 +69,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(GroupNorm,
-                {0, "group", ParamType::Int, pint(1)},
-                {1, "channels", ParamType::Int, pint(0)},
-                {2, "eps", ParamType::Float, pfloat(0.001f)},
-                {3, "affine", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(GroupNorm)
 
 }  // namespace nnfold

@@ -5,25 +5,20 @@
 
 namespace nnfold {
 
-class HardSigmoid : public UnaryLayer<HardSigmoid> {
+class HardSigmoid : public HardUnaryLayer<HardSigmoid> {
 public:
-    HardBreakpoints k{0.2f};
+    HardSigmoid() : HardUnaryLayer<HardSigmoid>(0.2f) {}
+    NF_PARAM_TABLE(HardSigmoid, NF_PARAM(0, alpha), NF_PARAM(1, beta))
 
-    Status load_param(const ParamDict& pd) override {
-        k.load(pd, 0.2f);
-        return Status::ok();
-    }
     float apply(float x) const {
-        if (x < k.lower)
+        if (x < lower)
             return 0.f;
-        if (x > k.upper)
+        if (x > upper)
             return 1.f;
-        return x * k.alpha + k.beta;
+        return x * alpha + beta;
     }
 };
 
-NF_DEFINE_LAYER(HardSigmoid,
-                {0, "alpha", ParamType::Float, pfloat(0.2f)},
-                {1, "beta", ParamType::Float, pfloat(0.5f)})
+NF_DEFINE_LAYER(HardSigmoid)
 
 }  // namespace nnfold

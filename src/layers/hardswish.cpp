@@ -8,25 +8,20 @@
 
 namespace nnfold {
 
-class HardSwish : public UnaryLayer<HardSwish> {
+class HardSwish : public HardUnaryLayer<HardSwish> {
 public:
-    HardBreakpoints k{1.f / 6};
+    HardSwish() : HardUnaryLayer<HardSwish>(1.f / 6) {}
+    NF_PARAM_TABLE(HardSwish, NF_PARAM(0, alpha), NF_PARAM(1, beta))
 
-    Status load_param(const ParamDict& pd) override {
-        k.load(pd, 1.f / 6);
-        return Status::ok();
-    }
     float apply(float x) const {
-        if (x < k.lower)
+        if (x < lower)
             return 0.f;
-        if (x > k.upper)
+        if (x > upper)
             return x;
-        return x * (x * k.alpha + k.beta);
+        return x * (x * alpha + beta);
     }
 };
 
-NF_DEFINE_LAYER(HardSwish,
-                {0, "alpha", ParamType::Float, pfloat(1.f / 6)},
-                {1, "beta", ParamType::Float, pfloat(0.5f)})
+NF_DEFINE_LAYER(HardSwish)
 
 }  // namespace nnfold

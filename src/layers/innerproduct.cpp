@@ -12,11 +12,8 @@
 namespace nnfold {
 
 Status InnerProduct::load_param(const ParamDict& pd) {
-    num_output = pd.get_int(0, 0);
-    bias_term = pd.get_int(1, 0);
-    weight_data_size = pd.get_int(2, 0);
-    int8_scale_term = pd.get_int(8, 0);
-    NF_RETURN_IF_ERROR(activation.set(pd.get_int(9, 0), pd.get_floats(10)));
+    param_table().read(pd, *this);
+    NF_RETURN_IF_ERROR(load_activation(pd));
     NF_RETURN_IF_ERROR(check_num_output());
     if (weight_data_size <= 0 || weight_data_size % num_output != 0)
         return invalid_model("weight_data_size (param 2) " + std::to_string(weight_data_size) +
@@ -69,12 +66,6 @@ Status InnerProduct::forward_fp32(const Mat& bottom, Mat& top, const Option& opt
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(InnerProduct,
-                {0, "num_output", ParamType::Int, pint(0)},
-                {1, "bias_term", ParamType::Int, pint(0)},
-                {2, "weight_data_size", ParamType::Int, pint(0)},
-                {8, "int8_scale_term", ParamType::Int, pint(0)},
-                {9, "activation_type", ParamType::Int, pint(0)},
-                {10, "activation_params", ParamType::FloatArray, 0})
+NF_DEFINE_LAYER(InnerProduct)  // load_activation
 
 }  // namespace nnfold

@@ -7,6 +7,13 @@ namespace nnfold {
 
 class InnerProduct : public Int8WeightedLayer<WeightedLayer> {
 public:
+    NF_PARAM_TABLE(InnerProduct,
+                   NF_PARAM(0, num_output),
+                   NF_PARAM(1, bias_term),
+                   NF_PARAM(2, weight_data_size),
+                   NF_PARAM(8, int8_scale_term),
+                   {9, "activation_type", ParamType::Int, pint(0)},       // load_activation
+                   {10, "activation_params", ParamType::FloatArray, 0})
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
 

@@ -1,6 +1,6 @@
 // Input (ncnn src/layer/input.cpp): declares a network input. Params 0=w 1=h 11=d 2=c; all zero
 // means the shape is not declared and must come from the user. Forward is the identity.
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -12,11 +12,10 @@ public:
     }
     int w = 0, h = 0, d = 0, c = 0;
 
+    NF_PARAM_TABLE(Input, NF_PARAM(0, w), NF_PARAM(1, h), NF_PARAM(11, d), NF_PARAM(2, c))
+
     Status load_param(const ParamDict& pd) override {
-        w = pd.get_int(0, 0);
-        h = pd.get_int(1, 0);
-        d = pd.get_int(11, 0);
-        c = pd.get_int(2, 0);
+        param_table().read(pd, *this);
         if (w < 0 || h < 0 || d < 0 || c < 0)
             return invalid_model("negative input dimension");
         return Status::ok();
@@ -28,11 +27,7 @@ public:
     Status forward_inplace(Mat&, const Option&) const override { return Status::ok(); }
 };
 
-NF_DEFINE_LAYER(Input,
-                {0, "w", ParamType::Int, pint(0)},
-                {1, "h", ParamType::Int, pint(0)},
-                {11, "d", ParamType::Int, pint(0)},
-                {2, "c", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Input)
 
 // The shape an Input layer declares (dims 0 when it declares none), following ncnn's Mat rules:
 // c set -> 3D (4D with d), else h set -> 2D, else w set -> 1D.

@@ -20,7 +20,14 @@ class InstanceNorm : public AffineNormLayer {
 public:
     int channels = 0;
 
-    Status load_param(const ParamDict& pd) override { return load_count_eps_affine(pd, channels, "channels"); }
+    NF_PARAM_TABLE(InstanceNorm,
+                   NF_PARAM(0, channels),
+                   NF_PARAM(1, eps),
+                   NF_PARAM(2, affine))
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_count_affine(channels, "channels");
+    }
 protected:
     int gamma_count() const override { return channels; }
     Status check(const Shape& s) const override {
@@ -54,9 +61,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(InstanceNorm,
-                {0, "channels", ParamType::Int, pint(0)},
-                {1, "eps", ParamType::Float, pfloat(0.001f)},
-                {2, "affine", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(InstanceNorm)
 
 }  // namespace nnfold

@@ -12,7 +12,7 @@
 // ncnn's edge folding; rows are resampled along w first, then along h.
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -178,15 +178,18 @@ public:
     int align_corner = 0;
     std::string size_expr;
 
+    NF_PARAM_TABLE(Interp,
+                   NF_PARAM(0, resize_type),
+                   NF_PARAM(1, height_scale),
+                   NF_PARAM(2, width_scale),
+                   NF_PARAM(3, output_height),
+                   NF_PARAM(4, output_width),
+                   NF_PARAM(5, dynamic_target_size),
+                   NF_PARAM(6, align_corner),
+                   NF_PARAM(9, size_expr))
+
     Status load_param(const ParamDict& pd) override {
-        resize_type = pd.get_int(0, 0);
-        height_scale = pd.get_float(1, 1.f);
-        width_scale = pd.get_float(2, 1.f);
-        output_height = pd.get_int(3, 0);
-        output_width = pd.get_int(4, 0);
-        dynamic_target_size = pd.get_int(5, 0);
-        align_corner = pd.get_int(6, 0);
-        size_expr = pd.get_string(9, "");
+        param_table().read(pd, *this);
         one_blob_only = dynamic_target_size != 1 && size_expr.empty();
         if (resize_type < 0 || resize_type > 3)
             return invalid_model("resize_type (param 0) must be 1 (nearest), 2 (bilinear) or 3 (bicubic), got " +
@@ -254,9 +257,7 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> shapes;
-        for (auto& m : bottoms)
-            shapes.push_back(m.shape());
+        const std::vector<Shape> shapes = shapes_of(bottoms);
         Shape os;
         int outw, outh;
         NF_RETURN_IF_ERROR(output_shape(shapes, os, outw, outh));
@@ -324,14 +325,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Interp,
-                {0, "resize_type", ParamType::Int, pint(0)},
-                {1, "height_scale", ParamType::Float, pfloat(1.f)},
-                {2, "width_scale", ParamType::Float, pfloat(1.f)},
-                {3, "output_height", ParamType::Int, pint(0)},
-                {4, "output_width", ParamType::Int, pint(0)},
-                {5, "dynamic_target_size", ParamType::Int, pint(0)},
-                {6, "align_corner", ParamType::Int, pint(0)},
-                {9, "size_expr", ParamType::String, 0})
+NF_DEFINE_LAYER(Interp)
 
 }  // namespace nnfold

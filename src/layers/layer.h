@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/mat.h"
@@ -102,6 +103,15 @@ protected:
     Status same_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const;
 };
 
+// The shapes of a multi-blob forward's inputs, for the shape checks it shares with infer_shape.
+inline std::vector<Shape> shapes_of(const std::vector<Mat>& mats) {
+    std::vector<Shape> shapes;
+    shapes.reserve(mats.size());
+    for (const Mat& m : mats)
+        shapes.push_back(m.shape());
+    return shapes;
+}
+
 struct LayerTypeInfo {
     const char* type;
     Layer* (*create)();            // generic (reference) implementation
@@ -122,14 +132,33 @@ const ParamSpec* find_param_spec(const std::string& type, int id);
 // the scalar twins of the same kernels.
 bool build_has_simd();
 
+// True when T declares `static const ParamTable<T>& param_table()` (NF_PARAM_TABLE).
+template <class T, class = void>
+struct has_param_table : std::false_type {};
+template <class T>
+struct has_param_table<T, std::void_t<decltype(T::param_table())>> : std::true_type {};
+
+// The ParamSpecs of T's param table; none for a type without params.
+template <class T>
+const std::vector<ParamSpec>& declared_param_specs() {
+    if constexpr (has_param_table<T>::value) {
+        return T::param_table().specs();
+    } else {
+        static const std::vector<ParamSpec> none;
+        return none;
+    }
+}
+
 }  // namespace nnfold
 
-// Used once per layer .cpp: defines the factory and parameter table accessors the registry uses.
+// Used once per layer .cpp: defines the factory and the parameter table accessor the registry
+// uses. The table is the type's param_table() (NF_PARAM_TABLE, layers/param_table.h) when it has
+// one; a table of ParamSpecs given here instead declares params the layer reads by hand.
 #define NF_DEFINE_LAYER(Type, ...)                                                  \
     ::nnfold::Layer* nf_create_##Type() { return new ::nnfold::Type(); }            \
     const std::vector<::nnfold::ParamSpec>& nf_params_##Type() {                    \
         static const std::vector<::nnfold::ParamSpec> specs = {__VA_ARGS__};        \
-        return specs;                                                               \
+        return specs.empty() ? ::nnfold::declared_param_specs<::nnfold::Type>() : specs; \
     }
 // Used once per optimized layer .cpp (src/layers/wasm/, listed in optimized_layer_list.h).
 #define NF_DEFINE_OPTIMIZED_LAYER(Type, Impl) \

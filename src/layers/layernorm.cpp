@@ -13,7 +13,14 @@ class LayerNorm : public AffineNormLayer {
 public:
     int affine_size = 0;
 
-    Status load_param(const ParamDict& pd) override { return load_count_eps_affine(pd, affine_size, "affine_size"); }
+    NF_PARAM_TABLE(LayerNorm,
+                   NF_PARAM(0, affine_size),
+                   NF_PARAM(1, eps),
+                   NF_PARAM(2, affine))
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_count_affine(affine_size, "affine_size");
+    }
     int gamma_count() const override { return affine_size; }
 
     // Size of one normalized group for this input, or an error.
@@ -54,9 +61,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(LayerNorm,
-                {0, "affine_size", ParamType::Int, pint(0)},
-                {1, "eps", ParamType::Float, pfloat(0.001f)},
-                {2, "affine", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(LayerNorm)
 
 }  // namespace nnfold

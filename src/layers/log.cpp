@@ -11,13 +11,13 @@ namespace nnfold {
 
 class Log : public UnaryLayer<Log> {
 public:
-    FloatParam base{0, -1.f}, scale{1, 1.f}, shift{2, 0.f};
-    auto params() { return std::tie(base, scale, shift); }
+    float base = -1.f, scale = 1.f, shift = 0.f;
+    NF_PARAM_TABLE(Log, NF_PARAM(0, base), NF_PARAM(1, scale), NF_PARAM(2, shift))
     float log_base_inv = 1.f;  // 1 / log(base), unused for base == -1
 
     Status load_param(const ParamDict& pd) override {
         NF_RETURN_IF_ERROR(UnaryLayer<Log>::load_param(pd));
-        log_base_inv = base == -1.f ? 1.f : 1.f / std::log(base.value);
+        log_base_inv = base == -1.f ? 1.f : 1.f / std::log(base);
         return Status::ok();
     }
     float apply(float x) const {
@@ -26,9 +26,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Log,
-                {0, "base", ParamType::Float, pfloat(-1.f)},
-                {1, "scale", ParamType::Float, pfloat(1.f)},
-                {2, "shift", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Log)
 
 }  // namespace nnfold

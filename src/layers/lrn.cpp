@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "layers/conv_common.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -21,12 +22,15 @@ public:
     int local_size = 5;
     float alpha = 1.f, beta = 0.75f, bias = 1.f;
 
+    NF_PARAM_TABLE(LRN,
+                   NF_PARAM(0, region_type),
+                   NF_PARAM(1, local_size),
+                   NF_PARAM(2, alpha),
+                   NF_PARAM(3, beta),
+                   NF_PARAM(4, bias))
+
     Status load_param(const ParamDict& pd) override {
-        region_type = pd.get_int(0, 0);
-        local_size = pd.get_int(1, 5);
-        alpha = pd.get_float(2, 1.f);
-        beta = pd.get_float(3, 0.75f);
-        bias = pd.get_float(4, 1.f);
+        param_table().read(pd, *this);
         if (region_type != 0 && region_type != 1)
             return invalid_model("region_type (param 0) must be 0 (across channels) or 1 (within channel), got " +
                                  std::to_string(region_type));
@@ -96,11 +100,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(LRN,
-                {0, "region_type", ParamType::Int, pint(0)},
-                {1, "local_size", ParamType::Int, pint(5)},
-                {2, "alpha", ParamType::Float, pfloat(1.f)},
-                {3, "beta", ParamType::Float, pfloat(0.75f)},
-                {4, "bias", ParamType::Float, pfloat(1.f)})
+NF_DEFINE_LAYER(LRN)
 
 }  // namespace nnfold

@@ -14,10 +14,10 @@
 namespace nnfold {
 
 Status LSTM::load_param(const ParamDict& pd) {
-    hidden_size = pd.get_int(3, pd.get_int(0, 0));
+    param_table().read(pd, *this);
     if (hidden_size <= 0)
         return invalid_model("hidden_size (param 3) must be positive, got " + std::to_string(hidden_size));
-    return Recurrent::load_param(pd);
+    return check_params();
 }
 
 void LSTM::extra_weight_specs(std::vector<WeightSpec>& specs) const {
@@ -87,9 +87,6 @@ Status LSTM::run_direction(int dir, bool reverse, const float* x, int T, float* 
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(LSTM,
-                NF_RECURRENT_PARAM_SPECS,
-                {3, "hidden_size", ParamType::Int, pint(0), 0},
-                {8, "int8_scale_term", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(LSTM)
 
 }  // namespace nnfold

@@ -15,7 +15,7 @@
 // Sums run in k order in float, as ncnn's reference does.
 #include <algorithm>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -26,8 +26,10 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(MatMul, NF_PARAM(0, transB))
+
     Status load_param(const ParamDict& pd) override {
-        transB = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (transB != 0 && transB != 1)
             return invalid_model("MatMul transB (param 0) must be 0 or 1, got " + std::to_string(transB));
         return Status::ok();
@@ -157,6 +159,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(MatMul, {0, "transB", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(MatMul)
 
 }  // namespace nnfold

@@ -2,7 +2,7 @@
 // Params 0=w 1=h 11=d 2=c 21=load_type (default 1 = raw fp32; 0 = tagged storage).
 // Shape: d set -> 4D, else c set -> 3D, else h -> 2D, else w -> 1D; all zero -> one value
 // (ncnn creates an uninitialised scalar there; nnfold makes it 0).
-#include "layers/layer.h"
+#include "layers/param_table.h"
 #include "model/shape_params.h"
 
 namespace nnfold {
@@ -17,12 +17,15 @@ public:
 
     Shape shape() const { return memorydata_shape(w, h, d, c); }
 
+    NF_PARAM_TABLE(MemoryData,
+                   NF_PARAM(0, w),
+                   NF_PARAM(1, h),
+                   NF_PARAM(11, d),
+                   NF_PARAM(2, c),
+                   NF_PARAM(21, load_type))
+
     Status load_param(const ParamDict& pd) override {
-        w = pd.get_int(0, 0);
-        h = pd.get_int(1, 0);
-        d = pd.get_int(11, 0);
-        c = pd.get_int(2, 0);
-        load_type = pd.get_int(21, 1);
+        param_table().read(pd, *this);
         if (w < 0 || h < 0 || d < 0 || c < 0)
             return invalid_model("negative MemoryData dimension");
         if (load_type != 0 && load_type != 1)
@@ -60,11 +63,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(MemoryData,
-                {0, "w", ParamType::Int, pint(0)},
-                {1, "h", ParamType::Int, pint(0)},
-                {11, "d", ParamType::Int, pint(0)},
-                {2, "c", ParamType::Int, pint(0)},
-                {21, "load_type", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(MemoryData)
 
 }  // namespace nnfold

@@ -22,21 +22,8 @@
 
 namespace nnfold {
 
-namespace {
-// A computed default cannot be expressed as bits: NaN never equals a value read from a file, so
-// the canonical writer always keeps an explicit `6=` (see the param table below).
-const int32_t kComputedDefault = 0x7fc00000;
-}  // namespace
-
 Status MultiHeadAttention::load_param(const ParamDict& pd) {
-    embed_dim = pd.get_int(0, 0);
-    num_heads = pd.get_int(1, 1);
-    weight_data_size = pd.get_int(2, 0);
-    kdim = pd.get_int(3, embed_dim);
-    vdim = pd.get_int(4, embed_dim);
-    attn_mask = pd.get_int(5, 0);
-    kv_cache = pd.get_int(7, 0);
-    int8_scale_term = pd.get_int(18, 0);
+    param_table().read(pd, *this);
     if (embed_dim <= 0)
         return invalid_model("embed_dim (param 0) must be positive, got " + std::to_string(embed_dim));
     // ncnn silently drops the rows past num_heads * (embed_dim / num_heads); PyTorch refuses too
@@ -140,9 +127,7 @@ Status MultiHeadAttention::infer_shape(const std::vector<Shape>& bottoms, std::v
 }
 
 Status MultiHeadAttention::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
-    std::vector<Shape> shapes;
-    for (auto& m : bottoms)
-        shapes.push_back(m.shape());
+    const std::vector<Shape> shapes = shapes_of(bottoms);
     Inputs in;
     NF_RETURN_IF_ERROR(resolve_inputs(shapes, in));
     if (q_weight_data.empty())
@@ -242,16 +227,6 @@ Status MultiHeadAttention::forward(const std::vector<Mat>& bottoms, std::vector<
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(MultiHeadAttention,
-                {0, "embed_dim", ParamType::Int, pint(0)},
-                {1, "num_heads", ParamType::Int, pint(1)},
-                {2, "weight_data_size", ParamType::Int, pint(0)},
-                {3, "kdim", ParamType::Int, 0, 0},
-                {4, "vdim", ParamType::Int, 0, 0},
-                {5, "attn_mask", ParamType::Int, pint(0)},
-                // default 1/sqrt(embed_dim / num_heads) depends on two params: never omitted
-                {6, "scale", ParamType::Float, kComputedDefault},
-                {7, "kv_cache", ParamType::Int, pint(0)},
-                {18, "int8_scale_term", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(MultiHeadAttention)
 
 }  // namespace nnfold

@@ -1,12 +1,26 @@
 // MultiHeadAttention: declared in a header for the SIMD subclass (src/layers/wasm/).
 #pragma once
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
 class MultiHeadAttention : public Layer {
 public:
+    // A computed default cannot be expressed as bits: NaN never equals a value read from a file, so
+    // the canonical writer always keeps an explicit `6=` (param 6 in the table below).
+    static constexpr int32_t kComputedDefault = 0x7fc00000;
+    NF_PARAM_TABLE(MultiHeadAttention,
+                   NF_PARAM(0, embed_dim),
+                   NF_PARAM(1, num_heads),
+                   NF_PARAM(2, weight_data_size),
+                   NF_PARAM_FROM(3, kdim, 0),
+                   NF_PARAM_FROM(4, vdim, 0),
+                   NF_PARAM(5, attn_mask),
+                   // default 1/sqrt(embed_dim / num_heads) depends on two params: never omitted
+                   {6, "scale", ParamType::Float, kComputedDefault},  // read in load_param
+                   NF_PARAM(7, kv_cache),
+                   NF_PARAM(18, int8_scale_term))
     Status load_param(const ParamDict& pd) override;
     Status weight_specs(std::vector<WeightSpec>& specs) const override;
     Status load_model(const std::vector<WeightArray>& weights) override;

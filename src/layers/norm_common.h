@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -124,12 +124,10 @@ public:
 
 protected:
     virtual int gamma_count() const = 0;
-    // InstanceNorm's and LayerNorm's params: 0 `count` (default 0), 1 eps (0.001), 2 affine (1);
-    // count must be at least 1 when affine is set (it sizes gamma/beta), and never negative.
-    Status load_count_eps_affine(const ParamDict& pd, int& count, const char* count_name) {
-        count = pd.get_int(0, 0);
-        eps = pd.get_float(1, 0.001f);
-        affine = pd.get_int(2, 1);
+    // InstanceNorm's and LayerNorm's params: 0 `count` (default 0), 1 eps (0.001), 2 affine (1),
+    // read by their param tables; count must be at least 1 when affine is set (it sizes
+    // gamma/beta), and never negative.
+    Status check_count_affine(int count, const char* count_name) const {
         if (count < 0 || (affine && count == 0))
             return invalid_model(type + " " + count_name +
                                  " (param 0) must be at least 1 when affine (param 2) is set, got " +

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -36,16 +36,15 @@ public:
 };
 
 // Squeeze's and ExpandDims's params: per-extent flags 0 w, 1 h, 11 d, 2 c (default 0) and
-// 3 axes (int array; when given, the flags are ignored), at most 4 axes.
-struct AxisFlags {
-    int w = 0, h = 0, d = 0, c = 0;
+// 3 axes (int array; when given, the flags are ignored), at most 4 axes. Each type's param table
+// names them with its own prefix (squeeze_w, expand_w).
+class AxisFlagsLayer : public ReshapeViewLayer {
+public:
+    int flag_w = 0, flag_h = 0, flag_d = 0, flag_c = 0;
     std::vector<int> axes;
-    Status load(const ParamDict& pd, const std::string& type) {
-        w = pd.get_int(0, 0);
-        h = pd.get_int(1, 0);
-        d = pd.get_int(11, 0);
-        c = pd.get_int(2, 0);
-        axes = pd.get_ints(3);
+
+protected:
+    Status check_axes_count() const {
         if (axes.size() > 4)
             return invalid_model(type + " axes (param 3) lists " + std::to_string(axes.size()) + " axes, at most 4");
         return Status::ok();

@@ -7,7 +7,7 @@
 // Reflect mirrors without repeating the edge (ncnn, numpy "reflect"), so each reflected pad must
 // be smaller than its dimension. Pads of -233 (or -234) on all four sides mean ncnn takes them
 // from a second input blob at run time: read and written, not run.
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -22,16 +22,19 @@ public:
     std::vector<float> per_channel_pad_data;
     bool dynamic = false;
 
+    NF_PARAM_TABLE(Padding,
+                   NF_PARAM(0, top),
+                   NF_PARAM(1, bottom),
+                   NF_PARAM(2, left),
+                   NF_PARAM(3, right),
+                   NF_PARAM(4, type),
+                   NF_PARAM(5, value),
+                   NF_PARAM(6, per_channel_pad_data_size),
+                   NF_PARAM(7, front),
+                   NF_PARAM(8, behind))
+
     Status load_param(const ParamDict& pd) override {
-        top = pd.get_int(0, 0);
-        bottom = pd.get_int(1, 0);
-        left = pd.get_int(2, 0);
-        right = pd.get_int(3, 0);
-        type = pd.get_int(4, 0);
-        value = pd.get_float(5, 0.f);
-        per_channel_pad_data_size = pd.get_int(6, 0);
-        front = pd.get_int(7, 0);
-        behind = pd.get_int(8, 0);
+        param_table().read(pd, *this);
         dynamic = (top == -233 && bottom == -233 && left == -233 && right == -233) ||
                   (top == -234 && bottom == -234 && left == -234 && right == -234);
         one_blob_only = !dynamic;
@@ -210,15 +213,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Padding,
-                {0, "top", ParamType::Int, pint(0)},
-                {1, "bottom", ParamType::Int, pint(0)},
-                {2, "left", ParamType::Int, pint(0)},
-                {3, "right", ParamType::Int, pint(0)},
-                {4, "type", ParamType::Int, pint(0)},
-                {5, "value", ParamType::Float, pfloat(0.f)},
-                {6, "per_channel_pad_data_size", ParamType::Int, pint(0)},
-                {7, "front", ParamType::Int, pint(0)},
-                {8, "behind", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Padding)
 
 }  // namespace nnfold

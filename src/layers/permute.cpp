@@ -11,7 +11,7 @@
 // A 1D input or order 0 is returned as is (shared). An order a given dims does not define is an
 // error (ncnn produces nothing there).
 #include "core/permute_order.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -20,8 +20,10 @@ public:
     Permute() { one_blob_only = true; }
     int order_type = 0;
 
+    NF_PARAM_TABLE(Permute, NF_PARAM(0, order_type))
+
     Status load_param(const ParamDict& pd) override {
-        order_type = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (order_type < 0 || order_type > 23)
             return invalid_model("Permute order_type (param 0) must be in 0..23, got " + std::to_string(order_type));
         return Status::ok();
@@ -105,6 +107,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Permute, {0, "order_type", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Permute)
 
 }  // namespace nnfold

@@ -13,8 +13,10 @@ public:
     int upscale_factor = 1;
     int mode = 0;
 
+    NF_PARAM_TABLE(PixelShuffle, NF_PARAM(0, upscale_factor), NF_PARAM(1, mode))
     Status load_param(const ParamDict& pd) override {
-        return load_factor_mode(pd, "upscale_factor", upscale_factor, mode);
+        param_table().read(pd, *this);
+        return check_factor_mode("upscale_factor", upscale_factor, mode);
     }
 
     Status out_shape(const Shape& s, Shape& out) const override {
@@ -36,8 +38,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(PixelShuffle,
-                {0, "upscale_factor", ParamType::Int, pint(1)},
-                {1, "mode", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(PixelShuffle)
 
 }  // namespace nnfold

@@ -23,22 +23,7 @@
 namespace nnfold {
 
 Status Pooling::load_param(const ParamDict& pd) {
-    pooling_type = pd.get_int(0, 0);
-    kernel_w = pd.get_int(1, 0);
-    kernel_h = pd.get_int(11, kernel_w);
-    stride_w = pd.get_int(2, 1);
-    stride_h = pd.get_int(12, stride_w);
-    pad_left = pd.get_int(3, 0);
-    pad_right = pd.get_int(14, pad_left);
-    pad_top = pd.get_int(13, pad_left);
-    pad_bottom = pd.get_int(15, pad_top);
-    global_pooling = pd.get_int(4, 0);
-    pad_mode = pd.get_int(5, 0);
-    avgpool_count_include_pad = pd.get_int(6, 0);
-    adaptive_pooling = pd.get_int(7, 0);
-    out_w = pd.get_int(8, 0);
-    out_h = pd.get_int(18, out_w);
-
+    param_table().read(pd, *this);
     if (pooling_type != kMax && pooling_type != kAvg)
         return invalid_model("pooling_type (param 0) must be 0 (max) or 1 (avg), got " + std::to_string(pooling_type));
     if (global_pooling)
@@ -238,21 +223,6 @@ Status Pooling::forward(const Mat& bottom, Mat& top, const Option& opt) const {
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(Pooling,
-                {0, "pooling_type", ParamType::Int, pint(0)},
-                {1, "kernel_w", ParamType::Int, pint(0)},
-                {2, "stride_w", ParamType::Int, pint(1)},
-                {3, "pad_left", ParamType::Int, pint(0)},
-                {4, "global_pooling", ParamType::Int, pint(0)},
-                {5, "pad_mode", ParamType::Int, pint(0)},
-                {6, "avgpool_count_include_pad", ParamType::Int, pint(0)},
-                {7, "adaptive_pooling", ParamType::Int, pint(0)},
-                {8, "out_w", ParamType::Int, pint(0)},
-                {11, "kernel_h", ParamType::Int, 0, 1},
-                {12, "stride_h", ParamType::Int, 0, 2},
-                {13, "pad_top", ParamType::Int, 0, 3},
-                {14, "pad_right", ParamType::Int, 0, 3},
-                {15, "pad_bottom", ParamType::Int, 0, 13},
-                {18, "out_h", ParamType::Int, 0, 8})
+NF_DEFINE_LAYER(Pooling)
 
 }  // namespace nnfold

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "layers/conv_common.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -10,6 +10,22 @@ class Pooling : public Layer {
 public:
     Pooling() { one_blob_only = true; }
 
+    NF_PARAM_TABLE(Pooling,
+                   NF_PARAM(0, pooling_type),
+                   NF_PARAM(1, kernel_w),
+                   NF_PARAM(2, stride_w),
+                   NF_PARAM(3, pad_left),
+                   NF_PARAM(4, global_pooling),
+                   NF_PARAM(5, pad_mode),
+                   NF_PARAM(6, avgpool_count_include_pad),
+                   NF_PARAM(7, adaptive_pooling),
+                   NF_PARAM(8, out_w),
+                   NF_PARAM_FROM(11, kernel_h, 1),
+                   NF_PARAM_FROM(12, stride_h, 2),
+                   NF_PARAM_FROM(13, pad_top, 3),
+                   NF_PARAM_FROM(14, pad_right, 3),
+                   NF_PARAM_FROM(15, pad_bottom, 13),
+                   NF_PARAM_FROM(18, out_h, 8))
     Status load_param(const ParamDict& pd) override;
     Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override;
     using Layer::forward;

@@ -8,15 +8,12 @@ namespace nnfold {
 
 class Power : public UnaryLayer<Power> {
 public:
-    FloatParam power{0, 1.f}, scale{1, 1.f}, shift{2, 0.f};
-    auto params() { return std::tie(power, scale, shift); }
+    float power = 1.f, scale = 1.f, shift = 0.f;
+    NF_PARAM_TABLE(Power, NF_PARAM(0, power), NF_PARAM(1, scale), NF_PARAM(2, shift))
 
-    float apply(float x) const { return std::pow(shift + x * scale, power.value); }
+    float apply(float x) const { return std::pow(shift + x * scale, power); }
 };
 
-NF_DEFINE_LAYER(Power,
-                {0, "power", ParamType::Float, pfloat(1.f)},
-                {1, "scale", ParamType::Float, pfloat(1.f)},
-                {2, "shift", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Power)
 
 }  // namespace nnfold

@@ -4,6 +4,7 @@
 // ncnn's channel axis (1D: per element, 2D: per row, 3D/4D: per channel), which must then have
 // exactly num_slope entries (ncnn does not check and reads past the slopes).
 #include "layers/norm_common.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -12,8 +13,10 @@ public:
     int num_slope = 0;
     std::vector<float> slope_data;
 
+    NF_PARAM_TABLE(PReLU, NF_PARAM(0, num_slope))
+
     Status load_param(const ParamDict& pd) override {
-        num_slope = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (num_slope <= 0)
             return invalid_model("PReLU num_slope (param 0) must be at least 1, got " + std::to_string(num_slope));
         return Status::ok();
@@ -53,6 +56,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(PReLU, {0, "num_slope", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(PReLU)
 
 }  // namespace nnfold

@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -39,23 +39,26 @@ public:
 
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(PriorBox,
+                   NF_PARAM(0, min_sizes),
+                   NF_PARAM(1, max_sizes),
+                   NF_PARAM(2, aspect_ratios),
+                   {3, "variances[0]", &PriorBox::variances, 0},
+                   {4, "variances[1]", &PriorBox::variances, 1},
+                   {5, "variances[2]", &PriorBox::variances, 2},
+                   {6, "variances[3]", &PriorBox::variances, 3},
+                   NF_PARAM(7, flip),
+                   NF_PARAM(8, clip),
+                   NF_PARAM(9, image_width),
+                   NF_PARAM(10, image_height),
+                   NF_PARAM(11, step_width),
+                   NF_PARAM(12, step_height),
+                   NF_PARAM(13, offset),
+                   NF_PARAM(14, step_mmdetection),
+                   NF_PARAM(15, center_mmdetection))
+
     Status load_param(const ParamDict& pd) override {
-        min_sizes = pd.get_floats(0);
-        max_sizes = pd.get_floats(1);
-        aspect_ratios = pd.get_floats(2);
-        variances[0] = pd.get_float(3, 0.1f);
-        variances[1] = pd.get_float(4, 0.1f);
-        variances[2] = pd.get_float(5, 0.2f);
-        variances[3] = pd.get_float(6, 0.2f);
-        flip = pd.get_int(7, 1);
-        clip = pd.get_int(8, 0);
-        image_width = pd.get_int(9, 0);
-        image_height = pd.get_int(10, 0);
-        step_width = pd.get_float(11, -233.f);
-        step_height = pd.get_float(12, -233.f);
-        offset = pd.get_float(13, 0.f);
-        step_mmdetection = pd.get_int(14, 0);
-        center_mmdetection = pd.get_int(15, 0);
+        param_table().read(pd, *this);
         if (min_sizes.empty())
             return invalid_model("PriorBox needs min_sizes (param 0)");
         for (float v : min_sizes)
@@ -125,9 +128,7 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        for (auto& m : bottoms)
-            in.push_back(m.shape());
+        const std::vector<Shape> in = shapes_of(bottoms);
         Shape os;
         NF_RETURN_IF_ERROR(out_shape(in, os));
         const int w = in[0].w, h = in[0].h;
@@ -226,22 +227,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(PriorBox,
-                {0, "min_sizes", ParamType::FloatArray, 0},
-                {1, "max_sizes", ParamType::FloatArray, 0},
-                {2, "aspect_ratios", ParamType::FloatArray, 0},
-                {3, "variances[0]", ParamType::Float, pfloat(0.1f)},
-                {4, "variances[1]", ParamType::Float, pfloat(0.1f)},
-                {5, "variances[2]", ParamType::Float, pfloat(0.2f)},
-                {6, "variances[3]", ParamType::Float, pfloat(0.2f)},
-                {7, "flip", ParamType::Int, pint(1)},
-                {8, "clip", ParamType::Int, pint(0)},
-                {9, "image_width", ParamType::Int, pint(0)},
-                {10, "image_height", ParamType::Int, pint(0)},
-                {11, "step_width", ParamType::Float, pfloat(-233.f)},
-                {12, "step_height", ParamType::Float, pfloat(-233.f)},
-                {13, "offset", ParamType::Float, pfloat(0.f)},
-                {14, "step_mmdetection", ParamType::Int, pint(0)},
-                {15, "center_mmdetection", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(PriorBox)
 
 }  // namespace nnfold

@@ -26,7 +26,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -44,13 +44,16 @@ public:
     int keepdims = 0;
     int fixbug0 = 0;
 
+    NF_PARAM_TABLE(Reduction,
+                   NF_PARAM(0, operation),
+                   NF_PARAM(1, reduce_all),
+                   NF_PARAM(2, coeff),
+                   NF_PARAM(3, axes),
+                   NF_PARAM(4, keepdims),
+                   NF_PARAM(5, fixbug0))
+
     Status load_param(const ParamDict& pd) override {
-        operation = pd.get_int(0, 0);
-        reduce_all = pd.get_int(1, 1);
-        coeff = pd.get_float(2, 1.f);
-        axes = pd.get_ints(3);
-        keepdims = pd.get_int(4, 0);
-        fixbug0 = pd.get_int(5, 0);
+        param_table().read(pd, *this);
         if (operation < 0 || operation >= kCount)
             return invalid_model("Reduction operation (param 0) must be 0..10 (sum, asum, sumsq, mean, max, min, prod, "
                                  "l1, l2, logsum, logsumexp), got " + std::to_string(operation));
@@ -192,12 +195,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Reduction,
-                {0, "operation", ParamType::Int, pint(0)},
-                {1, "reduce_all", ParamType::Int, pint(1)},
-                {2, "coeff", ParamType::Float, pfloat(1.f)},
-                {3, "axes", ParamType::IntArray, 0},
-                {4, "keepdims", ParamType::Int, pint(0)},
-                {5, "fixbug0", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Reduction)
 
 }  // namespace nnfold

@@ -6,8 +6,8 @@ namespace nnfold {
 
 class ReLU : public UnaryLayer<ReLU> {
 public:
-    FloatParam slope{0, 0.f};
-    auto params() { return std::tie(slope); }
+    float slope = 0.f;
+    NF_PARAM_TABLE(ReLU, NF_PARAM(0, slope))
 
     float apply(float x) const {
         if (x < 0.f)
@@ -16,6 +16,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(ReLU, {0, "slope", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(ReLU)
 
 }  // namespace nnfold

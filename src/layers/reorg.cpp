@@ -13,7 +13,11 @@ public:
     int stride = 1;
     int mode = 0;
 
-    Status load_param(const ParamDict& pd) override { return load_factor_mode(pd, "stride", stride, mode); }
+    NF_PARAM_TABLE(Reorg, NF_PARAM(0, stride), NF_PARAM(1, mode))
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_factor_mode("stride", stride, mode);
+    }
 
     Status out_shape(const Shape& s, Shape& out) const override {
         const int st = stride;
@@ -32,8 +36,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Reorg,
-                {0, "stride", ParamType::Int, pint(1)},
-                {1, "mode", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Reorg)
 
 }  // namespace nnfold

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "layers/one_input_layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -24,12 +25,15 @@ public:
     int permute = 0;
     int ndim = 0;
 
+    NF_PARAM_TABLE(Reshape,
+                   NF_PARAM(0, w),
+                   NF_PARAM(1, h),
+                   NF_PARAM(2, c),
+                   NF_PARAM(3, permute),
+                   NF_PARAM(11, d))
+
     Status load_param(const ParamDict& pd) override {
-        w = pd.get_int(0, -233);
-        h = pd.get_int(1, -233);
-        d = pd.get_int(11, -233);
-        c = pd.get_int(2, -233);
-        permute = pd.get_int(3, 0);
+        param_table().read(pd, *this);
         if (!pd.get_string(6, "").empty())
             return unsupported("Reshape shape expressions (param 6) are not supported");
         if (pd.get_int(12, 233) != 233 || pd.get_int(13, 233) != 233)
@@ -175,11 +179,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Reshape,
-                {0, "w", ParamType::Int, pint(-233)},
-                {1, "h", ParamType::Int, pint(-233)},
-                {2, "c", ParamType::Int, pint(-233)},
-                {3, "permute", ParamType::Int, pint(0)},
-                {11, "d", ParamType::Int, pint(-233)})
+NF_DEFINE_LAYER(Reshape)
 
 }  // namespace nnfold

@@ -39,8 +39,6 @@ Status RNN::run_direction(int dir, bool reverse, const float* x, int T, float* y
     return Status::ok();
 }
 
-NF_DEFINE_LAYER(RNN,
-                NF_RECURRENT_PARAM_SPECS,
-                {8, "int8_scale_term", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(RNN)
 
 }  // namespace nnfold

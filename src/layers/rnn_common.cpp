@@ -9,11 +9,17 @@
 
 namespace nnfold {
 
-Status Recurrent::load_param(const ParamDict& pd) {
-    num_output = pd.get_int(0, 0);
-    weight_data_size = pd.get_int(1, 0);
-    direction = pd.get_int(2, 0);
-    int8_scale_term = pd.get_int(8, 0);
+const std::vector<ParamField<Recurrent>>& recurrent_fields() {
+    using Self = Recurrent;
+    static const std::vector<ParamField<Self>> fields = {
+        NF_PARAM(0, num_output),
+        NF_PARAM(1, weight_data_size),
+        NF_PARAM(2, direction),
+    };
+    return fields;
+}
+
+Status Recurrent::check_params() const {
     if (num_output <= 0)
         return invalid_model("num_output (param 0) must be positive, got " + std::to_string(num_output));
     if (direction < 0 || direction > 2)

@@ -21,7 +21,7 @@
 
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -29,7 +29,6 @@ class Recurrent : public Layer {
 public:
     Recurrent() { one_blob_only = false; }
 
-    Status load_param(const ParamDict& pd) override;
     Status infer_shape(const std::vector<Shape>& bottoms, std::vector<Shape>& tops) const override;
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override;
     using Layer::forward;
@@ -72,7 +71,9 @@ protected:
                                  float* const* state, const Option& opt) const = 0;
     // Arrays between weight_hc_data and the int8 scales (LSTM's weight_hr_data).
     virtual void extra_weight_specs(std::vector<WeightSpec>& specs) const { (void)specs; }
-    // Shared checks of load_param: the layer's name for messages.
+    // The checks each type's load_param makes once its param table is read.
+    Status check_params() const;
+    // The layer's name for messages.
     virtual const char* type_name() const = 0;
     // Loaded weight arrays have the sizes weight_specs announced.
     Status check_loaded(const std::vector<WeightArray>& w) const;
@@ -81,8 +82,16 @@ protected:
 // ncnn's gate nonlinearities, written as its layers compute them.
 inline float rnn_sigmoid(float v) { return 1.f / (1.f + std::exp(-v)); }
 
+// Params 0 num_output, 1 weight_data_size, 2 direction, which the three types' tables start with
+// (8 int8_scale_term follows in each, after LSTM's 3 hidden_size).
+const std::vector<ParamField<Recurrent>>& recurrent_fields();
+
 class LSTM : public Recurrent {
 public:
+    NF_PARAM_TABLE(LSTM,
+                   recurrent_fields(),
+                   {NF_PARAM_FROM(3, hidden_size, 0),
+                   NF_PARAM(8, int8_scale_term)})
     Status load_param(const ParamDict& pd) override;
     Status load_model(const std::vector<WeightArray>& weights) override;
 
@@ -106,6 +115,12 @@ protected:
 
 class GRU : public Recurrent {
 public:
+    NF_PARAM_TABLE(GRU, recurrent_fields(), {NF_PARAM(8, int8_scale_term)})
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_params();
+    }
+
     // Per direction, gate order R (reset), U (update), N (new) (ONNX's is z, r, h). ncnn's GRU is
     // ONNX's linear_before_reset = 1: N = tanh(Wn x + WBn + R * (Rn h + RBn)). weight_xc_data
     // [dirs][3][num_output][size], bias_c_data [dirs][4][num_output]: R (Wb+Rb), U (Wb+Rb), WN, BN,
@@ -122,6 +137,12 @@ protected:
 
 class RNN : public Recurrent {
 public:
+    NF_PARAM_TABLE(RNN, recurrent_fields(), {NF_PARAM(8, int8_scale_term)})
+    Status load_param(const ParamDict& pd) override {
+        param_table().read(pd, *this);
+        return check_params();
+    }
+
     // h_t = tanh(W x_t + R h_{t-1} + b): weight_xc_data [dirs][num_output][size], bias_c_data
     // [dirs][num_output] (ONNX Wb + Rb), weight_hc_data [dirs][num_output][num_output].
     int gate_rows() const override { return num_output; }
@@ -135,10 +156,3 @@ protected:
 };
 
 }  // namespace nnfold
-
-// The param rows all three types share (Recurrent::load_param reads them; 8 int8_scale_term
-// follows in each table, after LSTM's 3 hidden_size).
-#define NF_RECURRENT_PARAM_SPECS                                                \
-    {0, "num_output", ::nnfold::ParamType::Int, ::nnfold::pint(0)},             \
-        {1, "weight_data_size", ::nnfold::ParamType::Int, ::nnfold::pint(0)},   \
-        {2, "direction", ::nnfold::ParamType::Int, ::nnfold::pint(0)}

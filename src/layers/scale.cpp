@@ -11,7 +11,7 @@
 // ncnn's two-input form with bias_term would load a bias of -233 values and fail; nnfold refuses it
 // when reading the params.
 #include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -27,9 +27,10 @@ public:
 
     bool two_inputs() const { return scale_data_size == -233; }
 
+    NF_PARAM_TABLE(Scale, NF_PARAM(0, scale_data_size), NF_PARAM(1, bias_term))
+
     Status load_param(const ParamDict& pd) override {
-        scale_data_size = pd.get_int(0, 0);
-        bias_term = pd.get_int(1, 0);
+        param_table().read(pd, *this);
         if (two_inputs()) {
             if (bias_term)
                 return invalid_model("Scale with scale_data_size -233 (scales from a second input) cannot have "
@@ -143,8 +144,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Scale,
-                {0, "scale_data_size", ParamType::Int, pint(0)},
-                {1, "bias_term", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Scale)
 
 }  // namespace nnfold

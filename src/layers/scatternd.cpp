@@ -7,7 +7,7 @@
 // Bottoms: data, offsets (one value per tuple, integers held as floats), updates. Top: data's shape.
 #include <algorithm>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -18,9 +18,10 @@ public:
     int expected_bottoms() const override { return 3; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(ScatterND, NF_PARAM(0, slice), NF_PARAM(1, reduction))
+
     Status load_param(const ParamDict& pd) override {
-        slice = pd.get_int(0, 1);
-        reduction = pd.get_int(1, 0);
+        param_table().read(pd, *this);
         if (slice < 1)
             return invalid_model("slice (param 0) must be at least 1, got " + std::to_string(slice));
         if (reduction < 0 || reduction > 4)
@@ -76,8 +77,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(ScatterND,
-                {0, "slice", ParamType::Int, pint(1)},
-                {1, "reduction", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(ScatterND)
 
 }  // namespace nnfold

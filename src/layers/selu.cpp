@@ -9,8 +9,8 @@ namespace nnfold {
 
 class SELU : public UnaryLayer<SELU> {
 public:
-    FloatParam alpha{0, 1.67326324f}, lambda{1, 1.050700987f};
-    auto params() { return std::tie(alpha, lambda); }
+    float alpha = 1.67326324f, lambda = 1.050700987f;
+    NF_PARAM_TABLE(SELU, NF_PARAM(0, alpha), NF_PARAM(1, lambda))
     float alphaxlambda = alpha * lambda;
 
     Status load_param(const ParamDict& pd) override {
@@ -21,8 +21,6 @@ public:
     float apply(float x) const { return x < 0.f ? (std::exp(x) - 1.f) * alphaxlambda : x * lambda; }
 };
 
-NF_DEFINE_LAYER(SELU,
-                {0, "alpha", ParamType::Float, pfloat(1.67326324f)},
-                {1, "lambda", ParamType::Float, pfloat(1.050700987f)})
+NF_DEFINE_LAYER(SELU)
 
 }  // namespace nnfold

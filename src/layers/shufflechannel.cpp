@@ -6,7 +6,7 @@
 // (a plain copy) fits it. c must be a multiple of group (ncnn refuses otherwise too).
 #include <cstring>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -16,9 +16,10 @@ public:
     int group = 1;
     int reverse = 0;
 
+    NF_PARAM_TABLE(ShuffleChannel, NF_PARAM(0, group), NF_PARAM(1, reverse))
+
     Status load_param(const ParamDict& pd) override {
-        group = pd.get_int(0, 1);
-        reverse = pd.get_int(1, 0);
+        param_table().read(pd, *this);
         if (group < 1)
             return invalid_model("ShuffleChannel group (param 0) must be positive, got " + std::to_string(group));
         if (reverse != 0 && reverse != 1)
@@ -59,8 +60,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(ShuffleChannel,
-                {0, "group", ParamType::Int, pint(1)},
-                {1, "reverse", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(ShuffleChannel)
 
 }  // namespace nnfold

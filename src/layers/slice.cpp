@@ -11,7 +11,7 @@
 // Every part must be non-empty and inside the input (ncnn does not check; nnfold refuses).
 #include <cstring>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -22,10 +22,10 @@ public:
 
     int expected_bottoms() const override { return 1; }
 
+    NF_PARAM_TABLE(Slice, NF_PARAM(0, slices), NF_PARAM(1, axis), NF_PARAM(2, indices))
+
     Status load_param(const ParamDict& pd) override {
-        slices = pd.get_ints(0);
-        axis = pd.get_int(1, 0);
-        indices = pd.get_ints(2);
+        param_table().read(pd, *this);
         if (slices.empty() && indices.empty())
             return invalid_model("Slice needs slices (param 0) or indices (param 2)");
         if (indices.empty())
@@ -122,9 +122,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Slice,
-                {0, "slices", ParamType::IntArray, 0},
-                {1, "axis", ParamType::Int, pint(0)},
-                {2, "indices", ParamType::IntArray, 0})
+NF_DEFINE_LAYER(Slice)
 
 }  // namespace nnfold

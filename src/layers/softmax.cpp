@@ -7,7 +7,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -20,9 +20,10 @@ public:
     int axis = 0;
     int fixbug0 = 0;
 
+    NF_PARAM_TABLE(Softmax, NF_PARAM(0, axis), NF_PARAM(1, fixbug0))
+
     Status load_param(const ParamDict& pd) override {
-        axis = pd.get_int(0, 0);
-        fixbug0 = pd.get_int(1, 0);
+        param_table().read(pd, *this);
         if (fixbug0 == 0 && axis != 0)
             return invalid_model("Softmax axis " + std::to_string(axis) +
                                  " without fixbug0=1 (param 1) comes from an old converter whose axis meaning ncnn no "
@@ -75,8 +76,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Softmax,
-                {0, "axis", ParamType::Int, pint(0)},
-                {1, "fixbug0", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Softmax)
 
 }  // namespace nnfold

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "layers/one_input_layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -38,13 +39,12 @@ inline void space_depth_copy(float* deep, float* wide, int C, int h, int w, int 
 }
 
 // What PixelShuffle and Reorg share: params 0 (the factor, default 1) and 1 mode (default 0),
-// checked alike, and a forward that is one space_depth_copy into a new blob of out_shape's shape.
+// declared in each type's param table and checked alike, and a forward that is one space_depth_copy into a new blob of out_shape's shape.
 class SpaceDepthLayer : public OneInputLayer {
 protected:
     // `factor_name` names param 0 in the messages ("upscale_factor", "stride").
-    Status load_factor_mode(const ParamDict& pd, const char* factor_name, int& factor, int& mode) const {
-        factor = pd.get_int(0, 1);
-        mode = pd.get_int(1, 0);
+    // Called by load_param once the type's param table has read them.
+    Status check_factor_mode(const char* factor_name, int factor, int mode) const {
         if (factor < 1 || factor > 46340)
             return invalid_model(type + " " + factor_name + " (param 0) must be positive, got " + std::to_string(factor));
         if (mode != 0 && mode != 1)

@@ -8,13 +8,18 @@
 
 namespace nnfold {
 
-class Squeeze : public ReshapeViewLayer {
+class Squeeze : public AxisFlagsLayer {
 public:
-    AxisFlags squeeze;
-
+    NF_PARAM_TABLE(Squeeze,
+                   {0, "squeeze_w", &Squeeze::flag_w},
+                   {1, "squeeze_h", &Squeeze::flag_h},
+                   {2, "squeeze_c", &Squeeze::flag_c},
+                   NF_PARAM(3, axes),
+                   {11, "squeeze_d", &Squeeze::flag_d})
     Status load_param(const ParamDict& pd) override {
-        NF_RETURN_IF_ERROR(squeeze.load(pd, "Squeeze"));
-        for (int a : squeeze.axes)
+        param_table().read(pd, *this);
+        NF_RETURN_IF_ERROR(check_axes_count());
+        for (int a : axes)
             if (a < -4 || a > 3)
                 return invalid_model("Squeeze axis " + std::to_string(a) + " (param 3) is outside -4..3");
         return Status::ok();
@@ -22,7 +27,6 @@ public:
 
 protected:
     Status out_shape(const Shape& s, Shape& out) const override {
-        const std::vector<int>& axes = squeeze.axes;
         if (s.dims < 1 || s.dims > 4)
             return shape_mismatch("Squeeze needs a 1D-4D input, got " + s.str());
         std::vector<int> l = s.to_list();  // outermost first
@@ -37,7 +41,7 @@ protected:
                 default: return which == 'c' ? 0 : which == 'd' ? 1 : which == 'h' ? 2 : 3;
                 }
             };
-            const std::pair<char, int> flags[4] = {{'w', squeeze.w}, {'h', squeeze.h}, {'d', squeeze.d}, {'c', squeeze.c}};
+            const std::pair<char, int> flags[4] = {{'w', flag_w}, {'h', flag_h}, {'d', flag_d}, {'c', flag_c}};
             for (auto& f : flags) {
                 int p = f.second ? pos(f.first) : -1;
                 if (p >= 0 && l[p] == 1)
@@ -63,11 +67,6 @@ protected:
     }
 };
 
-NF_DEFINE_LAYER(Squeeze,
-                {0, "squeeze_w", ParamType::Int, pint(0)},
-                {1, "squeeze_h", ParamType::Int, pint(0)},
-                {2, "squeeze_c", ParamType::Int, pint(0)},
-                {3, "axes", ParamType::IntArray, 0},
-                {11, "squeeze_d", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Squeeze)
 
 }  // namespace nnfold

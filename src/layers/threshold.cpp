@@ -5,12 +5,12 @@ namespace nnfold {
 
 class Threshold : public UnaryLayer<Threshold> {
 public:
-    FloatParam threshold{0, 0.f};
-    auto params() { return std::tie(threshold); }
+    float threshold = 0.f;
+    NF_PARAM_TABLE(Threshold, NF_PARAM(0, threshold))
 
     float apply(float x) const { return x > threshold ? 1.f : 0.f; }
 };
 
-NF_DEFINE_LAYER(Threshold, {0, "threshold", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Threshold)
 
 }  // namespace nnfold

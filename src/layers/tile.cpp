@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "layers/one_input_layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -20,10 +21,10 @@ public:
     int tiles = 1;
     std::vector<int> repeats;
 
+    NF_PARAM_TABLE(Tile, NF_PARAM(0, axis), NF_PARAM(1, tiles), NF_PARAM(2, repeats))
+
     Status load_param(const ParamDict& pd) override {
-        axis = pd.get_int(0, 0);
-        tiles = pd.get_int(1, 1);
-        repeats = pd.get_ints(2);
+        param_table().read(pd, *this);
         if (repeats.empty() && tiles < 1)
             return invalid_model("Tile tiles (param 1) must be positive, got " + std::to_string(tiles));
         if (repeats.size() > 4)
@@ -111,9 +112,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Tile,
-                {0, "axis", ParamType::Int, pint(0)},
-                {1, "tiles", ParamType::Int, pint(1)},
-                {2, "repeats", ParamType::IntArray, 0})
+NF_DEFINE_LAYER(Tile)
 
 }  // namespace nnfold

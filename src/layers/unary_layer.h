@@ -5,33 +5,17 @@
 //
 // CRTP rather than a virtual per element: `Derived::apply(float) const` is inlined into the one loop
 // here, so the generated loop is the one each layer used to write by hand and the results are the
-// same bits. A layer lists its params (LayerParam: ncnn id and default) in params(), which the
-// shared load_param reads; anything derived from them once (a reciprocal, breakpoints) is
+// same bits. A layer with params declares them in its param table (layers/param_table.h), which
+// the shared load_param reads; anything derived from them once (a reciprocal, breakpoints) is
 // computed in the layer's own load_param after that, not per element.
 #pragma once
 
 #include <cstddef>
-#include <tuple>
+#include <type_traits>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
-
-inline int read_param(const ParamDict& pd, int id, int default_value) { return pd.get_int(id, default_value); }
-inline float read_param(const ParamDict& pd, int id, float default_value) { return pd.get_float(id, default_value); }
-
-// One scalar param: its ncnn id, ncnn's default, and the value read (used as a T in formulas).
-template <typename T>
-struct LayerParam {
-    LayerParam(int param_id, T default_v) : id(param_id), default_value(default_v), value(default_v) {}
-    int id;
-    T default_value;
-    T value;
-    operator T() const { return value; }
-    void load(const ParamDict& pd) { value = read_param(pd, id, default_value); }
-};
-using FloatParam = LayerParam<float>;
-using IntParam = LayerParam<int>;
 
 template <class Derived>
 class UnaryLayer : public Layer {
@@ -40,12 +24,12 @@ public:
         one_blob_only = true;
         support_inplace = true;
     }
-    // Reads the params Derived lists in params() (std::tie of its LayerParams; none by default).
+    // Reads the params of Derived's param table, if it has one.
     Status load_param(const ParamDict& pd) override {
-        std::apply([&](auto&... p) { (p.load(pd), ...); }, static_cast<Derived&>(*this).params());
+        if constexpr (has_param_table<Derived>::value)
+            Derived::param_table().read(pd, static_cast<Derived&>(*this));
         return Status::ok();
     }
-    std::tuple<> params() { return {}; }
 
     Status forward_inplace(Mat& m, const Option&) const override {
         const Derived& self = static_cast<const Derived&>(*this);
@@ -60,15 +44,19 @@ public:
 // HardSigmoid's and HardSwish's params 0 alpha, 1 beta (default 0.5) and ncnn's precomputed
 // breakpoints lower = -beta / alpha, upper = 1 / alpha + lower, between which x * alpha + beta is
 // kept exactly (alpha = 0 makes them infinite/NaN and every x takes the middle branch, as in ncnn).
-struct HardBreakpoints {
+template <class Derived>
+class HardUnaryLayer : public UnaryLayer<Derived> {
+public:
+    explicit HardUnaryLayer(float default_alpha) : alpha(default_alpha) { derive(); }
     float alpha, beta = 0.5f;
     float lower, upper;
-    explicit HardBreakpoints(float default_alpha) : alpha(default_alpha) { derive(); }
-    void load(const ParamDict& pd, float default_alpha) {
-        alpha = pd.get_float(0, default_alpha);
-        beta = pd.get_float(1, 0.5f);
+    Status load_param(const ParamDict& pd) override {
+        NF_RETURN_IF_ERROR(UnaryLayer<Derived>::load_param(pd));
         derive();
+        return Status::ok();
     }
+
+private:
     void derive() {
         lower = -beta / alpha;
         upper = (1.f / alpha) + lower;

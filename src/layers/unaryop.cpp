@@ -6,7 +6,7 @@
 // An op_type outside 0..19 is refused (ncnn would silently pass the input through).
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -34,8 +34,10 @@ public:
     };
     int op_type = kAbs;
 
+    NF_PARAM_TABLE(UnaryOp, NF_PARAM(0, op_type))
+
     Status load_param(const ParamDict& pd) override {
-        op_type = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (op_type < 0 || op_type >= kCount)
             return invalid_model("UnaryOp op_type (param 0) must be 0..19 (abs .. trunc), got " + std::to_string(op_type));
         return Status::ok();
@@ -70,6 +72,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(UnaryOp, {0, "op_type", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(UnaryOp)
 
 }  // namespace nnfold

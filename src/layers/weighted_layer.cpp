@@ -37,21 +37,26 @@ Status WeightedLayer::check_weight_data_size(int weight_size_id) const {
     return Status::ok();
 }
 
-Status ConvWindowLayer::load_window_params(const ParamDict& pd) {
-    num_output = pd.get_int(0, 0);
-    kernel_w = pd.get_int(1, 0);
-    kernel_h = pd.get_int(11, kernel_w);
-    dilation_w = pd.get_int(2, 1);
-    dilation_h = pd.get_int(12, dilation_w);
-    stride_w = pd.get_int(3, 1);
-    stride_h = pd.get_int(13, stride_w);
-    pad_left = pd.get_int(4, 0);
-    pad_right = pd.get_int(15, pad_left);
-    pad_top = pd.get_int(14, pad_left);
-    pad_bottom = pd.get_int(16, pad_top);
-    bias_term = pd.get_int(5, 0);
-    weight_data_size = pd.get_int(6, 0);
-    return activation.set(pd.get_int(9, 0), pd.get_floats(10));
+const std::vector<ParamField<ConvWindowLayer>>& conv_window_fields() {
+    using Self = ConvWindowLayer;
+    static const std::vector<ParamField<Self>> fields = {
+        NF_PARAM(0, num_output),
+        NF_PARAM(1, kernel_w),
+        NF_PARAM(2, dilation_w),
+        NF_PARAM(3, stride_w),
+        NF_PARAM(4, pad_left),
+        NF_PARAM(5, bias_term),
+        NF_PARAM(6, weight_data_size),
+        {9, "activation_type", ParamType::Int, pint(0)},       // load_activation
+        {10, "activation_params", ParamType::FloatArray, 0},  // load_activation
+        NF_PARAM_FROM(11, kernel_h, 1),
+        NF_PARAM_FROM(12, dilation_h, 2),
+        NF_PARAM_FROM(13, stride_h, 3),
+        NF_PARAM_FROM(14, pad_top, 4),
+        NF_PARAM_FROM(15, pad_right, 4),
+        NF_PARAM_FROM(16, pad_bottom, 14),
+    };
+    return fields;
 }
 
 Status ConvWindowLayer::check_group_window(int group) const {

@@ -11,6 +11,7 @@
 #include "layers/conv_common.h"
 #include "layers/fused_activation.h"
 #include "layers/one_input_layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -37,6 +38,9 @@ public:
     bool weights_ready() const { return !dynamic_weight && weight_data.size() == (size_t)weight_data_size; }
 
 protected:
+    // Params 9 activation_type and 10 activation_params, read here rather than by the param table
+    // because FusedActivation::set validates them together.
+    Status load_activation(const ParamDict& pd) { return activation.set(pd.get_int(9, 0), pd.get_floats(10)); }
     // weight_data (tagged, random-filled with `fan_in`) then bias_data [num_output] when bias_term:
     // the first arrays of every type's .bin record.
     void weight_bias_specs(std::vector<WeightSpec>& specs, int64_t fan_in) const;
@@ -53,7 +57,8 @@ protected:
 
 // The sliding-window members of the convolution family and their params (ids and defaults as in
 // ncnn's load_param: 0 num_output, 1/11 kernel, 2/12 dilation, 3/13 stride, 4/15/14/16 pads,
-// 5 bias_term, 6 weight_data_size, 9/10 activation). Each type reads its remaining ids itself.
+// 5 bias_term, 6 weight_data_size, 9/10 activation): conv_window_fields() below, which each
+// type's param table starts with.
 class ConvWindowLayer : public WeightedLayer {
 public:
     int kernel_w = 0, kernel_h = 0;
@@ -62,7 +67,6 @@ public:
     int pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
 
 protected:
-    Status load_window_params(const ParamDict& pd);
     // num_output and group positive, num_output a multiple of group, a valid window.
     Status check_group_window(int group) const;
     // weight_data_size is input channels x (num_output / group) x kernel area, with the input
@@ -80,5 +84,8 @@ protected:
     Status forward_direct(const Mat& bottom, const ConvGeometry& g, float pad_value, int group, Mat& top,
                           const Option& opt) const;
 };
+
+// The params every convolution-family type starts its table with (ncnn's ids, names and order).
+const std::vector<ParamField<ConvWindowLayer>>& conv_window_fields();
 
 }  // namespace nnfold

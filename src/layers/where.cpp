@@ -3,6 +3,7 @@
 // Params: 0 with_x_scalar (0), 1 x (float), 2 with_y_scalar (0), 3 y (float).
 // Bottoms: cond, then x unless with_x_scalar, then y unless with_y_scalar.
 #include "layers/broadcast.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -14,11 +15,14 @@ public:
     int expected_bottoms() const override { return 1 + (with_x_scalar ? 0 : 1) + (with_y_scalar ? 0 : 1); }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(Where,
+                   NF_PARAM(0, with_x_scalar),
+                   NF_PARAM(1, x),
+                   NF_PARAM(2, with_y_scalar),
+                   NF_PARAM(3, y))
+
     Status load_param(const ParamDict& pd) override {
-        with_x_scalar = pd.get_int(0, 0);
-        x = pd.get_float(1, 0.f);
-        with_y_scalar = pd.get_int(2, 0);
-        y = pd.get_float(3, 0.f);
+        param_table().read(pd, *this);
         if ((with_x_scalar != 0 && with_x_scalar != 1) || (with_y_scalar != 0 && with_y_scalar != 1))
             return invalid_model("with_x_scalar / with_y_scalar (params 0 / 2) must be 0 or 1");
         return Status::ok();
@@ -50,10 +54,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Where,
-                {0, "with_x_scalar", ParamType::Int, pint(0)},
-                {1, "x", ParamType::Float, pfloat(0.f)},
-                {2, "with_y_scalar", ParamType::Int, pint(0)},
-                {3, "y", ParamType::Float, pfloat(0.f)})
+NF_DEFINE_LAYER(Where)
 
 }  // namespace nnfold

@@ -2,12 +2,19 @@
 
 namespace nnfold {
 
-Status YoloHead::load_head_params(const ParamDict& pd) {
-    num_class = pd.get_int(0, 20);
-    num_box = pd.get_int(1, 5);
-    confidence_threshold = pd.get_float(2, 0.01f);
-    nms_threshold = pd.get_float(3, 0.45f);
-    biases = pd.get_floats(4);
+const std::vector<ParamField<YoloHead>>& yolo_head_fields() {
+    using Self = YoloHead;
+    static const std::vector<ParamField<Self>> fields = {
+        NF_PARAM(0, num_class),
+        NF_PARAM(1, num_box),
+        NF_PARAM(2, confidence_threshold),
+        NF_PARAM(3, nms_threshold),
+        NF_PARAM(4, biases),
+    };
+    return fields;
+}
+
+Status YoloHead::check_head_params() const {
     if (num_class < 1 || num_class > 65536)
         return invalid_model(std::string(name_) + " num_class (param 0) must be positive, got " +
                              std::to_string(num_class));
@@ -37,9 +44,7 @@ Status YoloHead::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shap
 }
 
 Status YoloHead::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
-    std::vector<Shape> in;
-    for (auto& m : bottoms)
-        in.push_back(m.shape());
+    const std::vector<Shape> in = shapes_of(bottoms);
     NF_RETURN_IF_ERROR(check(in));
     std::vector<DetBox> all;
     std::vector<float> scratch((size_t)num_class);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "layers/detection_common.h"
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -49,9 +49,13 @@ protected:
     virtual Status check(const std::vector<Shape>& in) const;
     NmsForm nms_form = NmsForm::AreaFromCorners;
 
-    // Params 0 num_class, 1 num_box, 2 confidence_threshold, 3 nms_threshold, 4 biases, checked.
-    Status load_head_params(const ParamDict& pd);
+    // The checks of params 0 num_class, 1 num_box, 2 confidence_threshold, 3 nms_threshold (read
+    // by the type's param table, which starts with yolo_head_fields()).
+    Status check_head_params() const;
     const char* name_;
 };
+
+// Params 0-4, which both heads' tables start with.
+const std::vector<ParamField<YoloHead>>& yolo_head_fields();
 
 }  // namespace nnfold

@@ -23,8 +23,11 @@ class YoloDetectionOutput : public YoloHead {
 public:
     YoloDetectionOutput() : YoloHead("YoloDetectionOutput") {}
 
+    NF_PARAM_TABLE(YoloDetectionOutput, yolo_head_fields())
+
     Status load_param(const ParamDict& pd) override {
-        NF_RETURN_IF_ERROR(load_head_params(pd));
+        param_table().read(pd, *this);
+        NF_RETURN_IF_ERROR(check_head_params());
         if (biases.size() < (size_t)num_box * 2)
             return invalid_model("YoloDetectionOutput biases (param 4) needs a w and h for each of the " +
                                  std::to_string(num_box) + " boxes, got " + std::to_string(biases.size()) + " values");
@@ -61,11 +64,6 @@ protected:
     }
 };
 
-NF_DEFINE_LAYER(YoloDetectionOutput,
-                {0, "num_class", ParamType::Int, pint(20)},
-                {1, "num_box", ParamType::Int, pint(5)},
-                {2, "confidence_threshold", ParamType::Float, pfloat(0.01f)},
-                {3, "nms_threshold", ParamType::Float, pfloat(0.45f)},
-                {4, "biases", ParamType::FloatArray, 0})
+NF_DEFINE_LAYER(YoloDetectionOutput)
 
 }  // namespace nnfold

@@ -35,9 +35,14 @@ public:
     std::vector<float> anchors_scale;
     std::vector<int> mask;  // anchor indices, from the float array
 
+    NF_PARAM_TABLE(Yolov3DetectionOutput,
+                   yolo_head_fields(),
+                   {{5, "mask", ParamType::FloatArray, 0},  // read in load_param (validated)
+                   NF_PARAM(6, anchors_scale)})
+
     Status load_param(const ParamDict& pd) override {
-        anchors_scale = pd.get_floats(6);
-        NF_RETURN_IF_ERROR(load_head_params(pd));
+        param_table().read(pd, *this);
+        NF_RETURN_IF_ERROR(check_head_params());
         const size_t nanchor = biases.size() / 2;
         mask.clear();
         for (float m : pd.get_floats(5)) {
@@ -105,13 +110,6 @@ protected:
     }
 };
 
-NF_DEFINE_LAYER(Yolov3DetectionOutput,
-                {0, "num_class", ParamType::Int, pint(20)},
-                {1, "num_box", ParamType::Int, pint(5)},
-                {2, "confidence_threshold", ParamType::Float, pfloat(0.01f)},
-                {3, "nms_threshold", ParamType::Float, pfloat(0.45f)},
-                {4, "biases", ParamType::FloatArray, 0},
-                {5, "mask", ParamType::FloatArray, 0},
-                {6, "anchors_scale", ParamType::FloatArray, 0})
+NF_DEFINE_LAYER(Yolov3DetectionOutput)
 
 }  // namespace nnfold

@@ -43,16 +43,26 @@ MatchResult check_keeps_shape(const PassContext& ctx, int i, bool& known) {
     return MatchResult::ok();
 }
 
-// Shared rewrite for the one-input one-output identities.
+// What the identities share: the anchor (a layer of `type`), the candidate (that layer; the
+// reshapes add their producer in front), the checks of every (input, output) pair and the
+// rewrite. `why` says in the log what made the layer the identity.
 class IdentityPass : public Pass {
 public:
-    using Pass::Pass;
+    IdentityPass(const std::string& name, std::string type, std::string why)
+        : Pass(name), type_(std::move(type)), why_(std::move(why)) {}
+
+    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+        if (ctx.g.layers[i].type != type_)
+            return MatchResult::none();
+        c.layers = {i};
+        return match_identity(ctx, i, c);
+    }
 
     Status rewrite(PassContext& ctx, const Candidate& c, std::string& detail) const override {
         Graph& g = ctx.g;
         int i = c.layers.back();
         const LayerNode& l = g.layers[i];
-        detail = "removed " + l.type + " " + l.name + " (" + what() + ")";
+        detail = "removed " + l.type + " " + l.name + " (" + why_ + ")";
         for (size_t k = 0; k < l.tops.size(); k++)
             remove_identity(ctx, i, g.layers[i].bottoms[k], g.layers[i].tops[k]);
         if (l.tops.empty())
@@ -61,82 +71,70 @@ public:
     }
 
 protected:
-    virtual std::string what() const = 0;
+    // The type's own conditions, for a layer of type `type` (c.layers is {i}).
+    virtual MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const = 0;
     // Checks every (input, output) pair of layer i and names the layer as the candidate.
     MatchResult check_pairs(const PassContext& ctx, int i, Candidate& c) const {
         const LayerNode& l = ctx.g.layers[i];
         c.layers = {i};
         for (size_t k = 0; k < l.tops.size(); k++) {
-            MatchResult r = check_remove_identity(ctx, i, l.bottoms[k], l.tops[k]);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_remove_identity(ctx, i, l.bottoms[k], l.tops[k]));
         }
         return MatchResult::ok();
     }
+
+    const std::string type_;
+
+private:
+    const std::string why_;
 };
 
 class EliminateDropout : public IdentityPass {
 public:
-    EliminateDropout() : IdentityPass("eliminate_dropout") {}
-    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+    EliminateDropout() : IdentityPass("eliminate_dropout", "Dropout", "scale 1") {}
+
+protected:
+    MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const override {
         const Graph& g = ctx.g;
-        if (g.layers[i].type != "Dropout")
-            return MatchResult::none();
-        c.layers = {i};
-        MatchResult r = check_one_in_one_out(g, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, i));
         float scale = g.layers[i].params.get_float(0, 1.f);
         if (scale != 1.f)
             return MatchResult::blocked(lq(g, i) + " scales by " + fmt(scale));
         return check_pairs(ctx, i, c);
     }
-
-protected:
-    std::string what() const override { return "scale 1"; }
 };
 
 class EliminatePooling1x1 : public IdentityPass {
 public:
-    EliminatePooling1x1() : IdentityPass("eliminate_pooling1x1") {}
-    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+    EliminatePooling1x1() : IdentityPass("eliminate_pooling1x1", "Pooling", "1x1 kernel, stride 1") {}
+
+protected:
+    MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const override {
         const Graph& g = ctx.g;
-        const LayerNode& l = g.layers[i];
-        if (l.type != "Pooling")
-            return MatchResult::none();
-        const ParamDict& pd = l.params;
+        const ParamDict& pd = g.layers[i].params;
         int kw = pd.get_int(1, 0), kh = pd.get_int(11, kw), sw = pd.get_int(2, 1), sh = pd.get_int(12, sw);
         int pl = pd.get_int(3, 0), pt = pd.get_int(13, pl), pr = pd.get_int(14, pl), pb = pd.get_int(15, pt);
         if (kw != 1 || kh != 1 || sw != 1 || sh != 1 || pl != 0 || pt != 0 || pr != 0 || pb != 0 ||
             pd.get_int(4, 0) != 0 || pd.get_int(7, 0) != 0)
             return MatchResult::none();
-        c.layers = {i};
-        MatchResult r = check_one_in_one_out(g, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, i));
         bool known = false;
-        r = check_keeps_shape(ctx, i, known);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_keeps_shape(ctx, i, known));
         if (!known)
             return MatchResult::blocked(lq(g, i) + "'s input shape is unknown (give input shapes): Pooling turns a 1D or "
                                         "2D input into 3D");
         return check_pairs(ctx, i, c);
     }
-
-protected:
-    std::string what() const override { return "1x1 kernel, stride 1"; }
 };
 
 class EliminateNoop : public IdentityPass {
 public:
-    EliminateNoop() : IdentityPass("eliminate_noop") {}
-    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+    EliminateNoop() : IdentityPass("eliminate_noop", "Noop", "identity") {}
+
+protected:
+    MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const override {
         const Graph& g = ctx.g;
         const LayerNode& l = g.layers[i];
-        if (l.type != "Noop")
-            return MatchResult::none();
-        c.layers = {i};
         if (l.bottoms.empty() || l.bottoms.size() != l.tops.size())
             return MatchResult::blocked(lq(g, i) + " has " + std::to_string(l.bottoms.size()) + " inputs and " +
                                         std::to_string(l.tops.size()) + " outputs");
@@ -146,40 +144,36 @@ public:
                     return MatchResult::blocked(lq(g, i) + " reads " + bq(g, l.bottoms[a]) + " twice");
         return check_pairs(ctx, i, c);
     }
-
-protected:
-    std::string what() const override { return "identity"; }
 };
 
 class EliminateSplit : public IdentityPass {
 public:
-    EliminateSplit() : IdentityPass("eliminate_split") {}
-    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+    EliminateSplit() : IdentityPass("eliminate_split", "Split", "one output") {}
+
+protected:
+    MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const override {
         const Graph& g = ctx.g;
         const LayerNode& l = g.layers[i];
-        if (l.type != "Split" || l.tops.size() > 1)
+        if (l.tops.size() > 1)
             return MatchResult::none();
-        c.layers = {i};
         if (l.bottoms.size() != 1)
             return MatchResult::blocked(lq(g, i) + " does not have one input");
         if (l.tops.empty())
             return MatchResult::ok();
         return check_pairs(ctx, i, c);
     }
-
-protected:
-    std::string what() const override { return "one output"; }
 };
 
 class EliminateReshapeAfter : public IdentityPass {
 public:
     EliminateReshapeAfter(const std::string& name, std::string type, std::string producer)
-        : IdentityPass(name), type_(std::move(type)), producer_(std::move(producer)) {}
+        : IdentityPass(name, std::move(type), "its output has its input's shape"), producer_(std::move(producer)) {}
 
-    MatchResult match(const PassContext& ctx, int i, Candidate& c) const override {
+protected:
+    MatchResult match_identity(const PassContext& ctx, int i, Candidate& c) const override {
         const Graph& g = ctx.g;
         const LayerNode& l = g.layers[i];
-        if (l.type != type_ || l.bottoms.empty())
+        if (l.bottoms.empty())
             return MatchResult::none();
         int p = g.producer(l.bottoms[0]);
         if (p < 0)
@@ -189,24 +183,17 @@ public:
         if (producer_ == "global_pooling" ? !global_pool : pl.type != producer_)
             return MatchResult::none();
         c.layers = {p, i};
-        MatchResult r = check_one_in_one_out(g, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, i));
         if (type_ == "Reshape" && l.params.get_int(3, 0) != 0)
             return MatchResult::blocked(lq(g, i) + " permutes (param 3)");
         bool known = false;
-        r = check_keeps_shape(ctx, i, known);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_keeps_shape(ctx, i, known));
         if (!known && !(global_pool && identity_on_1d(l)))
             return MatchResult::blocked(lq(g, i) + "'s input shape is unknown (give input shapes)");
-        r = check_pairs(ctx, i, c);
+        MatchResult r = check_pairs(ctx, i, c);
         c.layers = {p, i};
         return r;
     }
-
-protected:
-    std::string what() const override { return "its output has its input's shape"; }
 
 private:
     // On a 1D input: Flatten always; Reshape to 1D (h, d, c absent: -233) with w -1 or 0.
@@ -218,7 +205,7 @@ private:
         return h == -233 && d == -233 && cc == -233 && (w == -1 || w == 0);
     }
 
-    std::string type_, producer_;
+    std::string producer_;
 };
 
 }  // namespace

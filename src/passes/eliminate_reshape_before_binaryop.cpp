@@ -34,9 +34,7 @@ public:
         c.layers = {i, j};
         if (r.params.get_int(3, 0) != 0)
             return MatchResult::blocked(lq(g, i) + " permutes (param 3)");
-        MatchResult m = check_intermediate(ctx, i, r.tops[0]);
-        if (m.kind != MatchResult::Ok)
-            return m;
+        NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, i, r.tops[0]));
         const LayerNode& bin = g.layers[j];
         if (bin.bottoms[0] == bin.bottoms[1])
             return MatchResult::blocked(lq(g, j) + " reads " + bq(g, r.tops[0]) + " twice");

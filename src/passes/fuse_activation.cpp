@@ -38,9 +38,7 @@ public:
         if (j < 0)
             return MatchResult::none();
         const LayerNode& act = g.layers[j];
-        MatchResult r = match_pair(ctx, i, j, c);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(match_pair(ctx, i, j, c));
         AffineHost h = affine_host(host);
         if (h.activation_type != 0)
             return MatchResult::blocked(lq(g, i) + " already applies a fused activation (activation_type " +
@@ -48,9 +46,7 @@ public:
         if (h.int8_scale_term != 0)
             return MatchResult::blocked(lq(g, i) + " has int8 weights (int8_scale_term " +
                                         std::to_string(h.int8_scale_term) + ")");
-        r = check_one_in_one_out(g, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, j));
         if (act.type == "Clip") {
             float lo = act.params.get_float(0, -FLT_MAX), hi = act.params.get_float(1, FLT_MAX);
             if (!(lo <= hi))

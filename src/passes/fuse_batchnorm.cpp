@@ -56,9 +56,7 @@ BatchNormParams bn_params(const LayerNode& l) { return {l.params.get_int(0, 0), 
 MatchResult check_batchnorm(const PassContext& ctx, int bn, int channels) {
     const LayerNode& l = ctx.g.layers[bn];
     BatchNormParams p = bn_params(l);
-    MatchResult io = check_one_in_one_out(ctx.g, bn);
-    if (io.kind != MatchResult::Ok)
-        return io;
+    NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(ctx.g, bn));
     if (p.channels != channels)
         return MatchResult::blocked(lq(ctx.g, bn) + " has " + std::to_string(p.channels) + " channels, " +
                                     std::to_string(channels) + " expected");
@@ -95,13 +93,9 @@ public:
         if (g.layers[i].type != "BatchNorm")
             return MatchResult::none();
         int j = -1;
-        MatchResult r = match_pair_of_type(ctx, i, "Scale", c, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(match_pair_of_type(ctx, i, "Scale", c, j));
         int channels = bn_params(g.layers[i]).channels;
-        r = check_batchnorm(ctx, i, channels);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_batchnorm(ctx, i, channels));
         const LayerNode& sc = g.layers[j];
         if (sc.tops.size() != 1)
             return MatchResult::blocked(lq(g, j) + " does not have one output");
@@ -150,16 +144,10 @@ public:
         if (std::find(types_.begin(), types_.end(), host.type) == types_.end())
             return MatchResult::none();
         int j = -1;
-        MatchResult r = match_pair_of_type(ctx, i, "BatchNorm", c, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
-        r = check_foldable_weights(ctx, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(match_pair_of_type(ctx, i, "BatchNorm", c, j));
+        NF_RETURN_IF_NOT_MATCHED(check_foldable_weights(ctx, i));
         AffineHost h = affine_host(host);
-        r = check_batchnorm(ctx, j, h.num_output);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_batchnorm(ctx, j, h.num_output));
         if (!h.conv_family) {
             int dims = host_output_dims(ctx, i);
             if (dims == 0)
@@ -221,9 +209,7 @@ public:
         if (gm.type != "Gemm")
             return MatchResult::none();
         int j = -1;
-        MatchResult r = match_pair_of_type(ctx, i, "BatchNorm", c, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(match_pair_of_type(ctx, i, "BatchNorm", c, j));
         GemmParams p(gm.params);
         std::string who = lq(g, i);
         if (p.int8)
@@ -237,9 +223,7 @@ public:
             return MatchResult::blocked(lq(g, j) + " normalizes along " + (along_n ? "N" : "M") + " (the output's " +
                                         "rows) but " + who + "'s " + (along_n ? "B" : "A") + " is not constant");
         int channels = along_n ? p.N : p.M;
-        r = check_batchnorm(ctx, j, channels);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_batchnorm(ctx, j, channels));
         if (gm.weights.size() != p.weight_arrays())
             return MatchResult::blocked(who + " has no weights loaded");
         for (auto& w : gm.weights)

@@ -54,9 +54,7 @@ public:
         for (int m : {m0, m1}) {
             if (m < 0)
                 continue;
-            MatchResult r = check_intermediate(ctx, m, g.layers[m].tops[0]);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, m, g.layers[m].tops[0]));
         }
         const Shape& s0 = ctx.shape(add.bottoms[0]);
         const Shape& s1 = ctx.shape(add.bottoms[1]);

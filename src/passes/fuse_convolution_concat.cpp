@@ -112,16 +112,34 @@ bool concat_of_convolutions(const Graph& g, int ci, std::vector<int>& convs) {
     return true;
 }
 
-class FuseSliceConvolutionConcat : public Pass {
+// Both fusions anchor at a Concat of Convolutions (concat_of_convolutions); each then matches what
+// feeds the convolutions.
+class ConcatOfConvolutionsPass : public Pass {
 public:
-    FuseSliceConvolutionConcat() : Pass("fuse_slice_convolution_concat") {}
+    using Pass::Pass;
 
-    // Anchored at the Concat. layers: [slice, cv_1..cv_N, concat]
     MatchResult match(const PassContext& ctx, int ci, Candidate& c) const override {
-        const Graph& g = ctx.g;
         std::vector<int> convs;
-        if (!concat_of_convolutions(g, ci, convs))
+        if (!concat_of_convolutions(ctx.g, ci, convs))
             return MatchResult::none();
+        return match_sources(ctx, ci, convs, c);
+    }
+
+protected:
+    // convs: the Concat's producers in its input order.
+    virtual MatchResult match_sources(const PassContext& ctx, int ci, const std::vector<int>& convs,
+                                      Candidate& c) const = 0;
+};
+
+class FuseSliceConvolutionConcat : public ConcatOfConvolutionsPass {
+public:
+    FuseSliceConvolutionConcat() : ConcatOfConvolutionsPass("fuse_slice_convolution_concat") {}
+
+protected:
+    // layers: [slice, cv_1..cv_N, concat]
+    MatchResult match_sources(const PassContext& ctx, int ci, const std::vector<int>& convs,
+                              Candidate& c) const override {
+        const Graph& g = ctx.g;
         int slice = -1;
         for (int k : convs) {
             int s = g.producer(g.layers[k].bottoms[0]);
@@ -141,16 +159,12 @@ public:
         for (int k = 0; k < n; k++) {
             if (g.layers[convs[k]].bottoms[0] != sl.tops[k])
                 return MatchResult::blocked(lq(g, ci) + " does not take the convolutions in " + lq(g, slice) + "'s order");
-            MatchResult r = check_intermediate(ctx, slice, sl.tops[k]);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, slice, sl.tops[k]));
         }
         std::unique_ptr<Convolution> first;
         for (int k = 0; k < n; k++) {
             std::unique_ptr<Convolution> cv;
-            MatchResult r = check_branch(ctx, convs[k], cv);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_branch(ctx, convs[k], cv));
             if (!first) {
                 first = std::move(cv);
                 continue;
@@ -183,6 +197,7 @@ public:
         return MatchResult::ok();
     }
 
+public:
     Status rewrite(PassContext& ctx, const Candidate& c, std::string& detail) const override {
         Graph& g = ctx.g;
         int slice = c.layers.front(), ci = c.layers.back();
@@ -219,16 +234,15 @@ public:
     }
 };
 
-class FuseSplitConvolutionConcat : public Pass {
+class FuseSplitConvolutionConcat : public ConcatOfConvolutionsPass {
 public:
-    FuseSplitConvolutionConcat() : Pass("fuse_split_convolution_concat") {}
+    FuseSplitConvolutionConcat() : ConcatOfConvolutionsPass("fuse_split_convolution_concat") {}
 
-    // Anchored at the Concat. layers: [split (if any), cv_1..cv_N, concat]; ints: [split or -1]
-    MatchResult match(const PassContext& ctx, int ci, Candidate& c) const override {
+protected:
+    // layers: [split (if any), cv_1..cv_N, concat]; ints: [split or -1]
+    MatchResult match_sources(const PassContext& ctx, int ci, const std::vector<int>& all,
+                              Candidate& c) const override {
         const Graph& g = ctx.g;
-        std::vector<int> all;
-        if (!concat_of_convolutions(g, ci, all))
-            return MatchResult::none();
         std::vector<int> convs;
         int source = -1, split = -1;
         for (int k : all) {
@@ -257,14 +271,10 @@ public:
         std::unique_ptr<Convolution> first;
         for (int k = 0; k < n; k++) {
             std::unique_ptr<Convolution> cv;
-            MatchResult r = check_branch(ctx, convs[k], cv);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_branch(ctx, convs[k], cv));
             if (split >= 0) {
                 // the branch reads its own Split output
-                r = check_intermediate(ctx, split, g.layers[convs[k]].bottoms[0]);
-                if (r.kind != MatchResult::Ok)
-                    return r;
+                NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, split, g.layers[convs[k]].bottoms[0]));
             }
             if (!first) {
                 first = std::move(cv);
@@ -278,6 +288,7 @@ public:
         return MatchResult::ok();
     }
 
+public:
     Status rewrite(PassContext& ctx, const Candidate& c, std::string& detail) const override {
         Graph& g = ctx.g;
         int split = c.ints[0];

@@ -70,9 +70,7 @@ MatchResult find_constant(const PassContext& ctx, int blob, ConstSource& src) {
                                     (p >= 0 ? " (it comes from " + g.layers[p].type + " " + lq(g, p) + ")" : ""));
     if (ctx.is_protected(blob))
         return MatchResult::blocked("the constant " + bq(g, blob) + " is " + ctx.protected_why[blob]);
-    MatchResult kept = check_kept_constant_keeps_a_reader(ctx, src.memorydata, src.split);
-    if (kept.kind != MatchResult::Ok)
-        return kept;
+    NF_RETURN_IF_NOT_MATCHED(check_kept_constant_keeps_a_reader(ctx, src.memorydata, src.split));
     const LayerNode& md = g.layers[src.memorydata];
     Shape s = memorydata_shape(md);
     if (md.weights.size() != 1 || md.weights[0].storage == WeightStorage::Int8 ||
@@ -191,12 +189,8 @@ public:
                     return MatchResult::blocked(lq(g, j) + " divides by a constant that has zeros");
         }
         // the operand is a constant that folds: now the conditions on the host
-        r = check_intermediate(ctx, i, y);
-        if (r.kind != MatchResult::Ok)
-            return r;
-        r = check_foldable_weights(ctx, i);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, i, y));
+        NF_RETURN_IF_NOT_MATCHED(check_foldable_weights(ctx, i));
         c.ints = {side, with_scalar ? -1 : (int)src.kind, src.memorydata, src.split, src.split_top};
         return MatchResult::ok();
     }

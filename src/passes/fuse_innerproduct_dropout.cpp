@@ -23,12 +23,8 @@ public:
         if (g.layers[i].type != "InnerProduct" || g.layers[i].tops.size() != 1)
             return MatchResult::none();
         int j = -1;
-        MatchResult r = match_pair_of_type(ctx, i, "Dropout", c, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
-        r = check_one_in_one_out(g, j);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(match_pair_of_type(ctx, i, "Dropout", c, j));
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, j));
         if (g.layers[j].params.get_float(0, 1.f) != 1.f)
             return check_foldable_weights(ctx, i);
         return MatchResult::ok();

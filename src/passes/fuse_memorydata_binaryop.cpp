@@ -75,9 +75,7 @@ public:
         int kblob = bin.bottoms[side];
         if (ctx.is_protected(kblob))
             return MatchResult::blocked("the constant " + bq(g, kblob) + " is " + ctx.protected_why[kblob]);
-        MatchResult kept = check_kept_constant_keeps_a_reader(ctx, md, split);
-        if (kept.kind != MatchResult::Ok)
-            return kept;
+        NF_RETURN_IF_NOT_MATCHED(check_kept_constant_keeps_a_reader(ctx, md, split));
         const LayerNode& m = g.layers[md];
         if (m.weights.size() != 1 || m.weights[0].storage == WeightStorage::Int8 || m.weights[0].data.size() != 1)
             return MatchResult::blocked("MemoryData " + lq(g, md) + " has no fp32 data loaded");

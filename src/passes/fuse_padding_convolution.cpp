@@ -51,9 +51,7 @@ public:
         c.layers = {i, j};
         const ParamDict& pp = p.params;
         int top = pp.get_int(0, 0), bottom = pp.get_int(1, 0), left = pp.get_int(2, 0), right = pp.get_int(3, 0);
-        MatchResult io = check_one_in_one_out(g, i);
-        if (io.kind != MatchResult::Ok)
-            return io;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, i));
         if (pp.get_int(4, 0) != 0)
             return MatchResult::blocked(lq(g, i) + " does not pad with a constant (type " +
                                         std::to_string(pp.get_int(4, 0)) + ")");
@@ -65,9 +63,7 @@ public:
             return MatchResult::blocked(lq(g, i) + " has negative or run-time pads");
         if (cv.bottoms.size() != 1 || cv.tops.size() != 1)
             return MatchResult::blocked(lq(g, j) + " takes its weights from a blob (dynamic_weight)");
-        MatchResult r = check_intermediate(ctx, i, p.tops[0]);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, i, p.tops[0]));
         const Shape& x = ctx.shape(p.bottoms[0]);
         if (!x.known())
             return MatchResult::blocked("the input shape of " + lq(g, i) + " is unknown (give input shapes)");

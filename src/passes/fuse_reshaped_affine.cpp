@@ -90,13 +90,9 @@ public:
             if (l == j)
                 continue;
             int out = g.layers[l].tops[0];
-            MatchResult r = check_intermediate(ctx, l, out);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, l, out));
         }
-        MatchResult r = check_foldable_weights(ctx, host);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_foldable_weights(ctx, host));
         const size_t nw = is_bn ? 4 : (bn.params.get_int(1, 0) ? 2 : 1);
         if (bn.weights.size() != nw)
             return MatchResult::blocked(lq(g, j) + " has no weights loaded");
@@ -138,9 +134,7 @@ public:
                 return MatchResult::blocked("output channel " + std::to_string(o) + " of " + lq(g, host) +
                                             " spans several channels of " + lq(g, j) + ": not one value per channel");
         }
-        r = check_remove_identity(ctx, j, bn.bottoms[0], bn.tops[0]);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_remove_identity(ctx, j, bn.bottoms[0], bn.tops[0]));
         c.ints = {host};
         c.ints.insert(c.ints.end(), bn_of.begin(), bn_of.end());
         return MatchResult::ok();
@@ -236,13 +230,9 @@ public:
         c.layers.push_back(host);
         c.layers.push_back(md);
         for (size_t k = 1; k < c.layers.size() - 1; k++) {
-            MatchResult r = check_intermediate(ctx, c.layers[k], g.layers[c.layers[k]].tops[0]);
-            if (r.kind != MatchResult::Ok)
-                return r;
+            NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, c.layers[k], g.layers[c.layers[k]].tops[0]));
         }
-        MatchResult r = check_foldable_weights(ctx, host);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_foldable_weights(ctx, host));
         const int kblob = bin.bottoms[1 - side];
         if (ctx.is_protected(kblob))
             return MatchResult::blocked("the constant " + bq(g, kblob) + " is " + ctx.protected_why[kblob]);
@@ -308,9 +298,7 @@ public:
             S[o] = times ? (divide ? 1.0 / v : v) : ks;
             T[o] = times ? 0.0 : kt * v;
         }
-        r = check_remove_identity(ctx, j, x, bin.tops[0]);
-        if (r.kind != MatchResult::Ok)
-            return r;
+        NF_RETURN_IF_NOT_MATCHED(check_remove_identity(ctx, j, x, bin.tops[0]));
         c.ints = {host, side, md};
         c.values.assign(S.begin(), S.end());
         c.values.insert(c.values.end(), T.begin(), T.end());

@@ -65,6 +65,15 @@ struct MatchResult {
     }
 };
 
+// Returns the MatchResult of `expr` from the enclosing match unless it is Ok: the match-side twin
+// of NF_RETURN_IF_ERROR, for the checks (pass_util.h) a match chains one after another.
+#define NF_RETURN_IF_NOT_MATCHED(expr)                            \
+    do {                                                          \
+        ::nnfold::MatchResult nf_match_ = (expr);                 \
+        if (nf_match_.kind != ::nnfold::MatchResult::Ok)          \
+            return nf_match_;                                     \
+    } while (0)
+
 class Pass {
 public:
     explicit Pass(std::string name) : name_(std::move(name)) {}

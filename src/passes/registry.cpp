@@ -9,6 +9,16 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     // 4 Sigmoid, 5 Mish, 6 HardSwish) are computed by the same code for every host type, so every
     // host takes all five layer types (ncnnoptimize lists fewer for the deconvolutions).
     const std::vector<std::string> acts = {"ReLU", "Clip", "Sigmoid", "Mish", "HardSwish"};
+    // The hosts of the per-channel and activation fusions: the name in ncnnoptimize's pass names
+    // and the layer type.
+    struct Host {
+        std::string name, type;
+    };
+    const Host hosts[] = {{"convolution", "Convolution"},
+                          {"convolutiondepthwise", "ConvolutionDepthWise"},
+                          {"deconvolution", "Deconvolution"},
+                          {"deconvolutiondepthwise", "DeconvolutionDepthWise"},
+                          {"innerproduct", "InnerProduct"}};
     std::vector<std::unique_ptr<Pass>> p;
     // nnfold: NHWC transposes first: Reshape/Permute chains become one Permute (or cancel) and
     // Permutes move below elementwise math, so that per-channel math meets its host in this round
@@ -21,32 +31,21 @@ std::vector<std::unique_ptr<Pass>> build_pipeline() {
     p.push_back(make_fuse_padding_convolution());
     // ncnnoptimize's order from here on; nnfold's additions next to their siblings
     p.push_back(make_fuse_batchnorm_scale());
-    p.push_back(make_fuse_host_batchnorm("fuse_convolution_batchnorm", {"Convolution"}));
-    p.push_back(make_fuse_host_binaryop("fuse_convolution_mul", {"Convolution"}, true));
-    p.push_back(make_fuse_host_binaryop("fuse_convolution_add", {"Convolution"}, false));
-    p.push_back(make_fuse_host_batchnorm("fuse_convolutiondepthwise_batchnorm", {"ConvolutionDepthWise"}));
-    p.push_back(make_fuse_host_binaryop("fuse_convolutiondepthwise_mul", {"ConvolutionDepthWise"}, true));
-    p.push_back(make_fuse_host_binaryop("fuse_convolutiondepthwise_add", {"ConvolutionDepthWise"}, false));
-    p.push_back(make_fuse_host_batchnorm("fuse_deconvolution_batchnorm", {"Deconvolution"}));
-    p.push_back(make_fuse_host_binaryop("fuse_deconvolution_mul", {"Deconvolution"}, true));
-    p.push_back(make_fuse_host_binaryop("fuse_deconvolution_add", {"Deconvolution"}, false));
-    p.push_back(make_fuse_host_batchnorm("fuse_deconvolutiondepthwise_batchnorm", {"DeconvolutionDepthWise"}));
-    p.push_back(make_fuse_host_binaryop("fuse_deconvolutiondepthwise_mul", {"DeconvolutionDepthWise"}, true));  // nnfold
-    p.push_back(make_fuse_host_binaryop("fuse_deconvolutiondepthwise_add", {"DeconvolutionDepthWise"}, false));  // nnfold
-    p.push_back(make_fuse_host_batchnorm("fuse_innerproduct_batchnorm", {"InnerProduct"}));
-    p.push_back(make_fuse_host_binaryop("fuse_innerproduct_mul", {"InnerProduct"}, true));  // nnfold
-    p.push_back(make_fuse_host_binaryop("fuse_innerproduct_add", {"InnerProduct"}, false));
+    // per host, in ncnnoptimize's host order: fuse_<host>_batchnorm, _mul, _add (ncnnoptimize has no
+    // fuse_deconvolutiondepthwise_mul/_add nor fuse_innerproduct_mul: nnfold's)
+    for (const auto& host : hosts) {
+        p.push_back(make_fuse_host_batchnorm("fuse_" + host.name + "_batchnorm", {host.type}));
+        p.push_back(make_fuse_host_binaryop("fuse_" + host.name + "_mul", {host.type}, true));
+        p.push_back(make_fuse_host_binaryop("fuse_" + host.name + "_add", {host.type}, false));
+    }
     p.push_back(make_fuse_gemm_batchnorm());  // nnfold
     p.push_back(make_fuse_host_reshape_batchnorm());  // nnfold
     p.push_back(make_fuse_host_reshape_binaryop());  // nnfold
     p.push_back(make_fuse_innerproduct_dropout());
     p.push_back(make_replace_reduction_with_global_pooling());
     p.push_back(make_replace_prelu_with_leaky_relu());
-    p.push_back(make_fuse_host_activation("fuse_convolution_activation", {"Convolution"}, acts));
-    p.push_back(make_fuse_host_activation("fuse_convolutiondepthwise_activation", {"ConvolutionDepthWise"}, acts));
-    p.push_back(make_fuse_host_activation("fuse_deconvolution_activation", {"Deconvolution"}, acts));
-    p.push_back(make_fuse_host_activation("fuse_deconvolutiondepthwise_activation", {"DeconvolutionDepthWise"}, acts));
-    p.push_back(make_fuse_host_activation("fuse_innerproduct_activation", {"InnerProduct"}, acts));
+    for (const auto& host : hosts)
+        p.push_back(make_fuse_host_activation("fuse_" + host.name + "_activation", {host.type}, acts));
     p.push_back(make_fuse_memorydata_binaryop());
     p.push_back(make_fuse_binaryop_eltwise());
     p.push_back(make_eliminate_dropout());

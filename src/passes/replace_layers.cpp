@@ -91,9 +91,7 @@ public:
             return MatchResult::blocked("the input shape of " + lq(g, i) + " is unknown (give input shapes)");
         if (x.dims != 3)
             return MatchResult::blocked(lq(g, i) + "'s input is " + x.str() + ", not 3D");
-        MatchResult m = check_intermediate(ctx, i, r1.tops[0]);
-        if (m.kind != MatchResult::Ok)
-            return m;
+        NF_RETURN_IF_NOT_MATCHED(check_intermediate(ctx, i, r1.tops[0]));
         // track the original axes through r1
         std::vector<bool> red1, red2;
         if (!reduced_axes(r1.params, 3, red1))
@@ -161,9 +159,7 @@ public:
         if (l.type != "PReLU")
             return MatchResult::none();
         c.layers = {i};
-        MatchResult io = check_one_in_one_out(g, i);
-        if (io.kind != MatchResult::Ok)
-            return io;
+        NF_RETURN_IF_NOT_MATCHED(check_one_in_one_out(g, i));
         int n = l.params.get_int(0, 0);
         if (l.weights.size() != 1 || n <= 0 || l.weights[0].data.size() != (size_t)n)
             return MatchResult::blocked(lq(g, i) + " has no slopes loaded");

@@ -1,6 +1,6 @@
 // Concat: every axis of 1D-4D inputs (negative axes too) against a reference that finds, for each
 // output coordinate, the input holding it; odd sizes, one input, shape errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

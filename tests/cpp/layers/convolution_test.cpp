@@ -1,9 +1,9 @@
-// Convolution against a direct convolution written from the definition (layers1_harness.h
+// Convolution against a direct convolution written from the definition (layer_harness.h
 // ConvRef), over odd channel counts, strides, dilations, explicit/asymmetric/SAME pads, pad_value
 // and every fused activation; plus ncnn's 1D InnerProduct path, weight specs and error paths.
 #include "layers/convolution.h"
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,9 +1,9 @@
-// ConvolutionDepthWise against the direct grouped convolution (layers1_harness.h ConvRef): true
+// ConvolutionDepthWise against the direct grouped convolution (layer_harness.h ConvRef): true
 // depthwise (group == channels == num_output), channel multipliers, general groups, pads incl.
 // SAME, pad_value, every fused activation; int8 weight specs; error paths.
 #include "layers/convolutiondepthwise.h"
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,7 +1,7 @@
 // Crop: the param form (offsets, out sizes, -233, offset2 measured from the end), the numpy-style
 // starts/ends/axes form (negative values, -233, ncnn's end 0 = to the end, 2D/3D/4D axis order),
 // the reference-blob form, each against slices taken by explicit loops; errors.
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -4,7 +4,7 @@
 // output_pad_right/bottom; errors.
 #include "layers/deconvolution.h"
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -2,7 +2,7 @@
 // every fused activation; errors.
 #include "layers/deconvolutiondepthwise.h"
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -3,7 +3,7 @@
 // nms_top_k / keep_top_k, the MXNet layout, nothing detected (alone and through Net), errors.
 #include <cmath>
 
-#include "layers2_harness.h"
+#include "coord_harness.h"
 #include "test_util.h"
 
 using namespace nnfold;

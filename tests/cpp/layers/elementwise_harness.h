@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 namespace nnfold {
 namespace lt {

@@ -1,6 +1,6 @@
 // ExpandDims: every single axis of 1D-3D inputs (numpy's expand_dims shapes), negative axes, the
 // legacy flags, ncnn's w+h on 1D, shared buffer, and the combinations ncnn would drop.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

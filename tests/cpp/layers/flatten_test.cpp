@@ -1,5 +1,5 @@
 // Flatten: 1D-4D inputs to one axis in storage order, sharing the buffer.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

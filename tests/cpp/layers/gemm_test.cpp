@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

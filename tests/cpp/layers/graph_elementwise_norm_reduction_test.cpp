@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "io/ncnn_io.h"
-#include "layers1_harness.h"
+#include "layer_harness.h"
 #include "runtime/random.h"
 #include "test_util.h"
 

@@ -3,7 +3,7 @@
 // weight specs and error paths.
 #include "layers/innerproduct.h"
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -4,7 +4,7 @@
 // coordinates, bicubic with clamped taps, which equals ncnn's folding); 1D/2D/dynamic forms; errors.
 #include <cmath>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

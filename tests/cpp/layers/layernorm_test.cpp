@@ -1,6 +1,6 @@
 // LayerNorm against mean/variance computed in double: 1D, 2D rows (vision_transformer), 3D rows
 // (affine_size == w) and 3D channels (affine_size == w*h), without affine; errors.
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -3,7 +3,7 @@
 // ncnn) and within a channel (alpha / local_size^2 over a zero-padded window); errors.
 #include <cmath>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "layers/rnn_common.h"
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,7 +1,7 @@
 // MatMul: every pair of input dims (1D-4D) with and without transB, batch broadcasting, against a
 // numpy.matmul reference written here (1D operands promoted and their axis dropped, batch axes
 // right-aligned and broadcast; a scalar result is [1] in ncnn); errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

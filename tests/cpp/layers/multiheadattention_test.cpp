@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "io/ncnn_io.h"
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,7 +1,7 @@
 // Padding: hand-computed constant/replicate/reflect cases, front/behind channel (3D) and depth (4D)
 // padding with per-channel values, and a random sweep against an index-list reference built by
 // concatenation (reflect = [a..1] + [0..n-1] + [n-2..]); errors.
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -3,7 +3,7 @@
 // the mobilenet_ssd NCHW -> NHWC case by hand; orders a dims does not define are errors.
 #include <map>
 
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,6 +1,6 @@
 // PixelShuffle: a 2x2 case by hand for both modes, the index formulas on odd sizes, Reorg as its
 // inverse, errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -5,7 +5,7 @@
 
 #include <cfloat>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -3,7 +3,7 @@
 // MXNet style by hand, errors.
 #include <cmath>
 
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,5 +1,5 @@
 // Reorg: a 2x2 case by hand for both modes, the index formulas on odd sizes, errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

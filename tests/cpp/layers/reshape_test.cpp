@@ -1,7 +1,7 @@
 // Reshape: -1 inference, 0 = keep by name, 1D-4D targets (d, and d ignored without c as in ncnn),
 // the zoo's two reshapes, the shared buffer, the permute flag (channel-last reshape) against
 // explicit loops, and errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

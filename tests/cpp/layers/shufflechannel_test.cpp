@@ -1,6 +1,6 @@
 // ShuffleChannel: the channel order by hand for group 2 and 3, reverse undoing a shuffle, 4D
 // inputs, and groups that do not divide the channels.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

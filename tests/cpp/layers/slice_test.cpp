@@ -1,6 +1,6 @@
 // Slice: slices with -233 (the rest, even shares), the indices form, every axis of 1D-4D inputs
 // (negative too), parts that leave a remainder; each part against coordinate-wise copies; errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -2,7 +2,7 @@
 // ncnn's fixbug0 rule: axis != 0 without fixbug0=1 is refused.
 #include <cmath>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -1,6 +1,6 @@
 // Squeeze: the flags and the axes form for 1D-4D inputs, axes of extent > 1 kept (as ncnn),
 // everything squeezed to [1], shared buffer, errors.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

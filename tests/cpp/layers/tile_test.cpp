@@ -1,7 +1,7 @@
 // Tile: axis/tiles on every axis, numpy-style repeats for every input/repeat length combination
 // (with ncnn's way of growing a smaller input), identity sharing, errors. Expected values read
 // the input at the output coordinates modulo the input extents.
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -3,7 +3,7 @@
 // nothing detected, errors.
 #include <cmath>
 
-#include "layers2_harness.h"
+#include "coord_harness.h"
 
 using namespace nnfold;
 using namespace nnfold::lt;

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "io/ncnn_io.h"
-#include "layers2_harness.h"
+#include "coord_harness.h"
 #include "test_util.h"
 
 using namespace nnfold;

@@ -12,7 +12,7 @@
 #include "analysis/analysis.h"
 #include "analysis/weight_specs.h"
 #include "io/ncnn_io.h"
-#include "layers1_harness.h"
+#include "layer_harness.h"
 #include "runtime/net.h"
 #include "runtime/random.h"
 #include "test_util.h"
@@ -25,77 +25,14 @@ const std::set<std::string> kTypes = {"Convolution", "ConvolutionDepthWise", "De
                                       "InnerProduct", "Gemm", "Pooling", "Padding", "Crop", "Interp",
                                       "MultiHeadAttention", "LayerNorm", "Softmax", "LRN"};
 
-struct Line {
-    std::string text, type;
-    std::vector<std::string> bottoms, tops;
-    std::vector<Shape> hints;  // per top, when the line has -23330
-};
-
-std::vector<std::string> split_ws(const std::string& s) {
-    std::istringstream is(s);
-    std::vector<std::string> t;
-    std::string x;
-    while (is >> x)
-        t.push_back(x);
-    return t;
-}
-
-std::vector<Line> parse_lines(const std::string& text) {
-    std::vector<Line> out;
-    std::istringstream is(text);
-    std::string l;
-    int n = 0;
-    while (std::getline(is, l)) {
-        if (n++ < 2)
-            continue;
-        auto t = split_ws(l);
-        if (t.size() < 4)
-            continue;
-        Line line;
-        line.text = l;
-        line.type = t[0];
-        int nb = std::stoi(t[2]), nt = std::stoi(t[3]);
-        for (int i = 0; i < nb; i++)
-            line.bottoms.push_back(t[4 + i]);
-        for (int i = 0; i < nt; i++)
-            line.tops.push_back(t[4 + nb + i]);
-        for (size_t i = 4 + nb + nt; i < t.size(); i++) {
-            if (t[i].rfind("-23330=", 0) != 0)
-                continue;
-            std::vector<int> v;
-            std::stringstream ss(t[i].substr(7));
-            std::string item;
-            while (std::getline(ss, item, ','))
-                v.push_back(std::stoi(item));
-            size_t per = nt > 0 ? (v.size() - 1) / nt : 0;
-            for (int k = 0; k < nt && (per == 4 || per == 5); k++) {
-                const int* p = &v[1 + k * per];
-                Shape s;
-                s.dims = p[0];
-                s.w = p[1];
-                s.h = p[2];
-                s.d = per == 5 ? p[3] : 1;
-                s.c = per == 5 ? p[4] : p[3];
-                if (s.dims < 3)
-                    s.c = 1;
-                if (s.dims < 2)
-                    s.h = 1;
-                if (s.dims < 4)
-                    s.d = 1;
-                line.hints.push_back(s);
-            }
-        }
-        out.push_back(line);
-    }
-    return out;
-}
+using Line = lt::ZooLine;
 
 // vision_transformer declares no shapes: a 384x384 image, then [145 tokens, 768] (or the MLP's 3072).
 Shape vit_input_shape(const Line& l) {
     if (l.type == "Convolution")
         return Shape::d3(384, 384, 3);
     if (l.type == "Gemm") {
-        auto t = split_ws(l.text);
+        auto t = lt::words(l.text);
         for (auto& x : t)
             if (x.rfind("9=", 0) == 0)
                 return Shape::d2(std::stoi(x.substr(2)), l.text.find("cls_score") != std::string::npos ? 1 : 145);
@@ -117,7 +54,7 @@ uint64_t cost(const Graph& g, const std::vector<Shape>& shapes, uint64_t weights
 
 }  // namespace
 
-TEST(ZooLayers1, EveryOwnedLayerLoadsAndMatchesZooShapes) {
+TEST(ZooLinesConvSpatialAttention, EveryOwnedLayerLoadsAndMatchesZooShapes) {
     NNFOLD_REQUIRE_ZOO();
     // about 0.3 s of scalar compute natively; sanitizer builds run the cheapest layers only
     const uint64_t budget = test::sanitizer_build() ? 1000000 : 10000000;
@@ -126,7 +63,7 @@ TEST(ZooLayers1, EveryOwnedLayerLoadsAndMatchesZooShapes) {
     for (const std::string& path : test::zoo_params()) {
         const std::string file = path.substr(path.rfind('/') + 1);
         const bool vit = file.find("vision_transformer") != std::string::npos;
-        auto lines = parse_lines(test::read_text(path));
+        auto lines = lt::parse_zoo_lines(test::read_text(path));
         std::map<std::string, Shape> known;
         for (auto& l : lines)
             for (size_t i = 0; i < l.hints.size() && i < l.tops.size(); i++)

@@ -9,7 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "io/ncnn_io.h"
-#include "layers1_harness.h"
+#include "layer_harness.h"
 #include "runtime/random.h"
 #include "test_util.h"
 
@@ -22,40 +22,9 @@ const std::set<std::string> kTypes = {"AbsVal", "BatchNorm", "BinaryOp", "BNLL",
                                       "Power", "PReLU", "Reduction", "Scale", "SELU", "Sigmoid", "Swish", "TanH",
                                       "Threshold", "UnaryOp"};
 
-std::vector<std::string> words(const std::string& s) {
-    std::istringstream is(s);
-    std::vector<std::string> t;
-    std::string x;
-    while (is >> x)
-        t.push_back(x);
-    return t;
-}
-
-// -23330=n,dims,w,h,(d,)c,... -> one shape per top
-std::vector<Shape> hints(const std::vector<std::string>& t, size_t ntops) {
-    std::vector<Shape> out;
-    for (auto& x : t) {
-        if (x.rfind("-23330=", 0) != 0)
-            continue;
-        std::vector<int> v;
-        std::stringstream ss(x.substr(7));
-        std::string item;
-        while (std::getline(ss, item, ','))
-            v.push_back(std::stoi(item));
-        size_t per = ntops ? (v.size() - 1) / ntops : 0;
-        for (size_t k = 0; k < ntops && (per == 4 || per == 5); k++) {
-            const int* p = &v[1 + k * per];
-            int dims = p[0], w = p[1], h = p[2], d = per == 5 ? p[3] : 1, c = per == 5 ? p[4] : p[3];
-            out.push_back(dims == 1 ? Shape::d1(w) : dims == 2 ? Shape::d2(w, h) : dims == 3 ? Shape::d3(w, h, c)
-                                                                                        : Shape::d4(w, h, d, c));
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
-TEST(ZooLayersA, EveryLineLoadsMatchesHintsAndRuns) {
+TEST(ZooLinesElementwiseNormReduction, EveryLineLoadsMatchesHintsAndRuns) {
     NNFOLD_REQUIRE_ZOO();
     int loaded = 0, checked = 0, ran = 0;
     std::set<std::string> seen_types;
@@ -70,16 +39,16 @@ TEST(ZooLayersA, EveryLineLoadsMatchesHintsAndRuns) {
             lines.push_back(line);
         std::map<std::string, Shape> known;  // blob -> hinted shape
         for (size_t i = 2; i < lines.size(); i++) {
-            auto t = words(lines[i]);
+            auto t = lt::words(lines[i]);
             if (t.size() < 4)
                 continue;
             size_t nb = std::stoul(t[2]), nt = std::stoul(t[3]);
-            auto hs = hints(t, nt);
+            auto hs = lt::shape_hints(t, nt);
             for (size_t k = 0; k < hs.size(); k++)
                 known[t[4 + nb + k]] = hs[k];
         }
         for (size_t i = 2; i < lines.size(); i++) {
-            auto t = words(lines[i]);
+            auto t = lt::words(lines[i]);
             if (t.size() < 4 || !kTypes.count(t[0]))
                 continue;
             SCOPED_TRACE(file + ": " + lines[i]);
@@ -107,7 +76,7 @@ TEST(ZooLayersA, EveryLineLoadsMatchesHintsAndRuns) {
             std::vector<Shape> shapes;
             st = infer_shapes(g, in_shapes, shapes);
             ASSERT_TRUE(st.is_ok()) << st.message();
-            auto hs = hints(t, nt);
+            auto hs = lt::shape_hints(t, nt);
             for (size_t k = 0; k < hs.size(); k++) {
                 EXPECT_EQ(shapes[g.find_blob(t[4 + nb + k])], hs[k]);
                 checked++;

@@ -11,7 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "io/ncnn_io.h"
-#include "layers2_harness.h"
+#include "coord_harness.h"
 #include "test_util.h"
 
 using namespace nnfold;
@@ -22,61 +22,8 @@ const std::set<std::string> kTypes = {"Concat",  "Slice",      "Permute",      "
                                       "Squeeze", "ExpandDims", "Tile",         "PixelShuffle", "Reorg", "MatMul",
                                       "PriorBox", "DetectionOutput", "YoloDetectionOutput", "Yolov3DetectionOutput"};
 
-struct Line {
-    std::string text, type;
-    std::vector<std::string> bottoms, tops;
-    std::vector<Shape> hints;  // per top, when the line has -23330
-};
+using Line = lt::ZooLine;
 
-std::vector<std::string> split(const std::string& s, char sep = 0) {
-    std::vector<std::string> t;
-    std::string x;
-    if (!sep) {
-        std::istringstream is(s);
-        while (is >> x)
-            t.push_back(x);
-    } else {
-        std::stringstream ss(s);
-        while (std::getline(ss, x, sep))
-            t.push_back(x);
-    }
-    return t;
-}
-
-std::vector<Line> parse_lines(const std::string& text) {
-    std::vector<Line> out;
-    auto lines = split(text, '\n');
-    for (size_t n = 2; n < lines.size(); n++) {
-        auto t = split(lines[n]);
-        if (t.size() < 4)
-            continue;
-        Line l;
-        l.text = lines[n];
-        l.type = t[0];
-        const int nb = std::stoi(t[2]), nt = std::stoi(t[3]);
-        l.bottoms.assign(t.begin() + 4, t.begin() + 4 + nb);
-        l.tops.assign(t.begin() + 4 + nb, t.begin() + 4 + nb + nt);
-        for (size_t i = 4 + nb + nt; i < t.size(); i++) {
-            if (t[i].rfind("-23330=", 0) != 0)
-                continue;
-            std::vector<int> v;
-            for (auto& x : split(t[i].substr(7), ','))
-                v.push_back(std::stoi(x));
-            const size_t per = nt > 0 ? (v.size() - 1) / nt : 0;
-            for (int k = 0; k < nt && (per == 4 || per == 5); k++) {
-                const int* p = &v[1 + k * per];
-                const int w = p[1], h = p[2], d = per == 5 ? p[3] : 1, c = per == 5 ? p[4] : p[3];
-                l.hints.push_back(p[0] == 1 ? Shape::d1(w) : p[0] == 2 ? Shape::d2(w, h) : p[0] == 3 ? Shape::d3(w, h, c)
-                                                                                                    : Shape::d4(w, h, d, c));
-            }
-        }
-        out.push_back(l);
-    }
-    return out;
-}
-
-// vision_transformer declares no shapes: 384x384 input, 32x32 patches -> [768,12,12]; the
-// reshape gives [768,144], the transpose [144,768]; cls_token is [1,768] (MemoryData 0=768 1=1).
 std::map<std::string, Shape> vit_shapes() {
     return {{"onnx::Shape_153", Shape::d3(12, 12, 768)},
             {"onnx::Transpose_161", Shape::d2(144, 768)},
@@ -91,14 +38,14 @@ std::map<std::string, Shape> vit_outputs() {
 
 }  // namespace
 
-TEST(ZooLayers2, EveryOwnedLayerLoadsMatchesZooShapesAndSurvivesRoundTrip) {
+TEST(ZooLinesShapeDetectionMatrix, EveryOwnedLayerLoadsMatchesZooShapesAndSurvivesRoundTrip) {
     NNFOLD_REQUIRE_ZOO();
     int loaded = 0, shape_checked = 0, ran = 0;
     std::set<std::string> types_seen;
     for (const std::string& path : test::zoo_params()) {
         const std::string file = path.substr(path.rfind('/') + 1);
         const bool vit = file.find("vision_transformer") != std::string::npos;
-        auto lines = parse_lines(test::read_text(path));
+        auto lines = lt::parse_zoo_lines(test::read_text(path));
         std::map<std::string, Shape> known = vit ? vit_shapes() : std::map<std::string, Shape>();
         for (auto& l : lines)
             for (size_t i = 0; i < l.hints.size() && i < l.tops.size(); i++)

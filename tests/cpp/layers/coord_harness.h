@@ -1,4 +1,4 @@
-// Helpers for the shape / detection / matrix layer tests, on top of layers1_harness.h: element
+// Helpers for the shape / detection / matrix layer tests, on top of layer_harness.h: element
 // access by outermost-first coordinates (the independent side of every expected value), a
 // coordinate walker, and a runner for detection heads whose output row count depends on the data.
 #pragma once
@@ -6,7 +6,7 @@
 #include <array>
 #include <functional>
 
-#include "layers1_harness.h"
+#include "layer_harness.h"
 
 namespace nnfold {
 namespace lt {

@@ -1,12 +1,16 @@
-// Helpers for the reference-layer tests (convolution family, spatial ops, attention): build a layer
-// from params and weights, run it checking that forward agrees with infer_shape, random tensors,
-// independent activation formulas and comparison with a tolerance.
+// Helpers for the reference-layer tests: build a layer from params and weights, run it checking
+// that forward agrees with infer_shape, random tensors, independent activation formulas,
+// comparison with a tolerance, and what the random_params_* tests share (the draws their params
+// and shapes come from, the count of cases run and refused).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +18,7 @@
 #include "layers/layer.h"
 #include "model/param_dict.h"
 #include "runtime/random.h"
+#include "test_util.h"
 
 namespace nnfold {
 namespace lt {
@@ -260,6 +265,105 @@ inline ParamDict params(std::initializer_list<std::pair<int, int>> ints) {
         EXPECT_EQ(lt_st_.code(), want_code) << lt_st_.message();                                    \
         EXPECT_NE(lt_st_.message().find(phrase), std::string::npos) << "message: " << lt_st_.message(); \
     } while (0)
+
+// The random draws of the random_params_* tests (the documented PRNG, one fixed seed per case);
+// each test derives its Gen from this and adds its shapes.
+struct ParamGen {
+    Rng rng;
+    explicit ParamGen(uint32_t seed) : rng(seed) {}
+    int pick(std::initializer_list<int> v) { return v.begin()[rng.next_u32() % v.size()]; }
+    float pickf(std::initializer_list<float> v) { return v.begin()[rng.next_u32() % v.size()]; }
+    int range(int lo, int hi) { return lo + (int)(rng.next_u32() % (uint32_t)(hi - lo + 1)); }
+    bool chance(int percent) { return (int)(rng.next_u32() % 100) < percent; }
+    float real(float lo, float hi) { return rng.uniform(lo, hi); }
+};
+
+// Cases per type of a random_params_* test: RANDOM_PARAMS_ITERATIONS=N runs a longer search (not
+// part of the default run); sanitizer builds run fewer.
+inline int fuzz_iterations() {
+    const char* env = std::getenv("RANDOM_PARAMS_ITERATIONS");
+    return env ? std::atoi(env) : test::sanitizer_build() ? 150 : 400;
+}
+
+// What the random cases of one type came to: each is refused with an error value (never Internal,
+// always with a message) or runs.
+struct Outcomes {
+    int ran = 0, refused = 0;
+    // A step before the run (building the layer): true, counted as refused, when it failed.
+    bool refuses(const Status& st) {
+        if (st)
+            return false;
+        EXPECT_NE(st.code(), ErrorCode::Internal) << st.message();
+        EXPECT_FALSE(st.message().empty());
+        refused++;
+        return true;
+    }
+    // The run (forward checked against infer_shape).
+    void record_run(const Status& st) {
+        if (!refuses(st))
+            ran++;
+    }
+};
+
+// The zoo_lines_* tests read each layer line of a zoo .param file on its own.
+inline std::vector<std::string> words(const std::string& s) {
+    std::istringstream is(s);
+    std::vector<std::string> t;
+    std::string x;
+    while (is >> x)
+        t.push_back(x);
+    return t;
+}
+
+// The -23330 shape hints among a line's tokens, one shape per top: dims,w,h,c per blob in older
+// files, dims,w,h,d,c in newer ones (docs: ncnn format facts); none when the count fits neither.
+inline std::vector<Shape> shape_hints(const std::vector<std::string>& tokens, size_t ntops) {
+    std::vector<Shape> out;
+    for (auto& x : tokens) {
+        if (x.rfind("-23330=", 0) != 0)
+            continue;
+        std::vector<int> v;
+        std::stringstream ss(x.substr(7));
+        std::string item;
+        while (std::getline(ss, item, ','))
+            v.push_back(std::stoi(item));
+        const size_t per = ntops ? (v.size() - 1) / ntops : 0;
+        for (size_t k = 0; k < ntops && (per == 4 || per == 5); k++) {
+            const int* p = &v[1 + k * per];
+            const int dims = p[0], w = p[1], h = p[2], d = per == 5 ? p[3] : 1, c = per == 5 ? p[4] : p[3];
+            out.push_back(dims == 1 ? Shape::d1(w) : dims == 2 ? Shape::d2(w, h) : dims == 3 ? Shape::d3(w, h, c)
+                                                                                        : Shape::d4(w, h, d, c));
+        }
+    }
+    return out;
+}
+
+struct ZooLine {
+    std::string text, type;
+    std::vector<std::string> bottoms, tops;
+    std::vector<Shape> hints;  // per top, when the line has -23330
+};
+
+// The layer lines of a .param text (the magic and count lines skipped).
+inline std::vector<ZooLine> parse_zoo_lines(const std::string& text) {
+    std::vector<ZooLine> out;
+    std::istringstream is(text);
+    std::string l;
+    for (int n = 0; std::getline(is, l); n++) {
+        auto t = words(l);
+        if (n < 2 || t.size() < 4)
+            continue;
+        ZooLine line;
+        line.text = l;
+        line.type = t[0];
+        const int nb = std::stoi(t[2]), nt = std::stoi(t[3]);
+        line.bottoms.assign(t.begin() + 4, t.begin() + 4 + nb);
+        line.tops.assign(t.begin() + 4 + nb, t.begin() + 4 + nb + nt);
+        line.hints = shape_hints(t, (size_t)nt);
+        out.push_back(line);
+    }
+    return out;
+}
 
 }  // namespace lt
 }  // namespace nnfold
