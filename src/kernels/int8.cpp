@@ -139,9 +139,17 @@ void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, c
             for (int kp = 0; kp < Kp2; kp++) {
                 const int16_t* ak = a + (size_t)kp * 8;
                 const int8_t* bk = b + (size_t)kp * 16;
-                for (int i = 0; i < 4; i++)
+                // the pair split into two contiguous rows, so the compiler vectorizes over j
+                int16_t b0[8], b1[8];
+                for (int j = 0; j < 8; j++) {
+                    b0[j] = bk[j * 2];
+                    b1[j] = bk[j * 2 + 1];
+                }
+                for (int i = 0; i < 4; i++) {
+                    const int16_t a0 = ak[i * 2], a1 = ak[i * 2 + 1];
                     for (int j = 0; j < 8; j++)
-                        acc[i][j] += (int32_t)ak[i * 2] * bk[j * 2] + (int32_t)ak[i * 2 + 1] * bk[j * 2 + 1];
+                        acc[i][j] += (int32_t)(a0 * b0[j]) + (int32_t)(a1 * b1[j]);
+                }
             }
             for (int i = 0; i < 4 && mb * 4 + i < M; i++)
                 i8_store__scalar(o, mb * 4 + i, (size_t)nb * 8, acc[i], (size_t)ncols);

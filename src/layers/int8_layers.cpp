@@ -42,6 +42,10 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
         NF_RETURN_IF_ERROR(read_scales(l, w, k++, 1, "top_blob_int8_scales", tscale));
     if (bscale[0] == 0.f)
         return invalid_model(l.type + " bottom_blob_int8_scales is 0: its input cannot be quantized");
+    // a zero weight scale is ncnn's mark of an all-zero channel (scale_in 0 in forward_int8), but a
+    // zero top scale would requantize every output to 0
+    if (l.int8_scale_term > 100 && tscale[0] == 0.f)
+        return invalid_model(l.type + " top_blob_int8_scales is 0: its output cannot be requantized");
     // ncnn ConvolutionDepthWise::load_model: one weight scale (2/102) stands for every group
     // (the value is copied first: assign(n, v[0]) may free v before reading v[0], as libc++ does
     // when it grows, which gave infinite scales in the wasm build)
