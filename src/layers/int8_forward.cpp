@@ -148,7 +148,7 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     // the top first: its size was checked by create (int8 codes when requantizing: 1 byte a value)
     NF_RETURN_IF_ERROR(q.requantize ? top.create_int8(os, opt.blob_allocator) : top.create(os, opt.blob_allocator));
     const bool depthwise = group == inch && group == l.num_output;
-    if (kernels::int8_store_act_supported(l.activation.type) && (depthwise || !q.packed_a.empty())) {
+    if (q.fast && kernels::int8_store_act_supported(l.activation.type) && (depthwise || !q.packed_a.empty())) {
         NF_RETURN_IF_ERROR(conv_int8_fast(l, q, group, pad_value, inch, bottom, in, g, top, opt));
         return cancelled(opt);
     }
@@ -194,9 +194,12 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     int8_input_codes(bottom, (size_t)n * rows, q.bottom_scale, x);
     Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
     dq.scale_in = q.scale_in;
-    const bool fast = kernels::int8_store_act_supported(l.activation.type);
+    const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
     for (int r = 0; r < rows; r++) {
-        kernels::i8_dot_rows(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
+        if (q.fast)
+            kernels::i8_dot_rows(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
+        else
+            kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
         const size_t at = (size_t)r * l.num_output;
         if (fast) {
             // one output per "row" of the store: each output has its own scale and bias

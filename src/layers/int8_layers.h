@@ -51,6 +51,10 @@ struct Int8Weights {
     // and for depthwise layers and InnerProduct, which read `weight` as it is.
     std::vector<int16_t> packed_a;
     size_t packed_group_stride = 0;  // i8_packed_a_count of one group
+    // Set by the optimized layers (Convolution_fast, ...): run the int8 kernels. The reference
+    // layers keep the plain scalar loops (int8_conv_sums, the reference store), which the kernels
+    // are tested against; both give the same bits.
+    bool fast = false;
 };
 
 // Packs q.weight ([group][M][K] rows) into q.packed_a (resource_limit when it cannot allocate).
@@ -102,7 +106,7 @@ public:
     // After the base's preparation, the int8 weights are packed for the int8 kernels (once).
     Status create_pipeline(const Option& opt) override {
         NF_RETURN_IF_ERROR(Base::create_pipeline(opt));
-        if (this->int8_scale_term && !this->dynamic_weight)
+        if (this->int8_scale_term && !this->dynamic_weight && int8.fast)
             return pack_int8();
         return Status::ok();
     }
