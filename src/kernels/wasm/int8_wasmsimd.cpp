@@ -2,9 +2,9 @@
 //   i8_gemm     4 rows x 8 columns per tile, one i32x4.dot_i16x8_s per (row, 4 columns, k pair):
 //               a 32-bit splat of the row's pair of int16 weights against the pairs of 4 columns
 //               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
-//   i8_dwconv   8 output pixels per step: their codes under one tap widened to i16x8
-//               (v128.load8x8_s; stride 2 takes the even bytes of 16), times the tap's weight,
-//               widened to i32 by i32x4.extmul_{low,high}_i16x8;
+//   i8_dwconv   8 output pixels per step: their codes under two taps widened to i16x8
+//               (v128.load8x8_s; stride 2 takes the even bytes of 16), interleaved into pairs and
+//               summed against the two weights by i32x4.dot_i16x8_s;
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
 //   i8_store, i8_quantize: the float epilogue on 4 lanes, float2int8 rounding half away from zero
@@ -184,37 +184,69 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
     }
 }
 
-void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
-    // the 8 codes of one tap for output pixels x .. x + 7, as i16x8
+namespace {
+
+// The 8 codes of one tap for output pixels x .. x + 7 as i16x8 (stride 1: contiguous; stride 2:
+// the even bytes of 16; other strides gathered).
+inline v128_t dw_load8(const int8_t* s, int sw) {
+    if (sw == 1)
+        return wasm_i16x8_load8x8(s);
+    if (sw == 2) {
+        const v128_t v = wasm_v128_load(s);
+        return wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14));
+    }
+    int16_t t[8];
+    for (int j = 0; j < 8; j++)
+        t[j] = s[(size_t)j * sw];
+    return wasm_v128_load(t);
+}
+
+// Output rows of one plane; MAXK > 0 fixes the tap count (taps unrolled), 0 takes p.maxk. Taps
+// go in pairs: the codes of taps t and t + 1 for the same pixel interleaved into i16 pairs, against
+// a splat of the two weights, in one i32x4.dot_i16x8_s (an odd last tap pairs with a zero weight).
+// Integer sums: any order gives the same.
+template <int MAXK>
+void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
+    const int maxk = MAXK > 0 ? MAXK : p.maxk;
+    const int npairs = (maxk + 1) / 2;
     const int sw = p.stride_w;
-    auto load8 = [sw](const int8_t* s) -> v128_t {
-        if (sw == 1)
-            return wasm_i16x8_load8x8(s);
-        if (sw == 2) {
-            const v128_t v = wasm_v128_load(s);
-            return wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14));
-        }
-        int16_t t[8];
-        for (int j = 0; j < 8; j++)
-            t[j] = s[(size_t)j * sw];
-        return wasm_v128_load(t);
+    constexpr int kMaxPairs = MAXK > 0 ? (MAXK + 1) / 2 : 1;
+    v128_t kp[kMaxPairs];
+    auto pair_weights = [&](int t) {
+        const uint16_t k0 = (uint16_t)(int16_t)p.kernel[t];
+        const uint16_t k1 = t + 1 < maxk ? (uint16_t)(int16_t)p.kernel[t + 1] : 0;
+        return wasm_i32x4_splat((int32_t)((uint32_t)k0 | ((uint32_t)k1 << 16)));
     };
+    if (MAXK > 0)
+        for (int i = 0; i < kMaxPairs; i++)
+            kp[i] = pair_weights(2 * i);
     for (int y = 0; y < p.out_h; y++) {
         const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
         for (int x = 0; x < p.out_w; x += 8) {
             const int8_t* s = row + (size_t)x * sw;
             v128_t lo = wasm_i32x4_splat(0), hi = lo;
-            for (int t = 0; t < p.maxk; t++) {
-                const v128_t xv = load8(s + p.ofs[t]);
-                const v128_t kv = wasm_i16x8_splat(p.kernel[t]);
-                lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(xv, kv));
-                hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(xv, kv));
+            for (int i = 0; i < npairs; i++) {
+                const int t = 2 * i;
+                const v128_t a = dw_load8(s + p.ofs[t], sw);
+                const v128_t b = t + 1 < maxk ? dw_load8(s + p.ofs[t + 1], sw) : wasm_i16x8_splat(0);
+                const v128_t k = MAXK > 0 ? kp[i] : pair_weights(t);
+                lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11), k));
+                hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15), k));
             }
             wasm_v128_store(p.rowsums + x, lo);
             wasm_v128_store(p.rowsums + x + 4, hi);
         }
         i8_store__wasmsimd(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
     }
+}
+
+}  // namespace
+
+void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
+    if (p.maxk == 9)
+        dw_plane<9>(p, o);
+    else
+        dw_plane<0>(p, o);
 }
 
 void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
