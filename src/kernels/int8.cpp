@@ -83,7 +83,7 @@ void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
 }
 
 void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst) {
-    const int Kp = (K + 1) / 2 * 2;
+    const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
         size_t pix[8];
         int valid = 0;
@@ -94,18 +94,32 @@ void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst) {
                 valid = j + 1;
             }
         }
-        for (int k = 0; k < Kp; k++) {
-            int8_t* d = dst + ((size_t)nb * (Kp / 2) + (size_t)(k / 2)) * 16 + (k & 1);
-            if (k >= K) {
+        // the 8 pixels are 8 consecutive bytes (one output row, stride 1): copy runs, which the
+        // compiler vectorizes, instead of gathering byte by byte
+        const bool run = valid == 8 && pix[7] == pix[0] + 7;
+        int8_t* d = dst + (size_t)nb * Kp2 * 16;
+        for (int kp = 0; kp < Kp2; kp++, d += 16) {
+            const int k0 = kp * 2, k1 = kp * 2 + 1;
+            const int8_t* s0 = b.src + b.kofs[k0];
+            const int8_t* s1 = k1 < K ? b.src + b.kofs[k1] : nullptr;
+            if (run) {
+                const int8_t* r0 = s0 + pix[0];
                 for (int j = 0; j < 8; j++)
-                    d[j * 2] = 0;
+                    d[j * 2] = r0[j];
+                if (s1) {
+                    const int8_t* r1 = s1 + pix[0];
+                    for (int j = 0; j < 8; j++)
+                        d[j * 2 + 1] = r1[j];
+                } else {
+                    for (int j = 0; j < 8; j++)
+                        d[j * 2 + 1] = 0;
+                }
                 continue;
             }
-            const int8_t* s = b.src + b.kofs[k];
-            for (int j = 0; j < valid; j++)
-                d[j * 2] = s[pix[j]];
-            for (int j = valid; j < 8; j++)
-                d[j * 2] = 0;
+            for (int j = 0; j < 8; j++) {
+                d[j * 2] = j < valid ? s0[pix[j]] : (int8_t)0;
+                d[j * 2 + 1] = j < valid && s1 ? s1[pix[j]] : (int8_t)0;
+            }
         }
     }
 }
