@@ -55,6 +55,31 @@ Status Mat::create(const Shape& s, Allocator* alloc, int pack) {
     return Status::ok();
 }
 
+Status Mat::create_int8(const Shape& s, Allocator* alloc) {
+    if (!s.valid())
+        return shape_mismatch("cannot create a tensor of shape " + s.str());
+    if (!alloc)
+        alloc = &Allocator::default_allocator();
+    void* p = nullptr;
+    NF_RETURN_IF_ERROR(alloc->allocate(s.total(), &p));
+    auto b = std::make_shared<Buffer>();
+    b->alloc = alloc;
+    b->keep_alive = alloc->weak_from_this().lock();
+    b->ptr = p;
+    b->bytes = s.total();
+    buf_ = std::move(b);
+    data = (float*)p;
+    dims = s.dims;
+    w = s.w;
+    h = s.h;
+    d = s.d;
+    c = s.c;
+    elempack = 1;
+    cstep = (size_t)s.w * s.h * s.d;
+    int8 = true;
+    return Status::ok();
+}
+
 Mat Mat::external(const Shape& s, float* p) {
     Mat m;
     m.dims = s.dims;
@@ -96,9 +121,11 @@ Status Mat::clone(Mat& out, Allocator* alloc) const {
         out = m;
         return Status::ok();
     }
-    NF_RETURN_IF_ERROR(m.create(shape(), alloc, elempack));
+    if (int8)
+        NF_RETURN_IF_ERROR(m.create_int8(shape(), alloc));
+    else
+        NF_RETURN_IF_ERROR(m.create(shape(), alloc, elempack));
     std::memcpy(m.data, data, bytes());
-    m.int8 = int8;
     out = m;
     return Status::ok();
 }

@@ -21,6 +21,11 @@ public:
     // Allocates (contents uninitialised). Errors on invalid or over-limit shapes.
     Status create(const Shape& shape, Allocator* alloc = nullptr, int elempack = 1);
     Status create_like(const Mat& m, Allocator* alloc = nullptr) { return create(m.shape(), alloc, m.elempack); }
+    // An int8 tensor (elempack 1): one byte per value, read and written through int8_data();
+    // `data` then points at bytes, not floats (see `int8` below).
+    Status create_int8(const Shape& shape, Allocator* alloc = nullptr);
+    int8_t* int8_data() { return reinterpret_cast<int8_t*>(data); }
+    const int8_t* int8_data() const { return reinterpret_cast<const int8_t*>(data); }
     // Wraps caller-owned memory (not counted, not freed). The caller keeps it alive.
     static Mat external(const Shape& shape, float* data);
 
@@ -28,7 +33,7 @@ public:
     Shape shape() const;              // logical shape (channels multiplied back by elempack)
     size_t total() const { return cstep * (size_t)c; }  // in elements of elempack floats
     size_t total_floats() const { return total() * (size_t)elempack; }
-    size_t bytes() const { return total_floats() * sizeof(float); }
+    size_t bytes() const { return int8 ? total() : total_floats() * sizeof(float); }
 
     float* channel(int q) { return data + (size_t)q * cstep * elempack; }
     const float* channel(int q) const { return data + (size_t)q * cstep * elempack; }
@@ -50,8 +55,9 @@ public:
     int elempack = 1;
     size_t cstep = 0;
     float* data = nullptr;
-    // The values are ncnn int8 codes (integers in [-127, 127]) made by an int8 layer with
-    // int8_scale_term > 100 (layers/int8_layers.h says how int8 blobs travel); create() clears it.
+    // The values are ncnn int8 codes (integers in [-127, 127]) stored one byte each (ncnn's
+    // elemsize 1), made by an int8 layer with int8_scale_term > 100 or a Quantize layer
+    // (layers/int8_layers.h says how int8 blobs travel); set by create_int8(), cleared by create().
     bool int8 = false;
 
 private:

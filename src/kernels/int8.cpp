@@ -22,12 +22,8 @@ float x86_rcp(float x) {
     return (b >> 31) ? -r : r;
 }
 
-void int8_quantize(const float* src, size_t n, float scale, int8_t* dst) {
-    for (size_t i = 0; i < n; i++)
-        dst[i] = float2int8(src[i] * scale);
-}
-
-void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int32_t* sums) {
+void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int8_t* cols,
+                    int32_t* sums) {
     // Per group: gather the input under each kernel tap into rows of a column matrix (im2col,
     // K = inch_g * maxk rows of out_w * out_h codes; a 1x1 stride-1 window reads the planes as
     // they are), then accumulate weight x row into each output channel's sums. The inner loop runs
@@ -36,15 +32,13 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
     const size_t plane = (size_t)s.padded_w * s.padded_h;
     const size_t out_plane = (size_t)s.out_w * s.out_h;
     const size_t K = (size_t)inch_g * s.maxk;
-    const bool direct = s.maxk == 1 && s.stride_w == 1 && s.stride_h == 1 && ofs[0] == 0 &&
-                        s.out_w == s.padded_w && s.out_h == s.padded_h;
-    std::vector<int8_t> cols(direct ? 0 : K * out_plane);
+    const bool direct = int8_conv_direct(s, ofs);
     for (int g = 0; g < s.group; g++) {
         const int8_t* sbase = src + (size_t)g * inch_g * plane;
         if (!direct) {
             for (int q = 0; q < inch_g; q++)
                 for (int k = 0; k < s.maxk; k++) {
-                    int8_t* dst = cols.data() + ((size_t)q * s.maxk + k) * out_plane;
+                    int8_t* dst = cols + ((size_t)q * s.maxk + k) * out_plane;
                     for (int i = 0; i < s.out_h; i++) {
                         const int8_t* sp = sbase + q * plane + (size_t)i * s.stride_h * s.padded_w + ofs[k];
                         for (int j = 0; j < s.out_w; j++)
@@ -52,7 +46,7 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
                     }
                 }
         }
-        const int8_t* B = direct ? sbase : cols.data();
+        const int8_t* B = direct ? sbase : cols;
         for (int p = g * outch_g; p < (g + 1) * outch_g; p++) {
             int32_t* out = sums + (size_t)p * out_plane;
             std::fill(out, out + out_plane, 0);
@@ -69,7 +63,129 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
     }
 }
 
-void int8_dot_rows(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
+}  // namespace kernels
+}  // namespace nnfold
+
+// ---- Fast int8 kernels: scalar twins (kernels/wasm/int8_wasmsimd.cpp is the SIMD form).
+
+namespace nnfold {
+namespace kernels {
+
+void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
+    const int Kp = (K + 1) / 2 * 2;
+    for (int mb = 0; mb < (M + 3) / 4; mb++)
+        for (int kp = 0; kp < Kp / 2; kp++)
+            for (int i = 0; i < 4; i++)
+                for (int r = 0; r < 2; r++) {
+                    const int m = mb * 4 + i, k = kp * 2 + r;
+                    *dst++ = (m < M && k < K) ? (int16_t)a[(size_t)m * K + k] : (int16_t)0;
+                }
+}
+
+void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst) {
+    const int Kp2 = (K + 1) / 2;
+    for (int nb = 0; nb < (N + 7) / 8; nb++) {
+        size_t pix[8];
+        int valid = 0;
+        for (int j = 0; j < 8; j++) {
+            const int n = nb * 8 + j;
+            if (n < N) {
+                pix[j] = (size_t)(n / b.out_w) * b.row_step + (size_t)(n % b.out_w) * b.col_step;
+                valid = j + 1;
+            }
+        }
+        // the 8 pixels are 8 consecutive bytes (one output row, stride 1): copy runs, which the
+        // compiler vectorizes, instead of gathering byte by byte
+        const bool run = valid == 8 && pix[7] == pix[0] + 7;
+        int8_t* d = dst + (size_t)nb * Kp2 * 16;
+        for (int kp = 0; kp < Kp2; kp++, d += 16) {
+            const int k0 = kp * 2, k1 = kp * 2 + 1;
+            const int8_t* s0 = b.src + b.kofs[k0];
+            const int8_t* s1 = k1 < K ? b.src + b.kofs[k1] : nullptr;
+            if (run) {
+                const int8_t* r0 = s0 + pix[0];
+                for (int j = 0; j < 8; j++)
+                    d[j * 2] = r0[j];
+                if (s1) {
+                    const int8_t* r1 = s1 + pix[0];
+                    for (int j = 0; j < 8; j++)
+                        d[j * 2 + 1] = r1[j];
+                } else {
+                    for (int j = 0; j < 8; j++)
+                        d[j * 2 + 1] = 0;
+                }
+                continue;
+            }
+            for (int j = 0; j < 8; j++) {
+                d[j * 2] = j < valid ? s0[pix[j]] : (int8_t)0;
+                d[j * 2 + 1] = j < valid && s1 ? s1[pix[j]] : (int8_t)0;
+            }
+        }
+    }
+}
+
+void i8_store__scalar(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n) {
+    const float scale = o.scale_in[m];
+    const float bias = o.bias ? o.bias[m] : 0.f;
+    const size_t base = (size_t)m * o.ld + col;
+    for (size_t i = 0; i < n; i++) {
+        const float v = act_scalar(i8_dequant_value(sums[i], scale, bias, o.fused_bias), o.act);
+        if (o.q)
+            o.q[base + i] = float2int8(v * o.top_scale);
+        else
+            o.f[base + i] = v;
+    }
+}
+
+void i8_quantize__scalar(const float* src, size_t n, float scale, int8_t* dst) {
+    for (size_t i = 0; i < n; i++)
+        dst[i] = float2int8(src[i] * scale);
+}
+
+void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
+    const int Kp2 = (K + 1) / 2;
+    for (int nb = 0; nb < (N + 7) / 8; nb++) {
+        const int8_t* b = pb + (size_t)nb * Kp2 * 16;
+        const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
+        for (int mb = 0; mb < (M + 3) / 4; mb++) {
+            const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+            int32_t acc[4][8] = {};
+            for (int kp = 0; kp < Kp2; kp++) {
+                const int16_t* ak = a + (size_t)kp * 8;
+                const int8_t* bk = b + (size_t)kp * 16;
+                // the pair split into two contiguous rows, so the compiler vectorizes over j
+                int16_t b0[8], b1[8];
+                for (int j = 0; j < 8; j++) {
+                    b0[j] = bk[j * 2];
+                    b1[j] = bk[j * 2 + 1];
+                }
+                for (int i = 0; i < 4; i++) {
+                    const int16_t a0 = ak[i * 2], a1 = ak[i * 2 + 1];
+                    for (int j = 0; j < 8; j++)
+                        acc[i][j] += (int32_t)(a0 * b0[j]) + (int32_t)(a1 * b1[j]);
+                }
+            }
+            for (int i = 0; i < 4 && mb * 4 + i < M; i++)
+                i8_store__scalar(o, mb * 4 + i, (size_t)nb * 8, acc[i], (size_t)ncols);
+        }
+    }
+}
+
+void i8_dwconv__scalar(const Int8DwPlane& p, const Int8Out& o) {
+    for (int y = 0; y < p.out_h; y++) {
+        const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
+        for (int x = 0; x < p.out_w; x++) {
+            const int8_t* s = row + (size_t)x * p.stride_w;
+            int32_t sum = 0;
+            for (int t = 0; t < p.maxk; t++)
+                sum += (int32_t)s[p.ofs[t]] * p.kernel[t];
+            p.rowsums[x] = sum;
+        }
+        i8_store__scalar(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
+    }
+}
+
+void i8_dot_rows__scalar(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
     for (int p = 0; p < outch; p++) {
         const int8_t* w = weight + (size_t)p * n;
         int32_t sum = 0;

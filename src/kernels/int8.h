@@ -19,6 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/activation.h"
+#include "kernels/dispatch.h"
+
 namespace nnfold {
 namespace kernels {
 
@@ -47,8 +50,6 @@ inline float int8_scale_in(float bottom_scale, float weight_scale) {
 // Inputs outside the table's range (zero, subnormal, huge, inf, NaN) give 1 / x.
 float x86_rcp(float x);
 
-// dst[i] = float2int8(src[i] * scale).
-void int8_quantize(const float* src, size_t n, float scale, int8_t* dst);
 
 // Grouped int8 convolution sums (ncnn's forward_int8 loops; Convolution is group 1, a depthwise
 // layer is group == channels == num_output). `src` holds the padded input planes
@@ -62,10 +63,96 @@ struct Int8ConvShape {
     int stride_w = 1, stride_h = 1;
     int maxk = 1;
 };
-void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int32_t* sums);
+// `cols` is int8_conv_cols_bytes(s) bytes of scratch (the im2col matrix of one group).
+void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int8_t* cols,
+                    int32_t* sums);
+inline bool int8_conv_direct(const Int8ConvShape& s, const int* ofs) {
+    return s.maxk == 1 && s.stride_w == 1 && s.stride_h == 1 && ofs[0] == 0 && s.out_w == s.padded_w &&
+           s.out_h == s.padded_h;
+}
+inline size_t int8_conv_cols_bytes(const Int8ConvShape& s) {
+    return (size_t)(s.inch / s.group) * s.maxk * s.out_w * s.out_h;
+}
 
-// InnerProduct sums: sums[p] = sum_i x[i] * weight[p * n + i] for p < outch.
-void int8_dot_rows(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums);
+
+// ---- The fast int8 kernels (SIMD-128 in kernels/wasm/int8_wasmsimd.cpp, scalar twins in int8.cpp).
+// Integer sums are exact, and the store below computes the same float operations in the same order
+// in both twins, so a SIMD kernel and its twin give the same bits (and ncnn's codes).
+
+// The store every int8 kernel ends with: ncnn's dequantize (float out) or requantize (int8 codes
+// out) of the int32 sums of output row (channel) m:
+//   v = fused_bias ? fma((float)sum, scale_in[m], bias[m]) : (float)sum * scale_in[m] + bias[m]
+//   v = act(v)                        types 0..3 only (none, relu, leaky relu, clip: exact in both
+//                                     twins; layers run the reference store for the others)
+//   out = q ? float2int8(v * top_scale) : v
+// fused_bias is ncnn's x86 epilogue on an FMA CPU (one rounding). SIMD-128 has no FMA: the SIMD
+// twin computes sum * scale + bias in f64 (the product of two floats is exact there, the sum rounds
+// once) and rounds that to float; the two roundings agree with one except when the f64 result is
+// exactly halfway between two floats, which the kernel detects and recomputes with std::fma.
+struct Int8Out {
+    const float* scale_in = nullptr;  // per row
+    const float* bias = nullptr;      // per row, or null (0)
+    bool fused_bias = false;
+    ActParams act;
+    float top_scale = 0.f;
+    float* f = nullptr;   // dequantize: row m's outputs at f + m * ld
+    int8_t* q = nullptr;  // requantize: row m's codes at q + m * ld
+    size_t ld = 0;
+};
+inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; }
+
+// GEMM operands, packed for the kernel (K padded to even Kp with zero codes):
+//   A (weights, packed once): int16, blocks of 4 rows, [M/4][Kp/2][4 rows][2 consecutive k]; rows
+//     past M are zeros. A 32-bit load of one (row, k pair) splats to the dot product's pairs.
+//   B (codes of the input, packed per run): int8, blocks of 8 columns (output pixels),
+//     [N/8][Kp/2][8 columns][2 consecutive k]; columns past N are zeros. Sixteen bytes hold one k
+//     pair of 8 columns: widened to two i16x8, each lane pair (k, k+1) of one column meets the
+//     row's pair in i32x4.dot_i16x8_s.
+inline size_t i8_packed_a_count(int M, int K) { return (size_t)((M + 3) / 4) * 4 * (size_t)((K + 1) / 2 * 2); }
+inline size_t i8_packed_b_bytes(int K, int N) { return (size_t)((N + 7) / 8) * 8 * (size_t)((K + 1) / 2 * 2); }
+// A[i][k] = a[i * K + k] (weight rows as ncnn stores them).
+void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst);
+// B[k][n] = src[kofs[k] + pixel(n)], pixel(n) = (n / out_w) * row_step + (n % out_w) * col_step:
+// im2col of a padded plane set (kofs[k] = channel * plane + tap offset, row_step = stride_h *
+// padded_w, col_step = stride_w), or plain planes (kofs[k] = k * plane, out_w = N, col_step 1).
+struct Int8BSource {
+    const int8_t* src = nullptr;
+    const size_t* kofs = nullptr;  // K offsets
+    int out_w = 1;
+    size_t row_step = 0, col_step = 1;
+};
+void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst);
+
+// One depthwise channel: out(y, x) = sum_t k[t] * src[y * stride_h * padded_w + x * stride_w +
+// ofs[t]] over the padded plane `src`, stored with o's row `channel` at o.ld * channel + y * out_w + x.
+// The SIMD kernel loads whole vectors of 8 output pixels: `src` must stay readable for
+// i8_dwconv_slack(stride_w) bytes past the plane's end. `rowsums` holds (out_w + 7) / 8 * 8 ints.
+struct Int8DwPlane {
+    const int8_t* src = nullptr;
+    const int8_t* kernel = nullptr;  // maxk taps
+    const int* ofs = nullptr;        // maxk tap offsets in the padded plane
+    int maxk = 1;
+    int padded_w = 0, out_w = 0, out_h = 0, stride_w = 1, stride_h = 1;
+    int channel = 0;
+    int32_t* rowsums = nullptr;
+};
+inline size_t i8_dwconv_slack(int stride_w) { return (size_t)8 * (size_t)stride_w + 16; }
+
+#define NNFOLD_INT8_KERNELS(X)                                                                                      \
+    X(void, i8_store, (const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n), (o, m, col, sums, n))   \
+    X(void, i8_quantize, (const float* src, size_t n, float scale, int8_t* dst), (src, n, scale, dst))              \
+    X(void, i8_gemm, (int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o),                 \
+      (M, N, K, pa, pb, o))                                                                                         \
+    X(void, i8_dwconv, (const Int8DwPlane& p, const Int8Out& o), (p, o))                                            \
+    X(void, i8_dot_rows, (const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums),                 \
+      (x, n, weight, outch, sums))
+NNFOLD_INT8_KERNELS(NF_KERNEL_DECLARE)
+
+// The scalar form of the store's per-value arithmetic (both twins' reference; the SIMD kernel's
+// halfway fallback).
+inline float i8_dequant_value(int32_t sum, float scale_in, float bias, bool fused_bias) {
+    return fused_bias ? std::fma((float)sum, scale_in, bias) : (float)sum * scale_in + bias;
+}
 
 }  // namespace kernels
 }  // namespace nnfold

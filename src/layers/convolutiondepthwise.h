@@ -27,6 +27,7 @@ public:
 protected:
     Status load_int8(const std::vector<WeightArray>& weights) override;  // src/layers/int8_forward.cpp
     Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const override;
+    Status pack_int8() override;
     Status forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const override;
     Status output_shape(const Shape& in, Shape& out, ConvGeometry* geometry = nullptr) const;
     Status out_shape(const Shape& in, Shape& out) const override { return output_shape(in, out); }

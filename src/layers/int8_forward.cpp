@@ -2,6 +2,7 @@
 // ncnn src/layer/convolution.cpp, convolutiondepthwise.cpp and innerproduct.cpp, load_model and
 // forward_int8. Each quantizes its input (unless it is already int8), pads the codes, sums in
 // int32 (kernels/int8.h) and dequantizes or requantizes per output channel.
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -20,28 +21,120 @@ Status cancelled(const Option& opt) {
     return Status::ok();
 }
 
-// Input planes as int8 codes (1 byte per padded value: a quarter of the float input it came from,
-// unless the border is wider than the plane) with the border added. ncnn quantizes first and pads the int8 blob
-// (make_padding on elemsize 1: copy_make_border with pad_value converted to signed char), so the
-// border holds (int8)pad_value, not a quantized pad_value.
-Status padded_codes(const Mat& bottom, int channels, int w, int h, const ConvGeometry& g, float pad_value,
-                    float bottom_scale, std::vector<int8_t>& out) {
-    const size_t plane = (size_t)w * h;
-    std::vector<int8_t> codes;
+// `bytes` of scratch from the workspace allocator, which checks them against the MemoryLimits
+// before allocating (resource_limit naming the byte count, as the fp32 paths' workspaces do).
+Status int8_workspace(size_t bytes, const Option& opt, Mat& m) {
+    const size_t floats = bytes / 4 + 1;
+    if (floats > (size_t)INT_MAX)
+        return resource_limit("an int8 workspace of " + std::to_string(bytes) + " bytes is too large");
+    return m.create(Shape::d1((int)floats), opt.workspace_allocator);
+}
+
+// The kernels' store (kernels/int8.h Int8Out) for output channels [p0, ...) of `top`.
+kernels::Int8Out int8_out(const Int8Weights& q, const std::vector<float>& bias, const FusedActivation& act, int p0,
+                          Mat& top, size_t ld) {
+    kernels::Int8Out o;
+    o.scale_in = q.scale_in.data() + p0;
+    o.bias = bias.empty() ? nullptr : bias.data() + p0;
+    o.fused_bias = q.fused_bias;
+    o.act = kernels::make_act(act.type, act.p0, act.p1);
+    o.top_scale = q.top_scale;
+    o.ld = ld;
+    if (q.requantize)
+        o.q = top.int8_data() + (size_t)p0 * ld;
+    else
+        o.f = top.data + (size_t)p0 * ld;
+    return o;
+}
+
+// Input planes as int8 codes (1 byte per padded value) with the border added, in a workspace with
+// `slack` readable bytes after the planes (the depthwise kernel's whole-vector loads). ncnn
+// quantizes first and pads the int8 blob (make_padding on elemsize 1: copy_make_border with
+// pad_value converted to signed char), so the border holds (int8)pad_value, not a quantized pad_value.
+Status padded_codes_ws(const Mat& bottom, int channels, int w, int h, const ConvGeometry& g, float pad_value,
+                       float bottom_scale, size_t slack, const Option& opt, Mat& ws) {
+    const size_t pplane = (size_t)g.padded_w * g.padded_h, plane = (size_t)w * h;
+    NF_RETURN_IF_ERROR(int8_workspace(pplane * channels + slack, opt, ws));
+    int8_t* out = reinterpret_cast<int8_t*>(ws.data);
+    std::memset(out + pplane * channels, 0, slack);
     if (!g.pads.any()) {
-        out.resize(plane * channels);
-        int8_input_codes(bottom, plane * channels, bottom_scale, out.data());
+        int8_input_codes(bottom, plane * channels, bottom_scale, out);
         return Status::ok();
     }
-    const size_t pplane = (size_t)g.padded_w * g.padded_h;
-    codes.resize(plane * channels);
-    int8_input_codes(bottom, plane * channels, bottom_scale, codes.data());
     const int8_t pad = (int8_t)(int)pad_value;
-    out.assign(pplane * channels, pad);
+    std::memset(out, pad, pplane * channels);
+    const int8_t* codes = bottom.int8 ? bottom.int8_data() : nullptr;
+    std::vector<int8_t> row;
+    if (!codes)
+        row.resize((size_t)w);
     for (int q = 0; q < channels; q++)
-        for (int y = 0; y < h; y++)
-            std::memcpy(out.data() + q * pplane + (size_t)(y + g.pads.top) * g.padded_w + g.pads.left,
-                        codes.data() + q * plane + (size_t)y * w, (size_t)w);
+        for (int y = 0; y < h; y++) {
+            int8_t* d = out + q * pplane + (size_t)(y + g.pads.top) * g.padded_w + g.pads.left;
+            const size_t at = q * plane + (size_t)y * w;
+            if (codes)
+                std::memcpy(d, codes + at, (size_t)w);
+            else
+                kernels::i8_quantize(bottom.data + at, (size_t)w, bottom_scale, d);
+        }
+    return Status::ok();
+}
+
+// The int8 kernels' path of conv_int8: depthwise (one i8_dwconv per channel) or, per group, the
+// im2col codes packed as the GEMM's B (a 1x1 stride-1 window reads the planes as they are) times
+// the weights packed at create_pipeline, dequantized/requantized in the kernels' store.
+Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group, float pad_value, int inch,
+                      const Mat& bottom, const Planes& in, const ConvGeometry& g, Mat& top, const Option& opt) {
+    const bool depthwise = group == inch && group == l.num_output;
+    const int maxk = l.kernel_w * l.kernel_h;
+    const size_t out_plane = (size_t)g.out_w * g.out_h;
+    const size_t pplane = (size_t)g.padded_w * g.padded_h;
+    const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
+    Mat src_ws;
+    NF_RETURN_IF_ERROR(padded_codes_ws(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale,
+                                       depthwise ? kernels::i8_dwconv_slack(l.stride_w) : 0, opt, src_ws));
+    const int8_t* src = reinterpret_cast<const int8_t*>(src_ws.data);
+    if (depthwise) {
+        Mat rows;
+        NF_RETURN_IF_ERROR(int8_workspace(((size_t)g.out_w + 7) / 8 * 8 * sizeof(int32_t), opt, rows));
+        const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
+        kernels::Int8DwPlane p;
+        p.ofs = ofs.data();
+        p.maxk = maxk;
+        p.padded_w = g.padded_w;
+        p.out_w = g.out_w;
+        p.out_h = g.out_h;
+        p.stride_w = l.stride_w;
+        p.stride_h = l.stride_h;
+        p.rowsums = reinterpret_cast<int32_t*>(rows.data);
+        for (int c = 0; c < inch; c++) {
+            p.src = src + (size_t)c * pplane;
+            p.kernel = q.weight.data() + (size_t)c * maxk;
+            p.channel = c;
+            kernels::i8_dwconv(p, o);
+        }
+        return Status::ok();
+    }
+    const int inch_g = inch / group, outch_g = l.num_output / group;
+    const int K = inch_g * maxk, N = (int)out_plane;
+    const bool planes = maxk == 1 && l.stride_w == 1 && l.stride_h == 1 && ofs[0] == 0;
+    std::vector<size_t> kofs((size_t)K);
+    for (int c = 0; c < inch_g; c++)
+        for (int t = 0; t < maxk; t++)
+            kofs[(size_t)c * maxk + t] = (size_t)c * pplane + (size_t)ofs[t];
+    kernels::Int8BSource b;
+    b.kofs = kofs.data();
+    b.out_w = planes ? g.padded_w : g.out_w;
+    b.row_step = planes ? (size_t)g.padded_w : (size_t)l.stride_h * g.padded_w;
+    b.col_step = planes ? 1 : (size_t)l.stride_w;
+    Mat pb_ws;
+    NF_RETURN_IF_ERROR(int8_workspace(kernels::i8_packed_b_bytes(K, N), opt, pb_ws));
+    int8_t* pb = reinterpret_cast<int8_t*>(pb_ws.data);
+    for (int gi = 0; gi < group; gi++) {
+        b.src = src + (size_t)gi * inch_g * pplane;
+        kernels::i8_pack_b(K, N, b, pb);
+        const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, gi * outch_g, top, out_plane);
+        kernels::i8_gemm(outch_g, N, K, q.packed_a.data() + gi * q.packed_group_stride, pb, o);
+    }
     return Status::ok();
 }
 
@@ -52,11 +145,17 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), l.type.c_str(), in));
     if (bottom.elempack != 1)
         return internal_error(l.type + ": int8 path needs an unpacked input");
-    // the top first: its size was checked by create; the scratch below is no larger than the
-    // input (1 byte per padded value) and the top (4 bytes per sum)
-    NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-    std::vector<int8_t> src;
-    NF_RETURN_IF_ERROR(padded_codes(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale, src));
+    // the top first: its size was checked by create (int8 codes when requantizing: 1 byte a value)
+    NF_RETURN_IF_ERROR(q.requantize ? top.create_int8(os, opt.blob_allocator) : top.create(os, opt.blob_allocator));
+    const bool depthwise = group == inch && group == l.num_output;
+    if (q.fast && kernels::int8_store_act_supported(l.activation.type) && (depthwise || !q.packed_a.empty())) {
+        NF_RETURN_IF_ERROR(conv_int8_fast(l, q, group, pad_value, inch, bottom, in, g, top, opt));
+        return cancelled(opt);
+    }
+    // The reference path (fused activations the kernels' store does not take: sigmoid, mish,
+    // hardswish): scratch from the workspace allocator, sums in int32, stored per channel.
+    Mat src_ws, sums_ws, cols_ws;
+    NF_RETURN_IF_ERROR(padded_codes_ws(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale, 0, opt, src_ws));
     kernels::Int8ConvShape s;
     s.inch = inch;
     s.outch = l.num_output;
@@ -70,35 +169,49 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     s.maxk = l.kernel_w * l.kernel_h;
     const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
     const size_t out_plane = (size_t)g.out_w * g.out_h;
-    std::vector<int32_t> sums;
-    sums.resize(out_plane * l.num_output);
-    kernels::int8_conv_sums(s, src.data(), q.weight.data(), ofs.data(), sums.data());
+    NF_RETURN_IF_ERROR(int8_workspace(out_plane * l.num_output * sizeof(int32_t), opt, sums_ws));
+    NF_RETURN_IF_ERROR(int8_workspace(kernels::int8_conv_cols_bytes(s), opt, cols_ws));
+    int32_t* sums = reinterpret_cast<int32_t*>(sums_ws.data);
+    kernels::int8_conv_sums(s, reinterpret_cast<const int8_t*>(src_ws.data), q.weight.data(), ofs.data(),
+                            reinterpret_cast<int8_t*>(cols_ws.data), sums);
     NF_RETURN_IF_ERROR(cancelled(opt));
     for (int p = 0; p < l.num_output; p++)
-        int8_store(q, p, sums.data() + (size_t)p * out_plane, out_plane, l.bias_data, l.activation, top.channel(p));
-    top.int8 = q.requantize;
+        int8_store(q, p, sums + (size_t)p * out_plane, out_plane, l.bias_data, l.activation, top, p * out_plane);
     return Status::ok();
 }
 
 // ncnn InnerProduct::forward_int8 (and Convolution's 1D-input path, which ncnn hands to an
 // InnerProduct layer): one dot product per output, dequantized; InnerProduct has no top scale.
-Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, const Mat& bottom, const Shape& os,
-                Mat& top) {
+Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, const Mat& bottom, Mat& top,
+                const Option& opt) {
     if (bottom.elempack != 1)
         return internal_error(l.type + ": int8 path needs an unpacked input");
-    std::vector<int8_t> x((size_t)n * rows);
-    int8_input_codes(bottom, x.size(), q.bottom_scale, x.data());
-    std::vector<int32_t> sums((size_t)l.num_output);
-    Int8Weights dq = q;
-    dq.requantize = false;
-    dq.fused_bias = false;  // ncnn's x86 InnerProduct multiplies, then adds
+    Mat xs, ss;
+    NF_RETURN_IF_ERROR(int8_workspace((size_t)n * rows, opt, xs));
+    NF_RETURN_IF_ERROR(int8_workspace((size_t)l.num_output * sizeof(int32_t), opt, ss));
+    int8_t* x = reinterpret_cast<int8_t*>(xs.data);
+    int32_t* sums = reinterpret_cast<int32_t*>(ss.data);
+    int8_input_codes(bottom, (size_t)n * rows, q.bottom_scale, x);
+    Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
+    dq.scale_in = q.scale_in;
+    const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
     for (int r = 0; r < rows; r++) {
-        kernels::int8_dot_rows(x.data() + (size_t)r * n, n, q.weight.data(), l.num_output, sums.data());
-        float* out = top.data + (size_t)r * l.num_output;
-        for (int p = 0; p < l.num_output; p++)
-            int8_store(dq, p, sums.data() + p, 1, l.bias_data, l.activation, out + p);
+        if (q.fast)
+            kernels::i8_dot_rows(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
+        else
+            kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
+        const size_t at = (size_t)r * l.num_output;
+        if (fast) {
+            // one output per "row" of the store: each output has its own scale and bias
+            kernels::Int8Out o = int8_out(dq, l.bias_data, l.activation, 0, top, 1);
+            o.f += at;
+            for (int p = 0; p < l.num_output; p++)
+                kernels::i8_store(o, p, 0, sums + p, 1);
+        } else {
+            for (int p = 0; p < l.num_output; p++)
+                int8_store(dq, p, sums + p, 1, l.bias_data, l.activation, top, at + p);
+        }
     }
-    (void)os;
     return Status::ok();
 }
 
@@ -118,9 +231,13 @@ Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt)
         return internal_error("Convolution: int8 weights not loaded");
     if (os.dims == 1) {
         NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
-        return dot_int8(*this, int8, num_input(), 1, bottom, os, top);
+        return dot_int8(*this, int8, num_input(), 1, bottom, top, opt);
     }
     return conv_int8(*this, int8, 1, pad_value, num_input(), bottom, os, g, top, opt);
+}
+
+Status Convolution::pack_int8() {
+    return pack_int8_gemm(int8, 1, num_output, num_input() * kernel_w * kernel_h);
 }
 
 Status ConvolutionDepthWise::load_int8(const std::vector<WeightArray>& w) {
@@ -148,6 +265,12 @@ Status ConvolutionDepthWise::forward_int8(const Mat& bottom, Mat& top, const Opt
     return conv_int8(*this, int8, group, pad_value, num_input(), bottom, os, g, top, opt);
 }
 
+Status ConvolutionDepthWise::pack_int8() {
+    if (group == num_output && num_input() == group)
+        return Status::ok();  // depthwise: i8_dwconv reads the taps as they are
+    return pack_int8_gemm(int8, group, num_output / group, num_input() / group * kernel_w * kernel_h);
+}
+
 Status InnerProduct::load_int8(const std::vector<WeightArray>& w) {
     return load_int8_weights(*this, w, num_output, num_output, 1, Int8Flavor(), int8);
 }
@@ -159,7 +282,7 @@ Status InnerProduct::forward_int8(const Mat& bottom, Mat& top, const Option& opt
         return internal_error("InnerProduct: int8 weights not loaded");
     NF_RETURN_IF_ERROR(top.create(os, opt.blob_allocator));
     const int rows = os.dims == 2 ? os.h : 1;
-    NF_RETURN_IF_ERROR(dot_int8(*this, int8, num_input(), rows, bottom, os, top));
+    NF_RETURN_IF_ERROR(dot_int8(*this, int8, num_input(), rows, bottom, top, opt));
     return cancelled(opt);
 }
 

@@ -1,6 +1,8 @@
 #include "layers/int8_layers.h"
 
 #include <cmath>
+#include <cstring>
+#include <new>
 
 #include "kernels/int8.h"
 #include "layers/weighted_layer.h"
@@ -40,6 +42,10 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
         NF_RETURN_IF_ERROR(read_scales(l, w, k++, 1, "top_blob_int8_scales", tscale));
     if (bscale[0] == 0.f)
         return invalid_model(l.type + " bottom_blob_int8_scales is 0: its input cannot be quantized");
+    // a zero weight scale is ncnn's mark of an all-zero channel (scale_in 0 in forward_int8), but a
+    // zero top scale would requantize every output to 0
+    if (l.int8_scale_term > 100 && tscale[0] == 0.f)
+        return invalid_model(l.type + " top_blob_int8_scales is 0: its output cannot be requantized");
     // ncnn ConvolutionDepthWise::load_model: one weight scale (2/102) stands for every group
     // (the value is copied first: assign(n, v[0]) may free v before reading v[0], as libc++ does
     // when it grows, which gave infinite scales in the wasm build)
@@ -61,7 +67,7 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
             return internal_error(l.type + ": missing weight_data");
         q.weight.resize(n);
         for (int r = 0; r < rows; r++)
-            kernels::int8_quantize(wd.data.data() + (size_t)r * per_row, per_row, wscales[(size_t)r],
+            kernels::i8_quantize(wd.data.data() + (size_t)r * per_row, per_row, wscales[(size_t)r],
                                    q.weight.data() + (size_t)r * per_row);
     }
     q.bottom_scale = bscale[0];
@@ -78,40 +84,39 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
     return Status::ok();
 }
 
+Status pack_int8_gemm(Int8Weights& q, int group, int M, int K) {
+    const size_t per_group = kernels::i8_packed_a_count(M, K);
+    try {
+        q.packed_a.assign(per_group * (size_t)group, 0);
+    } catch (const std::bad_alloc&) {
+        return resource_limit("out of memory packing " + std::to_string(per_group * (size_t)group) + " int8 weights");
+    }
+    for (int g = 0; g < group; g++)
+        kernels::i8_pack_a(M, K, q.weight.data() + (size_t)g * M * K, q.packed_a.data() + (size_t)g * per_group);
+    q.packed_group_stride = per_group;
+    return Status::ok();
+}
+
 void int8_input_codes(const Mat& m, size_t n, float bottom_scale, int8_t* dst) {
     if (m.int8) {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = (int8_t)m.data[i];
+        std::memcpy(dst, m.int8_data(), n);
         return;
     }
-    kernels::int8_quantize(m.data, n, bottom_scale, dst);
+    kernels::i8_quantize(m.data, n, bottom_scale, dst);
 }
 
 void int8_store(const Int8Weights& q, int p, const int32_t* sums, size_t n, const std::vector<float>& bias,
-                const FusedActivation& act, float* dst) {
+                const FusedActivation& act, Mat& top, size_t offset) {
     const float scale_in = q.scale_in[(size_t)p];
     const float b = bias.empty() ? 0.f : bias[(size_t)p];
     // ncnn: sumfp32 = sum * scale_in; if (bias_term) sumfp32 += bias; activation; then
     // float2int8(sumfp32 * scale_out) or the float; fused_bias: one rounding for sum * scale_in + bias
-    if (q.fused_bias) {
-        for (size_t i = 0; i < n; i++) {
-            float v = std::fma((float)sums[i], scale_in, b);
-            v = act.apply(v);
-            dst[i] = q.requantize ? (float)kernels::float2int8(v * q.top_scale) : v;
-        }
-    } else if (q.requantize) {
-        for (size_t i = 0; i < n; i++) {
-            float v = (float)sums[i] * scale_in;
-            v = v + b;
-            v = act.apply(v);
-            dst[i] = (float)kernels::float2int8(v * q.top_scale);
-        }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            float v = (float)sums[i] * scale_in;
-            v = v + b;
-            dst[i] = act.apply(v);
-        }
+    for (size_t i = 0; i < n; i++) {
+        const float v = act.apply(kernels::i8_dequant_value(sums[i], scale_in, b, q.fused_bias));
+        if (q.requantize)
+            top.int8_data()[offset + i] = kernels::float2int8(v * q.top_scale);
+        else
+            top.data[offset + i] = v;
     }
 }
 

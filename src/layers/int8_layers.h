@@ -12,9 +12,9 @@
 // an int8 layer are quantized at load, row by row with the row's weight scale, as ncnn's
 // load_model does (quantize_to_int8: float2int8(w * scale)).
 //
-// How an int8 blob travels between layers in nnfold: as an ordinary fp32 Mat whose values are the
-// int8 codes (integers in [-127, 127], exact in float) and whose `int8` flag is set (core/mat.h).
-// A layer with int8_scale_term > 100 produces such a blob (ncnn: elemsize 1); the next int8 layer
+// How an int8 blob travels between layers in nnfold: as a Mat of int8 codes, one byte each
+// (Mat::create_int8, its `int8` flag set; core/mat.h), as ncnn's elemsize-1 Mat.
+// A layer with int8_scale_term > 100 produces such a blob; the next int8 layer
 // takes the codes as they are and does not quantize them again (ncnn: `elemsize != 1` skips
 // quantize_to_int8), so the numbers are ncnn's. Split passes the flag on (its tops share the Mat).
 // Any other layer refuses an int8 blob (runtime/net.cpp checks Layer::takes_int8() before each
@@ -46,7 +46,19 @@ struct Int8Weights {
     // (the epilogue of its int8 Convolution) compute it on a CPU with FMA (_mm_comp_fmadd_ps), the
     // oracle's; ConvolutionDepthWise (depthwise) and InnerProduct multiply, then add.
     bool fused_bias = false;
+    // The weights in the int8 GEMM's A layout (kernels/int8.h i8_pack_a), one block per group,
+    // packed once by create_pipeline (Convolution, grouped ConvolutionDepthWise); empty until then
+    // and for depthwise layers and InnerProduct, which read `weight` as it is.
+    std::vector<int16_t> packed_a;
+    size_t packed_group_stride = 0;  // i8_packed_a_count of one group
+    // Set by the optimized layers (Convolution_fast, ...): run the int8 kernels. The reference
+    // layers keep the plain scalar loops (int8_conv_sums, the reference store), which the kernels
+    // are tested against; both give the same bits.
+    bool fast = false;
 };
+
+// Packs q.weight ([group][M][K] rows) into q.packed_a (resource_limit when it cannot allocate).
+Status pack_int8_gemm(Int8Weights& q, int group, int M, int K);
 
 // How ncnn's x86 build (the oracle's) differs from its generic int8 code, per layer:
 struct Int8Flavor {
@@ -66,10 +78,11 @@ Status load_int8_weights(WeightedLayer& layer, const std::vector<WeightArray>& w
 // otherwise (ncnn quantize_to_int8). `n` values from `m.data`.
 void int8_input_codes(const Mat& m, size_t n, float bottom_scale, int8_t* dst);
 
-// ncnn's dequantize or requantize of `n` int32 sums of output channel p into `dst` (floats, or
-// int8 codes as floats when requantizing).
+// ncnn's dequantize or requantize of `n` int32 sums of output channel p into `top` from element
+// `offset` (floats, or int8 codes when requantizing: `top` was made by create_int8), with any fused
+// activation (the reference store; the kernels' i8_store takes activation types 0..3).
 void int8_store(const Int8Weights& q, int p, const int32_t* sums, size_t n, const std::vector<float>& bias,
-                const FusedActivation& act, float* dst);
+                const FusedActivation& act, Mat& top, size_t offset);
 
 // The frame Convolution, ConvolutionDepthWise and InnerProduct share on top of Base
 // (ConvWindowLayer or WeightedLayer): with int8_scale_term != 0 (and static weights) load_model
@@ -90,9 +103,17 @@ public:
         return forward_fp32(bottom, top, opt);
     }
     bool takes_int8() const override { return this->int8_scale_term != 0; }
+    // After the base's preparation, the int8 weights are packed for the int8 kernels (once).
+    Status create_pipeline(const Option& opt) override {
+        NF_RETURN_IF_ERROR(Base::create_pipeline(opt));
+        if (this->int8_scale_term && !this->dynamic_weight && int8.fast)
+            return pack_int8();
+        return Status::ok();
+    }
     Int8Weights int8;
 
 protected:
+    virtual Status pack_int8() { return Status::ok(); }
     virtual Status load_int8(const std::vector<WeightArray>& weights) = 0;
     virtual Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const = 0;
     virtual Status forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const = 0;

@@ -252,6 +252,17 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
     for (int b : wanted) {
         if (mats[b].empty() && !shapes[b].dynamic)
             return internal_error("output " + quote(g.blobs[b].name) + " was not computed");
+        if (mats[b].int8) {
+            // an int8 blob comes out as its codes in floats, as ncnn's Extractor::extract gives
+            // them (cast_int8_to_float32)
+            Mat f;
+            NF_RETURN_IF_ERROR(f.create(mats[b].shape(), alloc_.get()));
+            const int8_t* codes = mats[b].int8_data();
+            for (size_t i = 0; i < f.total_floats(); i++)
+                f.data[i] = (float)codes[i];
+            outputs[g.blobs[b].name] = f;
+            continue;
+        }
         outputs[g.blobs[b].name] = mats[b];
     }
     if (stats) {

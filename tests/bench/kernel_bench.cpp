@@ -20,6 +20,13 @@
 //   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
 //   dwconv3x3.128    ConvolutionDepthWise layer, 128 channels, 3x3 pad 1, 56x56
 //   dwconv3x3s2.128  the same with stride 2
+//   i8.peak.N        int8 peak: N accumulators of i32x4.dot_i16x8_s (acc += dot(a, b_i), b_i loaded
+//                    from L1 as in the int8 GEMM: 8 multiply-adds = 16 ops per instruction); the
+//                    scalar build times int32 multiply-adds. i8.* rows are GOP/s of int8 ops and
+//                    their "of peak" is against the best i8.peak row
+//   i8.gemm.256      i8_gemm 256x256x256 (A packed once, B packed per call), requantized store
+//   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
+//   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), dequantized store
 //   plane.<kernel>   every kernel of the NNFOLD_DWCONV_FIXED_KERNELS and NNFOLD_POOL_WINDOW_KERNELS
 //                    lists (kernels/dwconv.h, kernels/pooling.h) on one 112x112 plane, pad 1
 //                    (depthwise: 2 FLOPs per tap; pooling: 1 per window cell)
@@ -35,6 +42,7 @@
 #include "cli/cpu_clock.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
+#include "kernels/int8.h"
 #include "kernels/pooling.h"
 #include "kernels/winograd.h"
 #include "kernels/simd.h"
@@ -105,6 +113,45 @@ __attribute__((noinline)) void peak_load_kernel(int iters, const float* buf, flo
     for (int i = 0; i < N; i++)
         out[i] = acc[i];
 #endif
+}
+
+// int8 peak: the int8 GEMM's inner instruction, i32x4.dot_i16x8_s, on N independent accumulators
+// with one operand loaded from an L1-resident buffer (as the GEMM's B panel).
+template <int N>
+__attribute__((noinline)) void i8_peak_kernel(int iters, const int16_t* buf, int32_t* out) {
+#if NNFOLD_SIMD
+    v128_t acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = wasm_i32x4_splat(0);
+    const v128_t a = wasm_i16x8_splat((int16_t)out[0]);
+    for (int it = 0; it < iters; it++) {
+        const int16_t* b = buf + ((it * 8 * N) & 511);
+        for (int i = 0; i < N; i++)
+            acc[i] = wasm_i32x4_add(acc[i], wasm_i32x4_dot_i16x8(a, wasm_v128_load(b + 8 * i)));
+    }
+    for (int i = 0; i < N; i++)
+        out[i] = wasm_i32x4_extract_lane(acc[i], 0) + wasm_i32x4_extract_lane(acc[i], 3);
+#else
+    int32_t acc[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = 0;
+    const int32_t a = out[0];
+    for (int it = 0; it < iters; it++) {
+        const int16_t* b = buf + ((it * N) & 511);
+        for (int i = 0; i < N; i++)
+            acc[i] += a * b[i];
+    }
+    for (int i = 0; i < N; i++)
+        out[i] = acc[i];
+#endif
+}
+
+std::vector<int8_t> random_codes(size_t n, uint32_t seed) {
+    Rng rng(seed);
+    std::vector<int8_t> v(n);
+    for (auto& x : v)
+        x = (int8_t)(int)rng.uniform(-127.f, 127.f);
+    return v;
 }
 
 constexpr int kLanes = NNFOLD_SIMD ? 4 : 1;
@@ -496,21 +543,140 @@ int main(int argc, char** argv) {
                                       Shape::d3(56, 56, 128), 2.0 * 128 * 9 * 28 * 28, warm, rep,
                                       "ConvolutionDepthWise 128ch 3x3 s2 pad 1 on 56x56"));
 
-    double peak = 0;
-    for (auto& r : results)
+    // int8: the peak, then the kernels (ops = 2 per multiply-add)
+    for (int n : {8, 12}) {
+        const std::string name = "i8.peak." + std::to_string(n);
+        if (!wanted(name) && !wanted("i8.peak"))
+            continue;
+        const int iters = 100000;
+        std::vector<int16_t> buf(1024, 3);
+        int32_t out[16] = {1};
+        auto fn = n == 8 ? std::function<void()>([&] { i8_peak_kernel<8>(iters, buf.data(), out); })
+                         : std::function<void()>([&] { i8_peak_kernel<12>(iters, buf.data(), out); });
+        Timing t = measure(fn, warm, rep);
+        const double ops = 2.0 * iters * n * (NNFOLD_SIMD ? 8 : 1);
+        results.push_back(make_result(name, ops, t, NNFOLD_SIMD ? "i32x4.dot_i16x8_s, one operand from L1" : "int32 multiply-add"));
+        printf("%s", out[0] == 12345 ? " " : "");  // keep the results observable
+    }
+    auto i8_out = [](kernels::Int8Out& o, std::vector<float>& scale, std::vector<float>& bias, int M) {
+        scale.assign((size_t)M, 1e-3f);
+        bias.assign((size_t)M, 0.1f);
+        o.scale_in = scale.data();
+        o.bias = bias.data();
+        o.fused_bias = true;
+        o.act = kernels::make_act(1, 0.f, 0.f);
+        o.top_scale = 10.f;
+    };
+    if (wanted("i8.gemm.256")) {
+        const int M = 256, N = 256, K = 256;
+        auto A = random_codes((size_t)M * K, 11), B = random_codes((size_t)K * N, 12);
+        std::vector<int16_t> pa(kernels::i8_packed_a_count(M, K));
+        kernels::i8_pack_a(M, K, A.data(), pa.data());
+        std::vector<size_t> kofs(K);
+        for (int k = 0; k < K; k++)
+            kofs[k] = (size_t)k * N;
+        kernels::Int8BSource b;
+        b.src = B.data();
+        b.kofs = kofs.data();
+        b.out_w = N;
+        std::vector<int8_t> pb(kernels::i8_packed_b_bytes(K, N)), C((size_t)M * N);
+        std::vector<float> scale, bias;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, M);
+        o.q = C.data();
+        o.ld = N;
+        Timing t = measure(
+            [&] {
+                kernels::i8_pack_b(K, N, b, pb.data());
+                kernels::i8_gemm(M, N, K, pa.data(), pb.data(), o);
+            },
+            warm, rep);
+        results.push_back(make_result("i8.gemm.256", 2.0 * M * N * K, t, "int8 256x256x256, B packed per call, requantized"));
+    }
+    if (wanted("i8.conv3x3.64.im2col")) {
+        const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
+        auto wt = random_codes((size_t)O * K, 13), in = random_codes((size_t)C * W * H, 14);
+        std::vector<int16_t> pa(kernels::i8_packed_a_count(O, K));
+        kernels::i8_pack_a(O, K, wt.data(), pa.data());
+        std::vector<size_t> kofs(K);
+        for (int c = 0; c < C; c++)
+            for (int t = 0; t < 9; t++)
+                kofs[(size_t)c * 9 + t] = (size_t)c * W * H + (size_t)(t / 3) * W + t % 3;
+        kernels::Int8BSource b;
+        b.src = in.data();
+        b.kofs = kofs.data();
+        b.out_w = OW;
+        b.row_step = W;
+        b.col_step = 1;
+        std::vector<int8_t> pb(kernels::i8_packed_b_bytes(K, N)), out((size_t)O * N);
+        std::vector<float> scale, bias;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, O);
+        o.q = out.data();
+        o.ld = N;
+        Timing t = measure(
+            [&] {
+                kernels::i8_pack_b(K, N, b, pb.data());
+                kernels::i8_gemm(O, N, K, pa.data(), pb.data(), o);
+            },
+            warm, rep);
+        results.push_back(make_result("i8.conv3x3.64.im2col", 2.0 * O * K * N, t, "int8 3x3 64->64 on 56x56, im2col + GEMM"));
+    }
+    if (wanted("i8.dwconv3x3.128")) {
+        const int C = 128, W = 58, H = 58, OW = 56, OH = 56;
+        auto in = random_codes((size_t)C * W * H + kernels::i8_dwconv_slack(1), 15), k = random_codes((size_t)C * 9, 16);
+        std::vector<float> out((size_t)C * OW * OH), scale, bias;
+        std::vector<int32_t> rows((OW + 7) / 8 * 8);
+        int ofs[9];
+        for (int t = 0; t < 9; t++)
+            ofs[t] = (t / 3) * W + t % 3;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, C);
+        o.f = out.data();
+        o.ld = (size_t)OW * OH;
+        Timing t = measure(
+            [&] {
+                kernels::Int8DwPlane p;
+                p.ofs = ofs;
+                p.maxk = 9;
+                p.padded_w = W;
+                p.out_w = OW;
+                p.out_h = OH;
+                p.rowsums = rows.data();
+                for (int q = 0; q < C; q++) {
+                    p.src = in.data() + (size_t)q * W * H;
+                    p.kernel = k.data() + q * 9;
+                    p.channel = q;
+                    kernels::i8_dwconv(p, o);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("i8.dwconv3x3.128", 2.0 * C * 9 * OW * OH, t, "int8 depthwise 3x3 on 128 planes of 56x56"));
+    }
+
+    double peak = 0, i8_peak = 0;
+    for (auto& r : results) {
         if (r.name.rfind("peak.", 0) == 0)
             peak = std::max(peak, r.gflops);
+        if (r.name.rfind("i8.peak.", 0) == 0)
+            i8_peak = std::max(i8_peak, r.gflops);
+    }
+    auto of_peak = [&](const Result& r) {
+        const double p = r.name.rfind("i8.", 0) == 0 ? i8_peak : peak;
+        return p > 0 ? r.gflops / p : 0.0;
+    };
 #if defined(__EMSCRIPTEN__)
     const char* flavour = NNFOLD_SIMD ? "wasm-simd" : "wasm-baseline";
 #else
     const char* flavour = NNFOLD_SIMD ? "native-simde" : "native-scalar";
 #endif
     if (json) {
-        printf("{\"build\": \"%s\", \"peak_gflops\": %.3f, \"results\": [", flavour, peak);
+        printf("{\"build\": \"%s\", \"peak_gflops\": %.3f, \"int8_peak_gops\": %.3f, \"results\": [", flavour, peak,
+               i8_peak);
         for (size_t i = 0; i < results.size(); i++)
             printf("%s\n  {\"name\": \"%s\", \"gflops\": %.3f, \"wall_gflops\": %.3f, \"ms\": %.4f, \"of_peak\": %.3f}",
                    i ? "," : "", results[i].name.c_str(), results[i].gflops, results[i].wall_gflops, results[i].ms,
-                   peak > 0 ? results[i].gflops / peak : 0.0);
+                   of_peak(results[i]));
         printf("\n]}\n");
     } else {
         printf("nnfold kernel benchmark (%s build)\n", flavour);
@@ -518,7 +684,7 @@ int main(int argc, char** argv) {
         printf("%-20s %9s %10s %10s %8s  %s\n", "kernel", "GFLOP/s", "(wall)", "ms/call", "of peak", "what");
         for (auto& r : results)
             printf("%-20s %9.2f %10.2f %10.3f %7.0f%%  %s\n", r.name.c_str(), r.gflops, r.wall_gflops, r.ms,
-                   peak > 0 ? 100.0 * r.gflops / peak : 0.0, r.note.c_str());
+                   100.0 * of_peak(r), r.note.c_str());
     }
     return 0;
 }

@@ -47,6 +47,7 @@ int replay(const std::string& target) {
 
 TEST(FuzzReplay, Param) { EXPECT_GE(replay("param"), 20); }
 TEST(FuzzReplay, Bin) { EXPECT_GE(replay("bin"), 10); }
+TEST(FuzzReplay, Int8) { EXPECT_GE(replay("int8"), 4); }
 TEST(FuzzReplay, Optimize) { EXPECT_GE(replay("optimize"), 10); }
 TEST(FuzzReplay, Onnx) {
     EXPECT_GE(replay("onnx"), 15);

@@ -11,6 +11,7 @@
 #include "io/ncnn_io.h"
 #include "layers/layer.h"
 #include "passes/optimizer.h"
+#include "runtime/net.h"
 #include "runtime/random.h"
 
 namespace nnfold {
@@ -189,7 +190,55 @@ int fuzz_onnx(const uint8_t* data, size_t size) {
     return 0;
 }
 
+// The int8 model fuzz_int8 reads its input as the .bin of: every int8 scale term (1, 2, 101,
+// 102), requantized output into an int8 layer, depthwise and 1x1 convolutions, InnerProduct.
+const char* const kInt8Param =
+    "7767517\n5 5\n"
+    "Input in 0 1 x 0=5 1=5 2=3\n"
+    "Convolution c1 1 1 x a 0=8 1=3 4=1 5=1 6=216 8=102 9=1\n"
+    "ConvolutionDepthWise d1 1 1 a b 0=8 1=3 4=1 5=1 6=72 7=8 8=101\n"
+    "Convolution c2 1 1 b c 0=4 1=1 5=1 6=32 8=2\n"
+    "InnerProduct ip 1 1 c y 0=3 1=1 2=300 8=1\n";
+
+int fuzz_int8(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    Graph g;
+    Warnings w;
+    Status st = read_param(kInt8Param, g, w, "int8.param");
+    if (!st)
+        broken("int8", "the built-in .param does not read: " + st.message());
+    if (!read_bin(data, size, g, w, "fuzz.bin"))
+        return 0;
+    // bad scales (0, NaN, infinite) and weights must be refused at load, with a message naming the
+    // layer; a model that loads must run
+    Net net;
+    st = net.load(g);
+    if (!st) {
+        if (st.code() != ErrorCode::InvalidModel && st.code() != ErrorCode::InvalidArgument)
+            broken("int8", "an int8 .bin was refused with an unexpected code: " + st.message());
+        if (st.message().find("layer '") == std::string::npos)
+            broken("int8", "the error names no layer: " + st.message());
+        return 0;
+    }
+    Mat x;
+    if (!x.create(Shape::d3(5, 5, 3)))
+        broken("int8", "cannot allocate the input");
+    Rng rng(1);
+    for (size_t i = 0; i < x.total_floats(); i++)
+        x.data[i] = rng.uniform(-1.f, 1.f);
+    std::map<std::string, Mat> out;
+    st = net.run({{"x", x}}, {"y"}, out);
+    if (!st)
+        broken("int8", "a loaded int8 model does not run: " + st.message());
+    if (out["y"].shape() != Shape::d1(3) || out["y"].int8)
+        broken("int8", "the output is not 3 floats: " + out["y"].shape().str());
+    return 0;
+}
+
 TargetFn find_target(const char* name) {
+    if (!strcmp(name, "int8"))
+        return fuzz_int8;
     if (!strcmp(name, "param"))
         return fuzz_param;
     if (!strcmp(name, "bin"))

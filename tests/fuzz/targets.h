@@ -13,6 +13,9 @@
 //   fuzz_optimize  .param text: read, random weights (small models only), optimize; the result is
 //                  valid, writes, reads back, and optimizing it again rewrites nothing.
 //   fuzz_onnx      ONNX bytes: import; when it imports, the graph is valid and writes as .param.
+//   fuzz_int8      .bin bytes for a built-in int8 .param (every int8_scale_term, an int8 blob
+//                  between layers): read and load; bad scales are refused at load with
+//                  invalid_model naming the layer, and a model that loads runs.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +30,12 @@ int fuzz_param(const uint8_t* data, size_t size);
 int fuzz_bin(const uint8_t* data, size_t size);
 int fuzz_optimize(const uint8_t* data, size_t size);
 int fuzz_onnx(const uint8_t* data, size_t size);
+int fuzz_int8(const uint8_t* data, size_t size);
 
 // The .param that fuzz_bin pairs with inputs that hold no NUL byte.
 extern const char* const kDefaultBinParam;
 
-// By name ("param", "bin", "optimize", "onnx"); nullptr for an unknown name.
+// By name ("param", "bin", "optimize", "onnx", "int8"); nullptr for an unknown name.
 using TargetFn = int (*)(const uint8_t*, size_t);
 TargetFn find_target(const char* name);
 

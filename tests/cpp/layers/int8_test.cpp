@@ -118,6 +118,25 @@ std::vector<float> ref_conv(const ConvCase& c, const Weights8& wt, const std::ve
     return out;
 }
 
+// An int8 blob (one byte a value) holding the codes `v`.
+Mat int8_mat(const Shape& s, const std::vector<float>& v) {
+    Mat m;
+    EXPECT_TRUE(m.create_int8(s).is_ok());
+    for (size_t i = 0; i < v.size(); i++)
+        m.int8_data()[i] = (int8_t)v[i];
+    return m;
+}
+
+// A tensor's values as floats (an int8 blob's codes).
+std::vector<float> values(const Mat& m) {
+    if (!m.int8)
+        return test::to_vector(m);
+    std::vector<float> r(m.total());
+    for (size_t i = 0; i < r.size(); i++)
+        r[i] = (float)m.int8_data()[i];
+    return r;
+}
+
 ParamDict conv_params(const ConvCase& c, bool dw) {
     ParamDict pd;
     pd.set_int(0, c.outch);
@@ -158,8 +177,7 @@ void check_conv(const ConvCase& c, bool dw, bool optimized, bool x_codes, uint32
     std::vector<float> x((size_t)c.inch * c.w * c.h);
     for (auto& v : x)
         v = x_codes ? (float)((int)(rng.uniform01() * 255.f) - 127) : rng.uniform01() * 4.f - 2.f;
-    Mat in = test::make_mat({c.inch, c.h, c.w}, x);
-    in.int8 = x_codes;
+    Mat in = x_codes ? int8_mat(Shape::d3(c.w, c.h, c.inch), x) : test::make_mat({c.inch, c.h, c.w}, x);
     Mat out;
     st = layer->forward(in, out, Option());
     ASSERT_TRUE(st.is_ok()) << st.message();
@@ -167,7 +185,7 @@ void check_conv(const ConvCase& c, bool dw, bool optimized, bool x_codes, uint32
     std::vector<float> ref = ref_conv(c, wt, x, x_codes, dw, ow, oh);
     ASSERT_EQ(out.shape(), Shape::d3(ow, oh, c.outch));
     EXPECT_EQ(out.int8, c.scale_term > 100);
-    std::vector<float> got = test::to_vector(out);
+    std::vector<float> got = values(out);
     size_t bad = 0;
     for (size_t i = 0; i < ref.size(); i++)
         if (!(got[i] == ref[i]) && bad++ < 5)
@@ -280,8 +298,7 @@ TEST(Int8, Fp32WeightsAreQuantizedAtLoad) {
     auto layer = create_layer("Convolution", false);
     ASSERT_TRUE(layer->load_param(conv_params(c, false)).is_ok());
     ASSERT_TRUE(layer->load_model(a).is_ok());
-    Mat in = test::make_mat({2, 1, 1}, {1.f, 1.f}), out;
-    in.int8 = true;  // codes 1, 1
+    Mat in = int8_mat(Shape::d3(1, 1, 2), {1.f, 1.f}), out;  // codes 1, 1
     ASSERT_TRUE(layer->forward(in, out, Option()).is_ok());
     float s0 = 1.f / (wt.bscale * 10.f), s1 = 1.f / (wt.bscale * 100.f);
     EXPECT_EQ(out.data[0], std::fma(-2.f, s0, 0.f));   // 1 + -3
@@ -299,6 +316,19 @@ TEST(Int8, BadScalesAreErrors) {
     a = arrays(wt, false, false);
     a[2].data[0] = 0.f;  // bottom scale 0
     EXPECT_EQ(layer->load_model(a).code(), ErrorCode::InvalidModel);
+    a = arrays(wt, false, false);
+    a[2].data[0] = INFINITY;  // bottom scale inf
+    EXPECT_EQ(layer->load_model(a).code(), ErrorCode::InvalidModel);
+    // a requantizing layer (8=102) with a top scale of 0 or NaN
+    ConvCase r{2, 2, 1, 3, 3, 1, 1, 1, 0, 102, false, 0};
+    auto rl = create_layer("Convolution", false);
+    ASSERT_TRUE(rl->load_param(conv_params(r, false)).is_ok());
+    for (float top : {0.f, NAN}) {
+        wt.tscale = top;
+        Status st = rl->load_model(arrays(wt, false, true));
+        EXPECT_EQ(st.code(), ErrorCode::InvalidModel) << top;
+        EXPECT_NE(st.message().find("top_blob_int8_scales"), std::string::npos) << st.message();
+    }
     // ConvolutionDepthWise reads weight scales only for 1, 2, 101, 102
     ConvCase d{2, 2, 2, 3, 3, 1, 1, 1, 0, 3, false, 0};
     auto dw = create_layer("ConvolutionDepthWise", false);
@@ -330,7 +360,7 @@ TEST(Int8, Int8BlobsFlowThroughSplitAndAreRefusedByFp32Layers) {
     std::map<std::string, Mat> out;
     st = net.run(in, {"y"}, out);
     ASSERT_TRUE(st.is_ok()) << st.message();
-    EXPECT_TRUE(out["y"].int8);
+    EXPECT_FALSE(out["y"].int8);  // Net::run gives an int8 blob as its codes in floats
     for (float v : test::to_vector(out["y"]))
         EXPECT_TRUE(v == std::round(v) && v >= -127.f && v <= 127.f) << v;
     st = net.run(in, {"z"}, out);
@@ -350,8 +380,7 @@ TEST(Int8, ConvolutionOn1DInputIsAnInt8InnerProduct) {
     ASSERT_TRUE(layer->load_model(arrays(wt, true, true)).is_ok());
     ASSERT_TRUE(layer->create_pipeline(Option()).is_ok());
     std::vector<float> x = {-3.f, 0.f, 7.f, 127.f, -127.f};
-    Mat in = test::make_mat({n}, x), out;
-    in.int8 = true;
+    Mat in = int8_mat(Shape::d1(n), x), out;
     ASSERT_TRUE(layer->forward(in, out, Option()).is_ok());
     ASSERT_EQ(out.shape(), Shape::d1(outch));
     EXPECT_FALSE(out.int8);

@@ -125,3 +125,22 @@ w('lstm_state_mismatch.param', param(['Input data 0 1 data 0=4 1=3', 'Input h 0 
 w('long_name.param', param(['Input data 0 1 data 0=4', 'ReLU %s 1 1 data out' % ('n' * 70000)]))
 w('many_params.param', param(['Input data 0 1 data 0=4', 'ReLU relu 1 1 data out ' + ' '.join('%d=1' % (i % 32) for i in range(20000))]))
 w('tiny.bin', b'\x00' * 16)
+
+# --- int8 scales (issue 14): an int8 Convolution (8=101: int8 weights, bias, 3 weight scales, the
+# bottom scale, the top scale) whose scales are 0, NaN or infinite: invalid_model at load, naming
+# the layer and the scale. A zero weight scale is not among them: ncnn reads it as an all-zero
+# channel (scale_in 0).
+w('int8conv.param', param(['Input data 0 1 data 0=4 1=4 2=2', 'Convolution conv 1 1 data out 0=3 1=3 4=1 5=1 6=54 8=101']))
+
+
+def int8_bin(wscales=(100.0, 90.0, 80.0), bottom=50.0, top=2.0):
+    codes = bytes((i * 7) % 255 for i in range(54)) + b'\x00\x00'  # int8 codes, padded to 4 bytes
+    return struct.pack('<I', 0x000D4B38) + codes + f32([0.1, 0.2, 0.3]) + f32(list(wscales)) + f32([bottom]) + f32([top])
+
+
+w('int8_ok.bin', int8_bin())
+w('int8_top_scale_zero.bin', int8_bin(top=0.0))
+w('int8_bottom_scale_zero.bin', int8_bin(bottom=0.0))
+w('int8_bottom_scale_nan.bin', int8_bin(bottom=float('nan')))
+w('int8_weight_scale_inf.bin', int8_bin(wscales=(100.0, float('inf'), 80.0)))
+w('int8_top_scale_inf.bin', int8_bin(top=float('-inf')))

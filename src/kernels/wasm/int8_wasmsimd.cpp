@@ -1,0 +1,302 @@
+// int8 kernels with SIMD-128 (kernels/int8.h; scalar twins in kernels/int8.cpp):
+//   i8_gemm     4 rows x 8 columns per tile, one i32x4.dot_i16x8_s per (row, 4 columns, k pair):
+//               a 32-bit splat of the row's pair of int16 weights against the pairs of 4 columns
+//               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
+//   i8_dwconv   8 output pixels per step: their codes under two taps widened to i16x8
+//               (v128.load8x8_s; stride 2 takes the even bytes of 16), interleaved into pairs and
+//               summed against the two weights by i32x4.dot_i16x8_s;
+//   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
+//               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
+//   i8_store, i8_quantize: the float epilogue on 4 lanes, float2int8 rounding half away from zero
+//               (trunc, then +-1 where |x - trunc(x)| >= 0.5: f32x4.nearest rounds ties to even,
+//               which is not ncnn's rule).
+// Integer sums are exact in any order; the float steps are the scalar twins', lane for lane.
+#include <cmath>
+
+#include "kernels/int8.h"
+#include "kernels/simd.h"
+
+namespace nnfold {
+namespace kernels {
+
+namespace {
+
+// float2int8 on 4 lanes as i32: round half away from zero, clamp to [-127, 127], NaN -> 0.
+inline v128_t round_clamp_i32(v128_t v) {
+    const v128_t t = wasm_f32x4_trunc(v);
+    const v128_t frac = wasm_f32x4_abs(wasm_f32x4_sub(v, t));
+    const v128_t up = wasm_f32x4_ge(frac, wasm_f32x4_splat(0.5f));
+    // +-1 with v's sign where the fraction is at least one half
+    const v128_t one = wasm_v128_or(wasm_f32x4_splat(1.f), wasm_v128_and(v, wasm_i32x4_splat((int32_t)0x80000000u)));
+    v128_t r = wasm_f32x4_add(t, wasm_v128_and(up, one));
+    r = wasm_f32x4_pmax(r, wasm_f32x4_splat(-127.f));  // NaN stays NaN: pmax(a, b) = a < b ? b : a
+    r = wasm_f32x4_pmin(r, wasm_f32x4_splat(127.f));
+    return wasm_i32x4_trunc_sat_f32x4(r);  // NaN -> 0
+}
+
+// act types 0..3 on 4 lanes, as act_scalar computes them.
+inline v128_t act4(v128_t v, const ActParams& a) {
+    switch (a.type) {
+    case 1: return wasm_v128_bitselect(wasm_f32x4_splat(0.f), v, wasm_f32x4_lt(v, wasm_f32x4_splat(0.f)));
+    case 2: return wasm_v128_bitselect(v, wasm_f32x4_mul(v, wasm_f32x4_splat(a.p0)), wasm_f32x4_gt(v, wasm_f32x4_splat(0.f)));
+    case 3: {
+        const v128_t r = wasm_v128_bitselect(wasm_f32x4_splat(a.p1), v, wasm_f32x4_gt(v, wasm_f32x4_splat(a.p1)));
+        return wasm_v128_bitselect(wasm_f32x4_splat(a.p0), r, wasm_f32x4_lt(v, wasm_f32x4_splat(a.p0)));
+    }
+    default: return v;
+    }
+}
+
+// fma((float)s, scale, bias) on 4 lanes (see Int8Out): f64 product (exact) plus bias, one rounding
+// to f64, then to f32; a lane whose f64 value lies exactly halfway between two floats (its 29 low
+// mantissa bits are 1 followed by zeros) may round differently than a single rounding: recomputed.
+inline v128_t fma4(v128_t sf, float scale, float bias) {
+    const v128_t sc = wasm_f64x2_splat((double)scale), bi = wasm_f64x2_splat((double)bias);
+    const v128_t lo = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(sf), sc), bi);
+    const v128_t hi = wasm_f64x2_add(
+        wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(sf, sf, 2, 3, 0, 1)), sc), bi);
+    v128_t r = wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
+    // the low 32 bits of each f64 lane (lanes 0 and 2 of lo and hi as i32)
+    const v128_t low = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6);
+    const v128_t half = wasm_i32x4_eq(wasm_v128_and(low, wasm_i32x4_splat(0x1fffffff)), wasm_i32x4_splat(0x10000000));
+    if (wasm_v128_any_true(half)) {
+        float v[4], out[4];
+        wasm_v128_store(v, sf);
+        wasm_v128_store(out, r);
+        for (int i = 0; i < 4; i++)
+            out[i] = std::fma(v[i], scale, bias);
+        r = wasm_v128_load(out);
+    }
+    return r;
+}
+
+// The store of 4 sums (lanes) of one row: floats, or codes as i32 lanes.
+struct Store4 {
+    float scale, bias, top;
+    bool fused;
+    const ActParams* act;
+    v128_t value(v128_t s) const {
+        const v128_t sf = wasm_f32x4_convert_i32x4(s);
+        v128_t v = fused ? fma4(sf, scale, bias)
+                         : wasm_f32x4_add(wasm_f32x4_mul(sf, wasm_f32x4_splat(scale)), wasm_f32x4_splat(bias));
+        return act4(v, *act);
+    }
+    v128_t codes(v128_t s) const { return round_clamp_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
+};
+
+inline Store4 store4_for(const Int8Out& o, int m) {
+    return {o.scale_in[m], o.bias ? o.bias[m] : 0.f, o.top_scale, o.fused_bias, &o.act};
+}
+
+// 8 sums (two vectors) of row m at column col: n (1..8) of them written.
+inline void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, int n) {
+    const Store4 st = store4_for(o, m);
+    const size_t base = (size_t)m * o.ld + col;
+    if (o.q) {
+        const v128_t c16 = wasm_i16x8_narrow_i32x4(st.codes(s0), st.codes(s1));
+        const v128_t c8 = wasm_i8x16_narrow_i16x8(c16, c16);
+        if (n == 8) {
+            wasm_v128_store64_lane(o.q + base, c8, 0);
+        } else {
+            int8_t t[16];
+            wasm_v128_store(t, c8);
+            std::memcpy(o.q + base, t, (size_t)n);
+        }
+        return;
+    }
+    const v128_t v0 = st.value(s0);
+    if (n >= 4) {
+        wasm_v128_store(o.f + base, v0);
+        const v128_t v1 = st.value(s1);
+        if (n == 8)
+            wasm_v128_store(o.f + base + 4, v1);
+        else
+            simd::store_partial(o.f + base + 4, v1, n - 4);
+    } else {
+        simd::store_partial(o.f + base, v0, n);
+    }
+}
+
+}  // namespace
+
+void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        store8(o, m, col + i, wasm_v128_load(sums + i), wasm_v128_load(sums + i + 4), 8);
+    if (i < n) {
+        int32_t t[8] = {};
+        std::memcpy(t, sums + i, sizeof(int32_t) * (n - i));
+        store8(o, m, col + i, wasm_v128_load(t), wasm_v128_load(t + 4), (int)(n - i));
+    }
+}
+
+void i8_quantize__wasmsimd(const float* src, size_t n, float scale, int8_t* dst) {
+    const v128_t sc = wasm_f32x4_splat(scale);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const v128_t a = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i), sc));
+        const v128_t b = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 4), sc));
+        const v128_t c = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 8), sc));
+        const v128_t d = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 12), sc));
+        wasm_v128_store(dst + i, wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d)));
+    }
+    for (; i < n; i++)
+        dst[i] = float2int8(src[i] * scale);
+}
+
+void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
+    const int Kp2 = (K + 1) / 2;
+    for (int nb = 0; nb < (N + 7) / 8; nb++) {
+        const int8_t* b = pb + (size_t)nb * Kp2 * 16;
+        const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
+        for (int mb = 0; mb < (M + 3) / 4; mb++) {
+            const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+            v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+                   c31 = c00;
+            for (int kp = 0; kp < Kp2; kp++) {
+                const v128_t bb = wasm_v128_load(b + (size_t)kp * 16);
+                const v128_t b0 = wasm_i16x8_extend_low_i8x16(bb);
+                const v128_t b1 = wasm_i16x8_extend_high_i8x16(bb);
+                const int16_t* ak = a + (size_t)kp * 8;
+                const v128_t a0 = wasm_v128_load32_splat(ak);
+                const v128_t a1 = wasm_v128_load32_splat(ak + 2);
+                const v128_t a2 = wasm_v128_load32_splat(ak + 4);
+                const v128_t a3 = wasm_v128_load32_splat(ak + 6);
+                c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a0, b0));
+                c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a0, b1));
+                c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a1, b0));
+                c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a1, b1));
+                c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a2, b0));
+                c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
+                c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
+                c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
+            }
+            const int m0 = mb * 4;
+            const size_t col = (size_t)nb * 8;
+            store8(o, m0, col, c00, c01, ncols);
+            if (m0 + 1 < M)
+                store8(o, m0 + 1, col, c10, c11, ncols);
+            if (m0 + 2 < M)
+                store8(o, m0 + 2, col, c20, c21, ncols);
+            if (m0 + 3 < M)
+                store8(o, m0 + 3, col, c30, c31, ncols);
+        }
+    }
+}
+
+namespace {
+
+// The 8 codes of one tap for output pixels x .. x + 7 as i16x8 (stride 1: contiguous; stride 2:
+// the even bytes of 16; other strides gathered).
+inline v128_t dw_load8(const int8_t* s, int sw) {
+    if (sw == 1)
+        return wasm_i16x8_load8x8(s);
+    if (sw == 2) {
+        const v128_t v = wasm_v128_load(s);
+        return wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14));
+    }
+    int16_t t[8];
+    for (int j = 0; j < 8; j++)
+        t[j] = s[(size_t)j * sw];
+    return wasm_v128_load(t);
+}
+
+// Output rows of one plane; MAXK > 0 fixes the tap count (taps unrolled), 0 takes p.maxk. Taps
+// go in pairs: the codes of taps t and t + 1 for the same pixel interleaved into i16 pairs, against
+// a splat of the two weights, in one i32x4.dot_i16x8_s (an odd last tap pairs with a zero weight).
+// Integer sums: any order gives the same.
+template <int MAXK>
+void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
+    const int maxk = MAXK > 0 ? MAXK : p.maxk;
+    const int npairs = (maxk + 1) / 2;
+    const int sw = p.stride_w;
+    constexpr int kMaxPairs = MAXK > 0 ? (MAXK + 1) / 2 : 1;
+    v128_t kp[kMaxPairs];
+    auto pair_weights = [&](int t) {
+        const uint16_t k0 = (uint16_t)(int16_t)p.kernel[t];
+        const uint16_t k1 = t + 1 < maxk ? (uint16_t)(int16_t)p.kernel[t + 1] : 0;
+        return wasm_i32x4_splat((int32_t)((uint32_t)k0 | ((uint32_t)k1 << 16)));
+    };
+    if (MAXK > 0)
+        for (int i = 0; i < kMaxPairs; i++)
+            kp[i] = pair_weights(2 * i);
+    for (int y = 0; y < p.out_h; y++) {
+        const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
+        for (int x = 0; x < p.out_w; x += 8) {
+            const int8_t* s = row + (size_t)x * sw;
+            v128_t lo = wasm_i32x4_splat(0), hi = lo;
+            for (int i = 0; i < npairs; i++) {
+                const int t = 2 * i;
+                const v128_t a = dw_load8(s + p.ofs[t], sw);
+                const v128_t b = t + 1 < maxk ? dw_load8(s + p.ofs[t + 1], sw) : wasm_i16x8_splat(0);
+                const v128_t k = MAXK > 0 ? kp[i] : pair_weights(t);
+                lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11), k));
+                hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15), k));
+            }
+            wasm_v128_store(p.rowsums + x, lo);
+            wasm_v128_store(p.rowsums + x + 4, hi);
+        }
+        i8_store__wasmsimd(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
+    }
+}
+
+}  // namespace
+
+void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
+    if (p.maxk == 9)
+        dw_plane<9>(p, o);
+    else
+        dw_plane<0>(p, o);
+}
+
+void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
+    auto dot16 = [](v128_t a, v128_t b) {
+        const v128_t p = wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(a, b), wasm_i16x8_extmul_high_i8x16(a, b));
+        return wasm_i32x4_extadd_pairwise_i16x8(p);
+    };
+    auto hsum = [](v128_t v) {
+        v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+        v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+        return wasm_i32x4_extract_lane(v, 0);
+    };
+    const int n16 = n / 16 * 16;
+    int p = 0;
+    for (; p + 4 <= outch; p += 4) {
+        const int8_t* w0 = weight + (size_t)p * n;
+        const int8_t* w1 = w0 + n;
+        const int8_t* w2 = w1 + n;
+        const int8_t* w3 = w2 + n;
+        v128_t s0 = wasm_i32x4_splat(0), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0; i < n16; i += 16) {
+            const v128_t xv = wasm_v128_load(x + i);
+            s0 = wasm_i32x4_add(s0, dot16(xv, wasm_v128_load(w0 + i)));
+            s1 = wasm_i32x4_add(s1, dot16(xv, wasm_v128_load(w1 + i)));
+            s2 = wasm_i32x4_add(s2, dot16(xv, wasm_v128_load(w2 + i)));
+            s3 = wasm_i32x4_add(s3, dot16(xv, wasm_v128_load(w3 + i)));
+        }
+        int32_t r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
+        for (int i = n16; i < n; i++) {
+            r0 += (int32_t)x[i] * w0[i];
+            r1 += (int32_t)x[i] * w1[i];
+            r2 += (int32_t)x[i] * w2[i];
+            r3 += (int32_t)x[i] * w3[i];
+        }
+        sums[p] = r0;
+        sums[p + 1] = r1;
+        sums[p + 2] = r2;
+        sums[p + 3] = r3;
+    }
+    for (; p < outch; p++) {
+        const int8_t* w = weight + (size_t)p * n;
+        v128_t s = wasm_i32x4_splat(0);
+        for (int i = 0; i < n16; i += 16)
+            s = wasm_i32x4_add(s, dot16(wasm_v128_load(x + i), wasm_v128_load(w + i)));
+        int32_t r = hsum(s);
+        for (int i = n16; i < n; i++)
+            r += (int32_t)x[i] * w[i];
+        sums[p] = r;
+    }
+}
+
+}  // namespace kernels
+}  // namespace nnfold

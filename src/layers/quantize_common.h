@@ -1,0 +1,65 @@
+// What ncnn's Quantize, Dequantize and Requantize layers share (ncnn src/layer/quantize.cpp,
+// dequantize.cpp, requantize.cpp): per-channel arrays of size 1 (one value for the whole blob) or
+// one value per slice of ncnn's channel axis (2D: rows, 3D/4D: channels; a 1D input takes one
+// value only: ncnn asserts it and reads element 0), loaded raw fp32 from the .bin in param order.
+//
+// Dequantize and Requantize take ncnn's int32 blobs (the sums an int8 layer would dequantize).
+// nnfold carries tensors as fp32 or int8, so their input is an fp32 tensor whose values are those
+// integers (exact up to 2^24, which int8 sums reach only above ~1000 products of 127 * 127); each
+// value is used as float, as ncnn's `*intptr * scale` converts it. An int8 blob (a Quantize or
+// requantizing layer's output) is refused by the runtime, as for every fp32-only layer: ncnn would
+// read its bytes as int32.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "layers/channel_slices.h"
+#include "layers/layer.h"
+
+namespace nnfold {
+
+// `count` values of an array that applies per slice of `s` (see above).
+inline Status check_quant_array(const Shape& s, const std::string& type, const char* what, int count) {
+    if (s.dims < 1 || s.dims > 4)
+        return shape_mismatch(type + " needs a 1D-4D input, got " + s.str());
+    if (count == 1)
+        return Status::ok();
+    if (s.dims == 1)
+        return shape_mismatch(type + " has " + std::to_string(count) + " " + what + " values; a 1D input takes one");
+    if (channel_slices(s).count != (size_t)count)
+        return shape_mismatch(type + " has " + std::to_string(count) + " " + what + " values but input " + s.str() +
+                              " has " + std::to_string(channel_slices(s).count) + " along " + channel_axis_name(s));
+    return Status::ok();
+}
+
+// Value of slice q (size-1 arrays shared; an empty array is 0: an absent bias).
+inline float quant_at(const std::vector<float>& v, size_t q) {
+    return v.empty() ? 0.f : v.size() == 1 ? v[0] : v[q];
+}
+
+// A size param must be at least `min`.
+inline Status check_quant_size(const std::string& type, const char* name, int id, int v, int min) {
+    if (v < min)
+        return invalid_model(type + " " + name + " (param " + std::to_string(id) + ") must be at least " +
+                             std::to_string(min) + ", got " + std::to_string(v));
+    return Status::ok();
+}
+
+// Copies weight array `index` (`count` values) into `out`; scales must be finite (a NaN or
+// infinite scale would quantize every value to 0 or +-127 without a word).
+inline Status load_quant_array(const std::string& type, const std::vector<WeightArray>& w, size_t index,
+                               const char* what, size_t count, bool is_scale, std::vector<float>& out) {
+    if (index >= w.size() || w[index].data.size() != count)
+        return internal_error(type + ": " + what + " does not have " + std::to_string(count) + " values");
+    out = w[index].data;
+    if (is_scale)
+        for (size_t i = 0; i < out.size(); i++)
+            if (!std::isfinite(out[i]))
+                return invalid_model(type + " " + what + "[" + std::to_string(i) + "] is " + std::to_string(out[i]) +
+                                     "; scales must be finite");
+    return Status::ok();
+}
+
+}  // namespace nnfold

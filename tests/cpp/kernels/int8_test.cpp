@@ -1,0 +1,308 @@
+// int8 kernels (kernels/int8.h) against loops written here (int32 sums of the unpacked operands,
+// then the store's arithmetic with std::fma and std::round), bit for bit, and in SIMD builds the
+// SIMD kernels against their scalar twins: sizes equal to the tile, multiples, smaller, larger,
+// odd K; dequantize and requantize stores with and without the fused bias, activations 0..3.
+#include <cfloat>
+#include <climits>
+
+#include "kernel_test_util.h"
+#include "kernels/int8.h"
+
+using namespace nnfold;
+using namespace nnfold::kernels;
+using namespace nnfold::kt;
+
+namespace {
+
+std::vector<int8_t> rand_codes(size_t n, uint32_t seed, int lo = -127, int hi = 127) {
+    Rng rng(seed);
+    std::vector<int8_t> v(n);
+    for (auto& x : v)
+        x = (int8_t)std::lround(rng.uniform((float)lo - 0.49f, (float)hi + 0.49f));
+    return v;
+}
+
+// The store's arithmetic as written in int8.h, for the expected values.
+float ref_value(int32_t sum, float scale, float bias, bool fused, const ActParams& act) {
+    const float v = fused ? std::fma((float)sum, scale, bias) : (float)sum * scale + bias;
+    return act_scalar(v, act);
+}
+
+int8_t ref_code(float v) {
+    const float r = std::round(v);
+    if (std::isnan(r))
+        return 0;
+    return (int8_t)std::max(-127.f, std::min(127.f, r));
+}
+
+struct OutCase {
+    bool requant, fused, has_bias;
+    int act;
+};
+const OutCase kOutCases[] = {{false, false, true, 0}, {false, true, true, 1}, {true, true, true, 1},
+                             {true, false, false, 2}, {true, true, true, 3}, {false, true, false, 2}};
+
+ActParams act_of(int type) {
+    return make_act(type, type == 2 ? 0.1f : type == 3 ? -0.5f : 0.f, type == 3 ? 0.75f : 0.f);
+}
+
+using GemmFn = void (*)(int, int, int, const int16_t*, const int8_t*, const Int8Out&);
+
+void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed) {
+    SCOPED_TRACE("gemm M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K) +
+                 (oc.requant ? " requant" : " dequant") + (oc.fused ? " fused" : "") + " act" + std::to_string(oc.act));
+    auto a = rand_codes((size_t)M * K, seed);
+    auto bm = rand_codes((size_t)K * N, seed + 1);  // B[k][n]
+    if (!a.empty())
+        a[0] = -127;
+    std::vector<int16_t> pa(i8_packed_a_count(M, K));
+    i8_pack_a(M, K, a.data(), pa.data());
+    std::vector<size_t> kofs(K);
+    for (int k = 0; k < K; k++)
+        kofs[k] = (size_t)k * N;
+    Int8BSource src;
+    src.src = bm.data();
+    src.kofs = kofs.data();
+    src.out_w = N;
+    src.row_step = 0;
+    src.col_step = 1;
+    std::vector<int8_t> pb(i8_packed_b_bytes(K, N));
+    i8_pack_b(K, N, src, pb.data());
+    auto scale = rand_vec(M, seed + 2, 1e-4f, 0.05f);
+    auto bias = rand_vec(M, seed + 3, -2.f, 2.f);
+    const float top = 0.9f;
+    Int8Out o;
+    o.scale_in = scale.data();
+    o.bias = oc.has_bias ? bias.data() : nullptr;
+    o.fused_bias = oc.fused;
+    o.act = act_of(oc.act);
+    o.top_scale = top;
+    o.ld = (size_t)N;
+    std::vector<float> wantf((size_t)M * N);
+    std::vector<int8_t> wantq((size_t)M * N);
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            int32_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += (int32_t)a[(size_t)m * K + k] * bm[(size_t)k * N + n];
+            const float v = ref_value(s, scale[m], oc.has_bias ? bias[m] : 0.f, oc.fused, o.act);
+            wantf[(size_t)m * N + n] = v;
+            wantq[(size_t)m * N + n] = ref_code(v * top);
+        }
+    GemmFn fns[] = {i8_gemm__scalar, i8_gemm, NF_KERNEL_SIMD_OR_NULL(i8_gemm)};
+    for (GemmFn fn : fns) {
+        if (!fn)
+            continue;
+        std::vector<float> gotf((size_t)M * N, -1234.f);
+        std::vector<int8_t> gotq((size_t)M * N, 99);
+        Int8Out oo = o;
+        if (oc.requant)
+            oo.q = gotq.data();
+        else
+            oo.f = gotf.data();
+        fn(M, N, K, pa.data(), pb.data(), oo);
+        if (oc.requant)
+            EXPECT_EQ(std::vector<int>(wantq.begin(), wantq.end()), std::vector<int>(gotq.begin(), gotq.end()));
+        else
+            expect_same_bits(wantf.data(), gotf.data(), wantf.size(), "gemm");
+    }
+}
+
+TEST(Int8Kernels, GemmSizes) {
+    uint32_t seed = 1;
+    for (int M : {1, 3, 4, 5, 8, 17})
+        for (int N : {1, 7, 8, 9, 16, 33})
+            for (int K : {1, 2, 3, 17, 64})
+                check_gemm(M, N, K, kOutCases[seed % 6], seed++);
+}
+
+TEST(Int8Kernels, GemmLargeSumsEveryStore) {
+    // K large enough that sums exceed 2^24 (the float conversion rounds): 1100 * 127 * 127
+    for (const OutCase& oc : kOutCases)
+        check_gemm(5, 11, 1100, oc, 77);
+}
+
+// A B built by im2col from a padded plane set (stride 2, dilation): the packing reads the right taps.
+TEST(Int8Kernels, PackBIm2col) {
+    const int C = 3, pw = 9, ph = 8, k = 3, s = 2, dil = 1;
+    const int out_w = (pw - k) / s + 1, out_h = (ph - k) / s + 1, N = out_w * out_h, K = C * k * k;
+    auto src = rand_codes((size_t)C * pw * ph, 5);
+    std::vector<size_t> kofs(K);
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++)
+                kofs[(size_t)(c * k + i) * k + j] = (size_t)c * pw * ph + (size_t)i * dil * pw + j * dil;
+    Int8BSource b;
+    b.src = src.data();
+    b.kofs = kofs.data();
+    b.out_w = out_w;
+    b.row_step = (size_t)s * pw;
+    b.col_step = s;
+    std::vector<int8_t> pb(i8_packed_b_bytes(K, N));
+    i8_pack_b(K, N, b, pb.data());
+    const int Kp2 = (K + 1) / 2;
+    for (int n = 0; n < (N + 7) / 8 * 8; n++)
+        for (int kk = 0; kk < Kp2 * 2; kk++) {
+            const int8_t got = pb[((size_t)(n / 8) * Kp2 + kk / 2) * 16 + (n % 8) * 2 + (kk & 1)];
+            int8_t want = 0;
+            if (n < N && kk < K) {
+                const int c = kk / 9, i = kk % 9 / 3, j = kk % 3, y = n / out_w, x = n % out_w;
+                want = src[(size_t)c * pw * ph + (size_t)(y * s + i) * pw + x * s + j];
+            }
+            ASSERT_EQ(want, got) << "n " << n << " k " << kk;
+        }
+}
+
+using DwFn = void (*)(const Int8DwPlane&, const Int8Out&);
+
+void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& oc, uint32_t seed) {
+    SCOPED_TRACE("dw k" + std::to_string(k) + " s" + std::to_string(stride) + " d" + std::to_string(dil) + " out " +
+                 std::to_string(out_h) + "x" + std::to_string(out_w) + (oc.requant ? " requant" : ""));
+    const int pw = (out_w - 1) * stride + (k - 1) * dil + 1, ph = (out_h - 1) * stride + (k - 1) * dil + 1;
+    const int C = 2;
+    // exactly the planes plus the documented slack: ASan sees any read past it
+    auto src = rand_codes((size_t)C * pw * ph + i8_dwconv_slack(stride), seed);
+    auto kern = rand_codes((size_t)C * k * k, seed + 1);
+    std::vector<int> ofs;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            ofs.push_back(i * dil * pw + j * dil);
+    auto scale = rand_vec(C, seed + 2, 1e-3f, 0.02f);
+    auto bias = rand_vec(C, seed + 3, -1.f, 1.f);
+    Int8Out o;
+    o.scale_in = scale.data();
+    o.bias = oc.has_bias ? bias.data() : nullptr;
+    o.fused_bias = oc.fused;
+    o.act = act_of(oc.act);
+    o.top_scale = 1.7f;
+    o.ld = (size_t)out_w * out_h;
+    const size_t total = (size_t)C * out_w * out_h;
+    std::vector<float> wantf(total);
+    std::vector<int8_t> wantq(total);
+    for (int c = 0; c < C; c++)
+        for (int y = 0; y < out_h; y++)
+            for (int x = 0; x < out_w; x++) {
+                int32_t s = 0;
+                for (int t = 0; t < k * k; t++)
+                    s += (int32_t)kern[(size_t)c * k * k + t] *
+                         src[(size_t)c * pw * ph + (size_t)y * stride * pw + x * stride + ofs[t]];
+                const float v = ref_value(s, scale[c], oc.has_bias ? bias[c] : 0.f, oc.fused, o.act);
+                wantf[(size_t)c * o.ld + y * out_w + x] = v;
+                wantq[(size_t)c * o.ld + y * out_w + x] = ref_code(v * o.top_scale);
+            }
+    DwFn fns[] = {i8_dwconv__scalar, i8_dwconv, NF_KERNEL_SIMD_OR_NULL(i8_dwconv)};
+    for (DwFn fn : fns) {
+        if (!fn)
+            continue;
+        std::vector<float> gotf(total, -1234.f);
+        std::vector<int8_t> gotq(total, 99);
+        std::vector<int32_t> rows((size_t)(out_w + 7) / 8 * 8);
+        Int8Out oo = o;
+        if (oc.requant)
+            oo.q = gotq.data();
+        else
+            oo.f = gotf.data();
+        for (int c = 0; c < C; c++) {
+            Int8DwPlane p;
+            p.src = src.data() + (size_t)c * pw * ph;
+            p.kernel = kern.data() + (size_t)c * k * k;
+            p.ofs = ofs.data();
+            p.maxk = k * k;
+            p.padded_w = pw;
+            p.out_w = out_w;
+            p.out_h = out_h;
+            p.stride_w = p.stride_h = stride;
+            p.channel = c;
+            p.rowsums = rows.data();
+            fn(p, oo);
+        }
+        if (oc.requant)
+            EXPECT_EQ(std::vector<int>(wantq.begin(), wantq.end()), std::vector<int>(gotq.begin(), gotq.end()));
+        else
+            expect_same_bits(wantf.data(), gotf.data(), total, "dwconv");
+    }
+}
+
+TEST(Int8Kernels, DepthwiseShapes) {
+    uint32_t seed = 3;
+    for (int k : {1, 3, 5})
+        for (int stride : {1, 2, 3})
+            for (int out_w : {1, 7, 8, 9, 13})
+                check_dw(k, stride, stride == 1 && k == 3 ? 2 : 1, out_w, 3, kOutCases[seed % 6], seed++);
+}
+
+TEST(Int8Kernels, DotRows) {
+    using Fn = void (*)(const int8_t*, int, const int8_t*, int, int32_t*);
+    for (int n : {1, 15, 16, 17, 100, 1100})
+        for (int outch : {1, 3, 4, 6}) {
+            auto x = rand_codes((size_t)n, n + outch);
+            auto w = rand_codes((size_t)n * outch, n * 7 + outch);
+            std::vector<int32_t> want(outch);
+            for (int p = 0; p < outch; p++)
+                for (int i = 0; i < n; i++)
+                    want[p] += (int32_t)x[i] * w[(size_t)p * n + i];
+            Fn fns[] = {i8_dot_rows__scalar, i8_dot_rows, NF_KERNEL_SIMD_OR_NULL(i8_dot_rows)};
+            for (Fn fn : fns) {
+                if (!fn)
+                    continue;
+                std::vector<int32_t> got(outch, -1);
+                fn(x.data(), n, w.data(), outch, got.data());
+                EXPECT_EQ(want, got) << "n " << n << " outch " << outch;
+            }
+        }
+}
+
+// float2int8: half away from zero (not wasm's ties-to-even f32x4.nearest), clamp, NaN -> 0.
+TEST(Int8Kernels, QuantizeRounding) {
+    std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 0.49999997f, -0.49999997f, 126.5f, 127.49f, 127.5f,
+                            -127.5f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN, 0.f, -0.f, 3.25f, -3.75f, 8388609.f};
+    const std::vector<int> want = {1, 2, 3, -1, -2, -3, 0, 0, 127, 127, 127, -127, 127, -127, 127, -127, 0, 0, 0, 3, -4, 127};
+    for (size_t i = 0; i < x.size(); i++)
+        EXPECT_EQ(want[i], (int)float2int8(x[i])) << x[i];
+    // lengths around the 16-lane body
+    for (size_t n : {x.size(), (size_t)16, (size_t)33}) {
+        std::vector<float> src(n);
+        for (size_t i = 0; i < n; i++)
+            src[i] = x[i % x.size()];
+        using Fn = void (*)(const float*, size_t, float, int8_t*);
+        Fn fns[] = {i8_quantize__scalar, i8_quantize, NF_KERNEL_SIMD_OR_NULL(i8_quantize)};
+        for (Fn fn : fns) {
+            if (!fn)
+                continue;
+            std::vector<int8_t> got(n, 99);
+            fn(src.data(), n, 1.f, got.data());
+            for (size_t i = 0; i < n; i++)
+                EXPECT_EQ(want[i % x.size()], (int)got[i]) << "n " << n << " i " << i;
+        }
+    }
+}
+
+// The fused store on a value whose f64 sum lands exactly halfway between two floats, where a
+// double rounding differs from fma's single rounding: 24929 * 673 = 2^24 + 1 (exact in f64, and
+// halfway between the floats 2^24 and 2^24 + 2); plus a bias of 2^-30 the exact value lies just
+// above the midpoint (fma: 2^24 + 2), but f64 rounds it onto the midpoint, and then float rounds
+// the tie to even (2^24). The SIMD store must detect that lane and take std::fma.
+TEST(Int8Kernels, FusedStoreHalfway) {
+    const int32_t sums[8] = {24929, -24929, 3, -5, 1 << 22, 7, 1000001, 24929};
+    const float scale[1] = {673.f};
+    const float bias[1] = {0x1p-30f};
+    ASSERT_EQ(16777218.f, std::fma(24929.f, 673.f, 0x1p-30f));
+    using Fn = void (*)(const Int8Out&, int, size_t, const int32_t*, size_t);
+    Fn fns[] = {i8_store__scalar, i8_store, NF_KERNEL_SIMD_OR_NULL(i8_store)};
+    for (Fn fn : fns) {
+        if (!fn)
+            continue;
+        float got[8];
+        Int8Out o;
+        o.scale_in = scale;
+        o.bias = bias;
+        o.fused_bias = true;
+        o.f = got;
+        o.ld = 8;
+        fn(o, 0, 0, sums, 8);
+        for (int i = 0; i < 8; i++)
+            EXPECT_EQ(std::fma((float)sums[i], scale[0], bias[0]), got[i]) << i;
+    }
+}
+
+}  // namespace
