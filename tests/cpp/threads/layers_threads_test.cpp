@@ -179,3 +179,30 @@ TEST(LayersThreads, Elementwise) {
                          "GELU ge 1 1 swo y 0=1\n"),
                      {});
 }
+
+TEST(LayersThreads, ReferenceLayers) {
+    expect_same_bits("softmax over channels and over w, layernorm rows",
+                     net(6, 8,
+                         "Input in 0 1 x 0=13 1=7 2=5\n"
+                         "Split sp 1 3 x x1 x2 x3\n"
+                         "Softmax s0 1 1 x1 y0 0=0\n"
+                         "Softmax s2 1 1 x2 y2 0=2 1=1\n"
+                         "LayerNorm ln 1 1 x3 ln 0=13 1=1.0e-05 2=1\n"
+                         "ReLU r 1 1 ln y 0=1.0e-01\n"),
+                     {});
+    expect_same_bits("batchnorm, scale, hardswish, interp bilinear and nearest",
+                     net(6, 7,
+                         "Input in 0 1 x 0=9 1=7 2=5\n"
+                         "BatchNorm bn 1 1 x bn 0=5\n"
+                         "Scale sc 1 1 bn sc 0=5 1=1\n"
+                         "HardSwish hs 1 1 sc hs\n"
+                         "Split sp 1 2 hs h1 h2\n"
+                         "Interp up 1 1 h1 y 0=2 1=2.0e+00 2=3.0e+00\n"),
+                     {});
+    expect_same_bits("interp nearest and bicubic",
+                     net(3, 3,
+                         "Input in 0 1 x 0=9 1=7 2=5\n"
+                         "Interp n 1 1 x n 0=1 3=11 4=13\n"
+                         "Interp c 1 1 n y 0=3 1=2.0e+00 2=2.0e+00\n"),
+                     {});
+}
