@@ -153,6 +153,7 @@ private:
 std::mutex g_dispatch_mu;
 Pool* g_pool = nullptr;  // under g_dispatch_mu
 std::atomic<int> g_used{1};
+std::atomic<uint64_t> g_jobs_run{0};
 
 #endif  // NNFOLD_HAS_THREADS
 
@@ -252,6 +253,7 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     job.chunks = std::min<int64_t>(max_chunks, int64_t(4) * used);
     job.helpers_max = std::min<int>(used, g_pool->size()) - 1;
     t_in_parallel = true;
+    g_jobs_run.fetch_add(1);
     g_pool->run(job);
     t_in_parallel = false;
     if (job.error)
@@ -262,7 +264,26 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 namespace {
-constexpr int64_t kMinPartCost = int64_t(1) << 15;  // parallel_grain's kMinChunkCost
+constexpr int64_t kDefaultMinChunkCost = int64_t(1) << 15;
+std::atomic<int64_t> g_min_chunk_cost{kDefaultMinChunkCost};
+}  // namespace
+
+void set_min_chunk_cost(int64_t cost) { g_min_chunk_cost.store(cost >= 1 ? cost : kDefaultMinChunkCost); }
+int64_t min_chunk_cost() { return g_min_chunk_cost.load(); }
+
+int64_t parallel_grain(int64_t cost_per_item) {
+    const int64_t min_cost = min_chunk_cost();
+    if (cost_per_item <= 0)
+        return min_cost;
+    return std::max<int64_t>(min_cost / cost_per_item, 1);
+}
+
+uint64_t parallel_jobs_run() {
+#if NNFOLD_HAS_THREADS
+    return g_jobs_run.load();
+#else
+    return 0;
+#endif
 }
 
 int parallel_part_count(int64_t units, int64_t cost_per_unit) {
@@ -270,8 +291,9 @@ int parallel_part_count(int64_t units, int64_t cost_per_unit) {
     if (used <= 1 || units <= 1)
         return 1;
     cost_per_unit = std::max<int64_t>(cost_per_unit, 1);
-    // parts that each carry at least kMinPartCost (careful with overflow: units * cost can be huge)
-    const int64_t by_cost = cost_per_unit >= kMinPartCost ? units : units / (kMinPartCost / cost_per_unit);
+    // parts that each carry at least min_chunk_cost() (no overflow: units * cost can be huge)
+    const int64_t min_cost = min_chunk_cost();
+    const int64_t by_cost = cost_per_unit >= min_cost ? units : units / (min_cost / cost_per_unit);
     const int64_t parts = std::min<int64_t>({static_cast<int64_t>(used), units, std::max<int64_t>(by_cost, 1)});
     return static_cast<int>(parts);
 }

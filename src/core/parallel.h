@@ -62,14 +62,18 @@ int parallel_part_count(int64_t units, int64_t cost_per_unit);
 void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn);
 
 // A grain for parallel_for from the cost of one item (in multiply-adds or bytes touched): enough
-// items per chunk that waking a thread (tens of microseconds) is worth it. Small layers then stay
-// on one thread.
-inline int64_t parallel_grain(int64_t cost_per_item) {
-    constexpr int64_t kMinChunkCost = int64_t(1) << 15;  // ~32k multiply-adds, ~10 us scalar
-    if (cost_per_item <= 0)
-        return kMinChunkCost;
-    int64_t g = kMinChunkCost / cost_per_item;
-    return g < 1 ? 1 : g;
-}
+// items per chunk that waking a thread (tens of microseconds) is worth it, min_chunk_cost() in
+// all. Small layers then stay on one thread.
+int64_t parallel_grain(int64_t cost_per_item);
+
+// The least work worth a chunk of its own (default 1 << 15, about 32k multiply-adds, ~10 us of
+// scalar work). Tests set 1 so that every loop splits as finely as the thread count allows on
+// small, odd sizes; values below 1 restore the default.
+void set_min_chunk_cost(int64_t cost);
+int64_t min_chunk_cost();
+
+// How many parallel_for calls have run on the pool (more than one chunk, more than one thread)
+// since the process started: tests check that a layer really split its work.
+uint64_t parallel_jobs_run();
 
 }  // namespace nnfold

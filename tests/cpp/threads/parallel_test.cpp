@@ -284,10 +284,29 @@ TEST(Parallel, NoThreadsBuildAcceptsOnlyOne) {
 #endif
 
 TEST(Parallel, GrainFromCost) {
+    EXPECT_EQ(min_chunk_cost(), 1 << 15);
     EXPECT_EQ(parallel_grain(1), 1 << 15);
     EXPECT_EQ(parallel_grain(1 << 20), 1);
     EXPECT_EQ(parallel_grain(0), 1 << 15);
     EXPECT_EQ(parallel_grain(1000), (1 << 15) / 1000);
+    set_min_chunk_cost(1);
+    EXPECT_EQ(parallel_grain(1000), 1);
+    set_min_chunk_cost(0);  // back to the default
+    EXPECT_EQ(min_chunk_cost(), 1 << 15);
+}
+
+TEST(Parallel, JobsCounted) {
+    PoolGuard guard;
+    const uint64_t before = parallel_jobs_run();
+    parallel_for(100, 1, [](int64_t, int64_t) {});  // single-threaded: not a pool job
+    EXPECT_EQ(parallel_jobs_run(), before);
+    if (!build_has_threads())
+        return;
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    parallel_for(100, 1, [](int64_t, int64_t) {});
+    EXPECT_EQ(parallel_jobs_run(), before + 1);
+    parallel_for(100, 100, [](int64_t, int64_t) {});  // one chunk: inline
+    EXPECT_EQ(parallel_jobs_run(), before + 1);
 }
 
 TEST(Parallel, PartsCoverOnceWithStablePieces) {
