@@ -4,7 +4,7 @@
 //                              [--no-kernels] [--no-zoo] [--no-onnx] [--no-native] [NAME_FILTER ...]
 //
 // 1. The fp32 ncnn zoo (../shared/zoo/ncnn, random weights): the package's baseline module
-//    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true})`), both
+//    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true, threads: 1})`), both
 //    loaded in this process. With --threads, each count above 1 also runs the package's threaded
 //    SIMD module (`init({simd: true, threads: n})`); a package without one (its `threads` is not n)
 //    is listed under skipped.
@@ -176,7 +176,7 @@ if (!opt.nativeOnly && !fs.existsSync(distIndex)) {
 }
 const api = opt.nativeOnly ? null : await import(pathToFileURL(distIndex).href);
 const nfBase = api && (await api.init({ simd: false }));
-const nfSimd = api && (await api.init({ simd: true }));
+const nfSimd = api && (await api.init({ simd: true, threads: 1 }));
 if (api && (nfBase.build !== 'base' || nfSimd.build !== 'simd')) {
   console.error(`bench: expected a baseline and a SIMD module, got ${nfBase.build} and ${nfSimd.build}`);
   process.exit(1);
