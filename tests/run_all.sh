@@ -58,12 +58,13 @@ for flavour in simd base; do
 done
 
 # SIMD + threads: only the two links of the Embind module (browser ES module + Worker script, and
-# the CommonJS Node build); its kernels are the SIMD flavour's, unit-tested above, and the pool is
-# tested natively. The JavaScript tests below compare its outputs bit for bit with the SIMD module.
-phase "wasm simd-threads build (browser and Node modules)"
+# the CommonJS Node build) and the threaded CLI for the npm bin; its kernels are the SIMD flavour's,
+# unit-tested above, and the pool and the parallel layers are tested natively. The JavaScript
+# tests below compare its outputs bit for bit with the SIMD module.
+phase "wasm simd-threads build (browser and Node modules, CLI)"
 emcmake cmake -S . -B build-wasm-simd-threads "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=ON -DNNFOLD_THREADS=ON \
   -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
-cmake --build build-wasm-simd-threads -j"$JOBS" --target nnfold_js nnfold_js_node
+cmake --build build-wasm-simd-threads -j"$JOBS" --target nnfold_js nnfold_js_node nnfold_cli
 phase_end
 
 phase "npm package: assemble dist/ from the wasm builds"

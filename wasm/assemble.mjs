@@ -28,6 +28,11 @@ const sources = [
   ['build-wasm-simd/nnfold.wasm', 'nnfold-cli-simd.wasm'],
   ['build-wasm-base/nnfold.js', 'nnfold-cli-base.cjs'],
   ['build-wasm-base/nnfold.wasm', 'nnfold-cli-base.wasm'],
+  // the threaded CLI (bin/nnfold.mjs runs it for --threads N > 1) and its pthread Worker script;
+  // its pre-js finds the worker as <glue base name>.worker.cjs
+  ['build-wasm-simd-threads/nnfold.js', 'nnfold-cli-simd-threads.cjs'],
+  ['build-wasm-simd-threads/nnfold.wasm', 'nnfold-cli-simd-threads.wasm'],
+  ['build-wasm-simd-threads/nnfold.worker.js', 'nnfold-cli-simd-threads.worker.cjs'],
 ];
 const missing = sources.filter(([src]) => !fs.existsSync(path.join(root, src))).map(([src]) => src);
 if (missing.length) {

@@ -21,8 +21,8 @@ for flavour in simd base simd-threads; do
   fi
   # the Embind module (the API) and the CLI for Node (bin/nnfold.mjs)
   targets=(nnfold_js nnfold_cli)
-  # the threaded module for Node (CommonJS glue + Worker); its CLI is the SIMD one
-  [ "$flavour" = simd-threads ] && targets=(nnfold_js nnfold_js_node)
+  # and the threaded module for Node (CommonJS glue + Worker)
+  [ "$flavour" = simd-threads ] && targets+=(nnfold_js_node)
   # the kernel micro-benchmark that `npm run bench` runs (tests/bench/bench.mjs)
   [ "$flavour" = simd ] && targets+=(nnfold_kernel_bench)
   cmake --build "$dir" -j"$JOBS" --target "${targets[@]}"

@@ -199,9 +199,13 @@ test('installed from the tarball: the nnfold bin', { skip: needs(distFixture) },
   assert.equal(info.layers, 3);
   // the C++ CLI for Node in both flavours, no node flags: files written, the command's exit code
   fs.writeFileSync(path.join(app, 'x.f32'), new Uint8Array(new Float32Array(input).buffer));
-  for (const flavour of ['simd', 'base']) {
+  // (the threaded CLI with --threads 2: its pool is sized from the argument before main runs)
+  for (const flavour of ['simd', 'base', 'simd-threads']) {
     const env = { ...process.env, NNFOLD_WASM: flavour };
-    execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour], { cwd: app, env, stdio: 'ignore' });
+    const threads = flavour === 'simd-threads' ? ['--threads', '2'] : [];
+    const summary = JSON.parse(execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour, ...threads],
+      { cwd: app, env, encoding: 'utf8' }));
+    assert.equal(summary.threads, flavour === 'simd-threads' ? 2 : 1, flavour);
     const got = new Float32Array(new Uint8Array(fs.readFileSync(path.join(app, flavour, 'out.f32'))).buffer);
     assert.deepEqual(Array.from(got), expected);
     const r = spawnSync(bin, ['run', 'missing.param'], { cwd: app, env, encoding: 'utf8' });
