@@ -8,7 +8,8 @@
 // - Where the pthread Worker script is: beside this glue under its own base name, .worker.cjs in
 //   the package ("type": "module": a CommonJS worker must be .cjs), nnfold.worker.js in the
 //   build tree.
-(function () {
+// Inside a pthread Worker (which evaluates this glue without __filename) there is nothing to do.
+if (typeof __filename !== 'undefined') (function () {
   const os = require('os');
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   let n = Math.min(8, Math.max(1, cores));
