@@ -53,6 +53,18 @@ if (missing.length) {
 fs.rmSync(dist, { recursive: true, force: true });
 fs.mkdirSync(dist, { recursive: true });
 for (const [src, dst] of sources) fs.copyFileSync(path.join(root, src), path.join(dist, dst));
+// dist/index.mjs carries the browser pthread Worker script's source (PTHREAD_WORKER_SOURCE: the
+// default Workers start from a blob: URL of it; see the comment there).
+{
+  const marker = 'const PTHREAD_WORKER_SOURCE = null;';
+  const index = fs.readFileSync(path.join(dist, 'index.mjs'), 'utf8');
+  if (index.split(marker).length !== 2) {
+    console.error(`assemble: wasm/js/index.mjs must contain "${marker}" exactly once`);
+    process.exit(1);
+  }
+  const worker = fs.readFileSync(path.join(dist, 'nnfold-simd-threads.worker.js'), 'utf8');
+  fs.writeFileSync(path.join(dist, 'index.mjs'), index.replace(marker, () => `const PTHREAD_WORKER_SOURCE = ${JSON.stringify(worker)};`));
+}
 for (const f of ['nnfold-simd.wasm', 'nnfold-base.wasm', 'nnfold-simd-threads.wasm']) {
   const bytes = fs.readFileSync(path.join(dist, f));
   const gz = zlib.gzipSync(bytes, { level: 9 }).length;

@@ -37,7 +37,8 @@ export const CSP = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' blob: data:",
   "connect-src 'self'",
-  "worker-src 'self'",
+  // blob: the threaded flavour's pthread Workers (wasm/js/index.mjs PTHREAD_WORKER_SOURCE)
+  "worker-src 'self' blob:",
   "font-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",

@@ -76,6 +76,16 @@ const locateHelp = 'pass init({ wasmPaths: \'/folder/with/the/wasm/files/\' }), 
   '(importable as \'nnfold/nnfold-simd.wasm\', \'nnfold/nnfold-base.wasm\', \'nnfold/nnfold-simd-threads.wasm\', ' +
   '\'nnfold/nnfold-simd-threads.worker.js\' and \'nnfold/nnfold-simd-threads.mjs\')';
 
+// The browser build's pthread Worker script (Emscripten's worker.js: it receives the compiled
+// module and imports the glue from the URL it is sent), written in here by wasm/assemble.mjs.
+// By default the pool's Workers start from a blob: URL of it rather than from the shipped file:
+// bundlers rewrite that small classic script (Vite inlines it as a data: URL, whose opaque
+// origin cannot import the glue; Vite's dev server injects an `import` statement into it) and
+// Emscripten starts it as a classic Worker. A blob: Worker shares the page's origin and
+// cross-origin isolation; a Content-Security-Policy needs `worker-src blob:`, or name the file
+// (wasmPaths / locateFile) to start the Workers from it.
+const PTHREAD_WORKER_SOURCE = null;
+
 // wasmPaths object keys for the threaded flavour's Worker script and its glue.
 const PATH_KEYS = {
   'nnfold-simd-threads.worker.js': 'worker',
@@ -904,9 +914,18 @@ export async function init(options) {
         `(a bundler must keep it as a chunk): ${e?.message ?? e}`, { cause: e });
     }
     if (flavour === 'simd-threads') {
-      const workerUrl = fileUrl('nnfold-simd-threads.worker.js', flavour, options);
+      const wp = options.wasmPaths;
+      const namedWorker = typeof options.locateFile === 'function' || typeof wp === 'string' || wp instanceof URL ||
+        (wp && typeof wp === 'object' && wp.worker !== undefined);
       const glueUrl = fileUrl('nnfold-simd-threads.mjs', flavour, options);
-      await Promise.all([checkScript(workerUrl, 'nnfold-simd-threads.worker.js'), checkScript(glueUrl, 'nnfold-simd-threads.mjs')]);
+      let workerUrl;
+      if (!namedWorker && PTHREAD_WORKER_SOURCE) {
+        workerUrl = URL.createObjectURL(new Blob([PTHREAD_WORKER_SOURCE], { type: 'text/javascript' }));
+        await checkScript(glueUrl, 'nnfold-simd-threads.mjs');
+      } else {
+        workerUrl = fileUrl('nnfold-simd-threads.worker.js', flavour, options);
+        await Promise.all([checkScript(workerUrl, 'nnfold-simd-threads.worker.js'), checkScript(glueUrl, 'nnfold-simd-threads.mjs')]);
+      }
       moduleArgs.mainScriptUrlOrBlob = glueUrl;
       moduleArgs.workerPath = workerUrl;
     }
