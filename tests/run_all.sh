@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # All tests, in phases, each timed: native build + unit tests, sanitizer build on small inputs,
-# wasm builds (SIMD and baseline) with unit tests under Node, then the JavaScript tests.
+# wasm builds (SIMD and baseline) with unit tests under Node, the threaded (SIMD + pthreads)
+# module, then the JavaScript tests (once more on the threaded flavour).
 # Heavy models run only in the release builds; sanitizers get the small ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,16 @@ for flavour in simd base; do
   phase_end
 done
 
+# SIMD + threads: only the two links of the Embind module (browser ES module + Worker script, and
+# the CommonJS Node build) and the threaded CLI for the npm bin; its kernels are the SIMD flavour's,
+# unit-tested above, and the pool and the parallel layers are tested natively. The JavaScript
+# tests below compare its outputs bit for bit with the SIMD module.
+phase "wasm simd-threads build (browser and Node modules, CLI)"
+emcmake cmake -S . -B build-wasm-simd-threads "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=ON -DNNFOLD_THREADS=ON \
+  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
+cmake --build build-wasm-simd-threads -j"$JOBS" --target nnfold_js nnfold_js_node nnfold_cli
+phase_end
+
 phase "npm package: assemble dist/ from the wasm builds"
 node wasm/assemble.mjs
 phase_end
@@ -64,6 +75,13 @@ if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
   phase "JavaScript tests (node --test)"
   # two files at a time (Node's default on 2 cores is one): every file uses its own temp dirs
   node --test --test-concurrency=2 tests/js/
+  phase_end
+  # The API, typed I/O, error, hostile-input and leak tests once more on SIMD + threads (3 threads
+  # on 2 cores: more threads than cores still gives the same results). tests/js/helpers.mjs reads
+  # NNFOLD_TEST_THREADS.
+  phase "JavaScript API tests on the threaded flavour (NNFOLD_TEST_THREADS=3)"
+  NNFOLD_TEST_THREADS=3 node --test --test-concurrency=2 tests/js/api.test.mjs tests/js/typed_io.test.mjs \
+    tests/js/errors.test.mjs tests/js/hostile.test.mjs tests/js/leak.test.mjs
   phase_end
 fi
 

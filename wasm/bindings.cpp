@@ -24,6 +24,7 @@
 #include "api/model.h"
 #include "core/allocator.h"
 #include "core/json.h"
+#include "core/parallel.h"
 #include "core/strings.h"
 #include "layers/layer.h"
 #include "version.h"
@@ -420,6 +421,7 @@ std::string build_info() {
     json j;
     j["version"] = NNFOLD_VERSION;
     j["simd"] = build_has_simd();
+    j["threads"] = build_has_threads();
     j["features"] = {{"optimize", true}, {"verify", true}, {"onnx", true}};
     return dump_json(j);
 }
@@ -434,6 +436,22 @@ val heap_stats() {
     o.set("free", (double)(uint32_t)mi.fordblks);
     o.set("arena", (double)(uint32_t)mi.arena);
     return o;
+}
+
+// Threads for every later call. In the threaded flavour the JS layer calls this right after start
+// (the C++ pool's threads take Workers from the Emscripten pool init() sized; a thread beyond it is
+// an error, PTHREAD_POOL_SIZE_STRICT=2, never a wait); the other flavours accept only 1.
+val set_threads(int n) {
+    return result_of([&](val& value) -> Status {
+        NF_RETURN_IF_ERROR(set_num_threads(n));
+        value = val(num_threads());
+        return Status::ok();
+    });
+}
+
+// Joins the pool's threads (terminate() in the JS layer, before it ends the Workers).
+void shutdown() {
+    shutdown_threads();
 }
 
 }  // namespace
@@ -463,4 +481,7 @@ EMSCRIPTEN_BINDINGS(nnfold) {
     emscripten::function("verify", &verify);
     emscripten::function("buildInfo", &build_info);
     emscripten::function("heapStats", &heap_stats);
+    emscripten::function("setNumThreads", &set_threads);
+    emscripten::function("numThreads", &num_threads);
+    emscripten::function("shutdownThreads", &shutdown);
 }

@@ -18,7 +18,9 @@ const out = path.join(web, 'dist');
 const pkgDist = path.join(root, 'dist');
 const zooDir = path.resolve(root, '../shared/zoo/ncnn');
 
-const pkgFiles = ['index.mjs', 'nnfold-simd.mjs', 'nnfold-simd.wasm', 'nnfold-base.mjs', 'nnfold-base.wasm'];
+// The browser flavours (the threaded one with its pthread Worker script); not the Node-only files.
+const pkgFiles = ['index.mjs', 'nnfold-simd.mjs', 'nnfold-simd.wasm', 'nnfold-base.mjs', 'nnfold-base.wasm',
+  'nnfold-simd-threads.mjs', 'nnfold-simd-threads.wasm', 'nnfold-simd-threads.worker.js'];
 const missing = pkgFiles.filter((f) => !fs.existsSync(path.join(pkgDist, f)));
 if (missing.length) {
   console.error(`web/build: the package is not built (dist/${missing[0]} missing): run npm run build`);
@@ -116,7 +118,8 @@ const walk = (dir) => {
 fs.copyFileSync(path.join(web, 'index.html'), path.join(out, 'index.html'));
 walk(out);
 
-// Precache: the app shell, both wasm flavours (the worker picks one by feature detection), the
+// Precache: the app shell, the three wasm flavours (the worker picks one by feature detection and
+// cross-origin isolation; the threaded one with its Worker script), the
 // samples list and the small samples (zoo structures, BlazeFace front: the default sample). The
 // larger samples are cached the first time they are opened.
 const small = new Set(samples.filter((s) => s.bytes <= 512 * 1024).flatMap((s) => Object.values(s.files)));

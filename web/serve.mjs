@@ -1,10 +1,13 @@
 // `npm start`: serves web/dist on http://localhost:8080 (PORT overrides; HOST too, default
 // 127.0.0.1). A small static server: correct MIME types (application/wasm for streaming
 // compilation), cross-origin isolation headers (COOP same-origin + COEP require-corp, so the page
-// may use SharedArrayBuffer for cancelling work in its worker), a Content-Security-Policy that
+// may use SharedArrayBuffer: the threaded WebAssembly flavour, and cancelling work in its
+// worker; ISOLATION=0 leaves them out), a Content-Security-Policy that
 // keeps every request on this origin, no directory listings, no path escapes.
 //
-// Also used by the end-to-end tests: `startServer({ root, port })` returns the running server.
+// Also used by the end-to-end tests: `startServer({ root, port })` returns the running server;
+// `isolation: false` leaves out COOP/COEP (a static host that cannot set headers: the page then
+// runs single-threaded until its service worker adds them).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -34,7 +37,8 @@ export const CSP = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' blob: data:",
   "connect-src 'self'",
-  "worker-src 'self'",
+  // blob: the threaded flavour's pthread Workers (wasm/js/index.mjs PTHREAD_WORKER_SOURCE)
+  "worker-src 'self' blob:",
   "font-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",
@@ -42,7 +46,7 @@ export const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function startServer({ root, port = 8080, host = '127.0.0.1', log = null } = {}) {
+export function startServer({ root, port = 8080, host = '127.0.0.1', log = null, isolation = true } = {}) {
   const base = path.resolve(root);
   const server = http.createServer((req, res) => {
     let status = 200;
@@ -83,9 +87,11 @@ export function startServer({ root, port = 8080, host = '127.0.0.1', log = null 
       const headers = {
         'Content-Type': MIME[ext] ?? 'application/octet-stream',
         'Content-Length': st.size,
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cross-Origin-Resource-Policy': 'same-origin',
+        ...(isolation ? {
+          'Cross-Origin-Opener-Policy': 'same-origin',
+          'Cross-Origin-Embedder-Policy': 'require-corp',
+          'Cross-Origin-Resource-Policy': 'same-origin',
+        } : {}),
         'Content-Security-Policy': CSP,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'no-referrer',
@@ -117,7 +123,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exit(2);
   }
   const host = process.env.HOST ?? '127.0.0.1';
-  startServer({ root, port, host }).then(
+  startServer({ root, port, host, isolation: process.env.ISOLATION !== '0' }).then(
     (server) => {
       const a = server.address();
       console.log(`nnfold page: http://${host === '127.0.0.1' ? 'localhost' : host}:${a.port}/`);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
 
+#include "core/parallel.h"
 #include "core/strings.h"
 #include "io/float_token.h"
 #include "io/ncnn_io.h"
@@ -87,6 +89,20 @@ int usage_error(const std::string& cmd, const Status& st) {
 
 Status seed_option(const Args& a, uint32_t& seed) {
     return a.has("seed") ? parse_seed(a.get("seed"), seed) : Status::ok();
+}
+
+int threads_option(const std::string& cmd, const Args& a) {
+    int n = default_num_threads();
+    if (a.has("threads")) {
+        const std::string v = a.get("threads");
+        const bool digits = !v.empty() && v.size() <= 3 && v.find_first_not_of("0123456789") == std::string::npos;
+        n = digits ? std::atoi(v.c_str()) : 0;
+        if (!digits || n < 1 || n > kMaxThreads)
+            return usage_error(cmd, invalid_argument("--threads expects an integer from 1 to " +
+                                                     std::to_string(kMaxThreads) + ", got '" + v + "'"));
+    }
+    const Status st = set_num_threads(n);
+    return st.is_ok() ? -1 : report(cmd, st);
 }
 
 int exit_code_for(const Status& st) {

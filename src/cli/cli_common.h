@@ -44,6 +44,13 @@ int usage_error(const std::string& cmd, const Status& st);
 // --seed N when given (`seed` is left as it is otherwise).
 Status seed_option(const Args& a, uint32_t& seed);
 
+// --threads N (default: default_num_threads(), the machine's cores, at most 8; 1 runs without a
+// thread pool) applied to the process (core/parallel.h set_num_threads). Returns -1 to go on, or
+// the exit code after printing the error: a value that is not an integer in [1, 64] is a usage
+// error (2); a count this build cannot run (a build without threads, NNFOLD_THREADS off, takes only
+// 1) is reported as the error it is (1).
+int threads_option(const std::string& cmd, const Args& a);
+
 int exit_code_for(const Status& st);
 // Prints "nnfold <cmd>: <message>" to stderr and returns the exit code.
 int report(const std::string& cmd, const Status& st);

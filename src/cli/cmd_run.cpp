@@ -1,5 +1,5 @@
 // nnfold run MODEL.param [MODEL.bin|null] | MODEL.onnx [--input NAME=file.f32] [--shape NAME=c,h,w] [--seed N]
-//            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W]
+//            [--output NAME] [--output-dir DIR] [--reference] [--runs N] [--warmup W] [--threads N]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include "cli/reports.h"
 #include "api/model.h"
 #include "core/json.h"
+#include "core/parallel.h"
 #include "core/strings.h"
 
 namespace nnfold {
@@ -74,13 +75,16 @@ static const char* kRunHelp =
     "  --runs N                run N times after the warm-up and report the median time (default 1)\n"
     "  --warmup W              untimed runs before the timed ones (default 0, or 3 with --runs > 1:\n"
     "                          wasm engines optimize hot code after it has run for a while)\n"
+    "  --threads N             threads that run the model (default: the machine's cores, at most\n"
+    "                          8; 1 runs everything on one thread, without a thread pool)\n"
     "Prints the summary JSON (per output: shape, min, max, mean, first values) to stdout; with\n"
-    "--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n";
+    "--runs or --warmup also runs: {count, warmup, median_ms, min_ms, max_ms, median_cpu_ms}.\n"
+    "The summary's \"threads\" is the thread count the run used.\n";
 
 int cmd_run(int argc, char** argv) {
     Args a;
     int code = start_command(argc, argv, kRunHelp, {"help", "no-simd", "reference"},
-                             {"input", "shape", "seed", "output", "output-dir", "runs", "warmup"},
+                             {"input", "shape", "seed", "output", "output-dir", "runs", "warmup", "threads"},
                              [](const Args& a) { return !a.positional.empty() && a.positional.size() <= 2; }, a);
     if (code >= 0)
         return code;
@@ -107,6 +111,9 @@ int cmd_run(int argc, char** argv) {
     }
     if (runs > 1 && !a.has("warmup"))
         warmup = 3;
+    code = threads_option("run", a);
+    if (code >= 0)
+        return code;
     LoadOptions lo;
     st = parse_model_shapes(a.positional[0], a.all("shape"), lo);
     if (!st)
@@ -242,7 +249,7 @@ int cmd_run(int argc, char** argv) {
     for (auto& name : order)
         if (model.io_map().find_output(name) && outputs.count(name))
             dims[name] = model.presented_dims(name, outputs[name]);
-    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd(), dims);
+    std::string text = run_summary_json(order, outputs, files, stats, model.uses_simd(), dims, num_threads());
     {
         json summary = json::parse(text);
         for (auto& o : summary["outputs"]) {

@@ -1,4 +1,4 @@
-// nnfold verify A.param A.bin|null B.param B.bin|null [--seed N] [--shape NAME=c,h,w] [--json]
+// nnfold verify A.param A.bin|null B.param B.bin|null [--seed N] [--shape NAME=c,h,w] [--json] [--threads N]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +26,9 @@ static const char* kVerifyHelp =
     "  --tolerance X        default 1e-4 (the optimizer's budget)\n"
     "  --json               print the result as JSON\n"
     "  --no-simd            use the scalar reference layers\n"
-    "  --no-divergence      compare outputs only\n";
+    "  --no-divergence      compare outputs only\n"
+    "  --threads N          threads that run the models (default: the machine's cores, at most 8;\n"
+    "                       1 runs everything on one thread, without a thread pool)\n";
 
 namespace {
 
@@ -43,7 +45,8 @@ std::string err_str(double e) {
 int cmd_verify(int argc, char** argv) {
     Args a;
     int code = start_command(argc, argv, kVerifyHelp, {"help", "json", "no-simd", "no-divergence"},
-                             {"seed", "shape", "tolerance"}, [](const Args& a) { return a.positional.size() == 4; }, a);
+                             {"seed", "shape", "tolerance", "threads"},
+                             [](const Args& a) { return a.positional.size() == 4; }, a);
     if (code >= 0)
         return code;
     VerifyOptions opt;
@@ -61,6 +64,9 @@ int cmd_verify(int argc, char** argv) {
     }
     if (!st)
         return usage_error("verify", st);
+    code = threads_option("verify", a);
+    if (code >= 0)
+        return code;
     opt.use_simd = !a.has("no-simd");
     opt.find_divergence = !a.has("no-divergence");
 

@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "core/parallel.h"
 #include "version.h"
 
 using namespace nnfold::cli;
@@ -53,15 +54,20 @@ int main(int argc, char** argv) {
     }
     for (auto& c : kCommands) {
         if (cmd == c.name) {
+            int rc;
             try {
-                return c.fn(argc, argv);
+                rc = c.fn(argc, argv);
             } catch (const std::exception& e) {
                 fprintf(stderr, "nnfold %s: internal error: %s\n", c.name, e.what());
-                return kInternal;
+                rc = kInternal;
             } catch (...) {
                 fprintf(stderr, "nnfold %s: internal error\n", c.name);
-                return kInternal;
+                rc = kInternal;
             }
+            // join the thread pool's workers (--threads) before the process ends: a wasm build's
+            // pthreads would otherwise keep Node alive
+            nnfold::shutdown_threads();
+            return rc;
         }
     }
     fprintf(stderr, "nnfold: unknown command '%s'\n\n", cmd.c_str());

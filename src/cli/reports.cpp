@@ -73,7 +73,7 @@ std::string info_text(const ModelHandle& model, const std::string& label) {
 
 std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
                              const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
-                             const std::map<std::string, std::vector<int64_t>>& dims) {
+                             const std::map<std::string, std::vector<int64_t>>& dims, int threads) {
     json summary;
     summary["outputs"] = json::array();
     for (auto& name : order) {
@@ -114,6 +114,7 @@ std::string run_summary_json(const std::vector<std::string>& order, const std::m
     summary["peak_bytes"] = stats.peak_bytes;
     summary["ms"] = stats.total_ms;
     summary["simd"] = simd;
+    summary["threads"] = threads;
     return dump_json(summary, 2) + "\n";
 }
 

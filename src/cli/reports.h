@@ -20,12 +20,13 @@ namespace cli {
 std::string info_text(const ModelHandle& model, const std::string& label);
 
 // The JSON `nnfold run` prints: per output (in `order`) shape, min, max, mean over finite values,
-// nonfinite count, the first 8 values, and `file` when files are written; then peak_bytes, ms, simd.
+// nonfinite count, the first 8 values, and `file` when files are written; then peak_bytes, ms, simd
+// and threads (the thread count the run used).
 // `files` maps output names to the .f32 file names written (empty: none).
 // `dims` (optional) gives the shape to print per output name (ModelHandle::presented_dims).
 std::string run_summary_json(const std::vector<std::string>& order, const std::map<std::string, Mat>& outputs,
                              const std::map<std::string, std::string>& files, const RunStats& stats, bool simd,
-                             const std::map<std::string, std::vector<int64_t>>& dims = {});
+                             const std::map<std::string, std::vector<int64_t>>& dims = {}, int threads = 1);
 
 }  // namespace cli
 }  // namespace nnfold

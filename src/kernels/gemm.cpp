@@ -2,6 +2,8 @@
 // scalar GEMV over packed A. The SIMD micro-kernels are in wasm/gemm_wasmsimd.cpp.
 #include "kernels/gemm.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -204,21 +206,23 @@ void f32_pack_b(int K, int N, const float* b, size_t rs, size_t cs, float* dst) 
     pack_b_strided(b, rs, cs, 0, K, 0, N, dst);
 }
 
-size_t f32_gemm_workspace_floats(int N, int K, GemmB::Kind kind) {
+size_t f32_gemm_workspace_floats(int N, int K, GemmB::Kind kind, int parts) {
     if (kind == GemmB::Packed || N <= 0)
         return 0;
     int kc = choose_kc(K);
-    return (size_t)kc * choose_nc(N, kc);
+    return (size_t)kc * choose_nc(N, kc) * (size_t)std::max(parts, 1);
 }
 
-void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float* c, size_t ldc,
-              const GemmEpilogue& ep, bool accumulate, float* workspace) {
-    if (M <= 0 || N <= 0 || K < 0)
-        return;
+namespace {
+
+// The blocked product over rows [m_begin, m_end) (a multiple of MR apart from M's end) and columns
+// [n_begin, n_end) (n_begin a multiple of NR) of C; `workspace` holds one B block.
+void gemm_block(int m_begin, int m_end, int n_begin, int n_end, int K, const float* a_packed, const GemmB& b, float* c,
+                size_t ldc, const GemmEpilogue& ep, bool accumulate, float* workspace) {
     const int kc_max = choose_kc(K);
-    const int nc_max = choose_nc(N, kc_max);
-    for (int n0 = 0; n0 < N; n0 += nc_max) {
-        const int nc = std::min(nc_max, N - n0);
+    const int nc_max = choose_nc(n_end - n_begin, kc_max);
+    for (int n0 = n_begin; n0 < n_end; n0 += nc_max) {
+        const int nc = std::min(nc_max, n_end - n0);
         int k0 = 0;
         do {
             const int kc = std::min(kc_max, K - k0);
@@ -236,8 +240,8 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
                 panel_stride = (size_t)kc * kGemmNR;
             }
             const unsigned flags = ((accumulate || k0 > 0) ? kGemmAccumulate : 0u) | (k0 + kc >= K ? kGemmFinal : 0u);
-            for (int m0 = 0; m0 < M; m0 += kGemmMR) {
-                const int mr = std::min(kGemmMR, M - m0);
+            for (int m0 = m_begin; m0 < m_end; m0 += kGemmMR) {
+                const int mr = std::min(kGemmMR, m_end - m0);
                 const float* ap = a_packed + (size_t)m0 * K + (size_t)k0 * kGemmMR;
                 float* crow = c + (size_t)m0 * ldc + n0;
                 for (int j = 0; j < nc; j += kGemmNR)
@@ -247,6 +251,50 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
             k0 += kc;
         } while (k0 < K);
     }
+}
+
+}  // namespace
+
+int f32_gemm_parts(int M, int N, int K) {
+    if (M <= 0 || N <= 0)
+        return 1;
+    const int64_t m_panels = (M + kGemmMR - 1) / kGemmMR, n_panels = (N + kGemmNR - 1) / kGemmNR;
+    // units: MR x NR tiles, each K multiply-adds per element
+    return parallel_part_count(m_panels * n_panels, (int64_t)kGemmMR * kGemmNR * std::max(K, 1));
+}
+
+void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float* c, size_t ldc,
+              const GemmEpilogue& ep, bool accumulate, float* workspace, int parts) {
+    if (M <= 0 || N <= 0 || K < 0)
+        return;
+    const int m_panels = (M + kGemmMR - 1) / kGemmMR, n_panels = (N + kGemmNR - 1) / kGemmNR;
+    // columns first: parts that share rows share A (the weights) in cache, and each packs only its
+    // own B columns; rows are cut too only when there are fewer column panels than parts
+    const int pn = std::max(1, std::min(parts, n_panels));
+    const int pm = std::max(1, std::min(m_panels, parts / pn));
+    if (pn * pm <= 1) {
+        gemm_block(0, M, 0, N, K, a_packed, b, c, ldc, ep, accumulate, workspace);
+        return;
+    }
+    const size_t slot = f32_gemm_workspace_floats(N, K, b.kind, 1);
+    parallel_for_parts((int64_t)pn * pm, pn * pm, [&](int part, int64_t, int64_t) {
+        const int im = part / pn, jn = part % pn;
+        // whole panels per part, near-equal
+        const int mp0 = (int)((int64_t)m_panels * im / pm), mp1 = (int)((int64_t)m_panels * (im + 1) / pm);
+        const int np0 = (int)((int64_t)n_panels * jn / pn), np1 = (int)((int64_t)n_panels * (jn + 1) / pn);
+        gemm_block(mp0 * kGemmMR, std::min(M, mp1 * kGemmMR), np0 * kGemmNR, std::min(N, np1 * kGemmNR), K, a_packed, b,
+                   c, ldc, ep, accumulate, workspace ? workspace + slot * (size_t)part : nullptr);
+    });
+}
+
+void f32_gemv_packed_parallel(int M, int K, const float* a_packed, const float* x, const float* bias,
+                              const ActParams& act, float* y) {
+    const int panels = (M + kGemmMR - 1) / kGemmMR;
+    const int parts = parallel_part_count(panels, (int64_t)kGemmMR * std::max(K, 1));
+    parallel_for_parts(panels, parts, [&](int, int64_t p0, int64_t p1) {
+        const int m0 = (int)p0 * kGemmMR, m1 = std::min(M, (int)p1 * kGemmMR);
+        f32_gemv_packed(m1 - m0, K, a_packed + (size_t)m0 * K, x, bias ? bias + m0 : nullptr, act, y + m0);
+    });
 }
 
 void f32_gemv_packed__scalar(int M, int K, const float* a_packed, const float* x, const float* bias,

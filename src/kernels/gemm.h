@@ -94,14 +94,27 @@ struct GemmB {
     Im2col im2col;                // Im2colSource
 };
 
-// Workspace floats f32_gemm needs for these sizes (0 for a packed B).
-size_t f32_gemm_workspace_floats(int N, int K, GemmB::Kind kind);
+// Workspace floats f32_gemm needs for these sizes when run in `parts` parts (0 for a packed B).
+size_t f32_gemm_workspace_floats(int N, int K, GemmB::Kind kind, int parts = 1);
+
+// How many parts (threads, core/parallel.h) a GEMM of this size is worth: 1 for small products
+// or a single-threaded process. Size the workspace with the same value passed to f32_gemm.
+int f32_gemm_parts(int M, int N, int K);
 
 // C = epilogue(A x B) for M x N x K with A packed (f32_pack_a layout, K columns). `accumulate`
 // starts every element from C's current value instead of the bias. `workspace` holds at least
-// f32_gemm_workspace_floats floats.
+// f32_gemm_workspace_floats(N, K, kind, parts) floats.
+//
+// parts > 1 splits C into that many rectangles run in parallel (core/parallel.h): columns in
+// whole NR panels first (each part packs its own B columns into its own workspace slice), rows in
+// whole MR panels when there are fewer column panels than parts. Every element is still summed over
+// k in increasing order within one part, so the result is the same bits for any `parts`.
 void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float* c, size_t ldc,
-              const GemmEpilogue& ep, bool accumulate, float* workspace);
+              const GemmEpilogue& ep, bool accumulate, float* workspace, int parts = 1);
+
+// f32_gemv_packed over output rows split across threads (in whole MR panels; rows are independent).
+void f32_gemv_packed_parallel(int M, int K, const float* a_packed, const float* x, const float* bias,
+                              const ActParams& act, float* y);
 
 // GEMV over a packed A (one column of B): y[i] = act(bias[i] + sum_k A[i][k] x[k]), the sum in
 // increasing k (the reference's order). MR rows per step.

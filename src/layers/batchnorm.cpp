@@ -8,6 +8,7 @@
 // channel), which must have exactly `channels` entries.
 #include <cmath>
 
+#include "core/parallel.h"
 #include "layers/norm_common.h"
 #include "layers/param_table.h"
 
@@ -62,12 +63,15 @@ public:
         if (a_data.size() != (size_t)channels)
             return internal_error("BatchNorm: weights not loaded");
         const ChannelSlices cs = channel_slices(m.shape());
-        for (size_t q = 0; q < cs.count; q++) {
-            const float a = a_data[q], b = b_data[q];
-            float* p = m.data + q * cs.size;
-            for (size_t i = 0; i < cs.size; i++)
-                p[i] = b * p[i] + a;
-        }
+        // threads: channels
+        parallel_for((int64_t)cs.count, parallel_grain((int64_t)cs.size), [&](int64_t q0, int64_t q1) {
+            for (int64_t q = q0; q < q1; q++) {
+                const float a = a_data[q], b = b_data[q];
+                float* p = m.data + q * cs.size;
+                for (size_t i = 0; i < cs.size; i++)
+                    p[i] = b * p[i] + a;
+            }
+        });
         return Status::ok();
     }
 };

@@ -12,6 +12,7 @@
 // ncnn's edge folding; rows are resampled along w first, then along h.
 #include <cmath>
 
+#include "core/parallel.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -285,16 +286,19 @@ public:
         if (resize_type == 1) {
             const float ws = output_width ? w / (float)outw : 1.f / width_scale;
             const float hs = output_height ? h / (float)outh : 1.f / height_scale;
-            for (int q = 0; q < channels; q++) {
-                const float* sp = src.data + q * iplane;
-                float* dp = dst.data + q * oplane;
-                for (int y = 0; y < oh; y++) {
-                    int sy = in.dims == 2 ? y : nearest_index(y * hs, h);
-                    const float* row = sp + (size_t)sy * w;
-                    for (int x = 0; x < outw; x++)
-                        *dp++ = row[nearest_index(x * ws, w)];
+            // threads: channels
+            parallel_for(channels, parallel_grain((int64_t)oplane), [&](int64_t q0, int64_t q1) {
+                for (int64_t q = q0; q < q1; q++) {
+                    const float* sp = src.data + q * iplane;
+                    float* dp = dst.data + q * oplane;
+                    for (int y = 0; y < oh; y++) {
+                        int sy = in.dims == 2 ? y : nearest_index(y * hs, h);
+                        const float* row = sp + (size_t)sy * w;
+                        for (int x = 0; x < outw; x++)
+                            *dp++ = row[nearest_index(x * ws, w)];
+                    }
                 }
-            }
+            });
             return Status::ok();
         }
 
@@ -305,22 +309,28 @@ public:
             ty = make_taps(resize_type, h, oh, align_corner, ok);
         if (!ok)
             return unsupported("Interp: this resize reads outside the input in ncnn");
-        std::vector<float> rows((size_t)h * outw);
-        for (int q = 0; q < channels; q++) {
-            const float* sp = src.data + q * iplane;
-            float* dp = dst.data + q * oplane;
-            // horizontal pass over every input row, then the vertical combination
-            for (int y = 0; y < h; y++)
-                for (int x = 0; x < outw; x++)
-                    rows[(size_t)y * outw + x] = apply_taps(tx, x, sp + (size_t)y * w, 1);
-            if (in.dims == 2) {
-                std::copy(rows.begin(), rows.end(), dp);
-                continue;
+        // threads: channels, each part with its own row buffer
+        const size_t rows_floats = (size_t)h * outw;
+        const int parts = parallel_part_count(channels, (int64_t)(rows_floats + oplane) * 4);
+        std::vector<float> rows_all(rows_floats * parts);
+        parallel_for_parts(channels, parts, [&](int part, int64_t q0, int64_t q1) {
+            float* rows = rows_all.data() + rows_floats * part;
+            for (int64_t q = q0; q < q1; q++) {
+                const float* sp = src.data + q * iplane;
+                float* dp = dst.data + q * oplane;
+                // horizontal pass over every input row, then the vertical combination
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < outw; x++)
+                        rows[(size_t)y * outw + x] = apply_taps(tx, x, sp + (size_t)y * w, 1);
+                if (in.dims == 2) {
+                    std::copy(rows, rows + rows_floats, dp);
+                    continue;
+                }
+                for (int y = 0; y < oh; y++)
+                    for (int x = 0; x < outw; x++)
+                        dp[(size_t)y * outw + x] = apply_taps(ty, y, rows + x, (size_t)outw);
             }
-            for (int y = 0; y < oh; y++)
-                for (int x = 0; x < outw; x++)
-                    dp[(size_t)y * outw + x] = apply_taps(ty, y, rows.data() + x, (size_t)outw);
-        }
+        });
         return Status::ok();
     }
 };

@@ -5,6 +5,7 @@
 // y = (x * a - mean * a) * gamma + beta, computed in ncnn's order.
 #include <cmath>
 
+#include "core/parallel.h"
 #include "layers/norm_common.h"
 
 namespace nnfold {
@@ -47,16 +48,19 @@ public:
         const bool aff = affine && !weights.gamma_data.empty();
         const float* gamma = weights.gamma_data.data();
         const float* beta = weights.beta_data.data();
-        for (size_t g = 0; g < groups; g++) {
-            float* ptr = m.data + g * n;
-            float a, b;
-            norm_coeffs(mean_var(ptr, n), eps, nullptr, nullptr, a, b);
-            if (aff)
-                for (int i = 0; i < n; i++)
-                    ptr[i] = (ptr[i] * a + b) * gamma[i] + beta[i];
-            else
-                scale_shift(ptr, (size_t)n, a, b);
-        }
+        // threads: whole groups (each group's mean and variance on one thread, in order)
+        parallel_for((int64_t)groups, parallel_grain((int64_t)n * 4), [&](int64_t g0, int64_t g1) {
+            for (int64_t g = g0; g < g1; g++) {
+                float* ptr = m.data + g * n;
+                float a, b;
+                norm_coeffs(mean_var(ptr, n), eps, nullptr, nullptr, a, b);
+                if (aff)
+                    for (int i = 0; i < n; i++)
+                        ptr[i] = (ptr[i] * a + b) * gamma[i] + beta[i];
+                else
+                    scale_shift(ptr, (size_t)n, a, b);
+            }
+        });
         return Status::ok();
     }
 };

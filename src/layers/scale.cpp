@@ -10,6 +10,7 @@
 // have exactly as many entries as there are scales (ncnn does not check and reads past them).
 // ncnn's two-input form with bias_term would load a bias of -233 values and fail; nnfold refuses it
 // when reading the params.
+#include "core/parallel.h"
 #include "layers/channel_slices.h"
 #include "layers/param_table.h"
 
@@ -99,18 +100,21 @@ public:
     // y = x * scale[k] (+ bias[k]) on every channel of m.
     void apply(Mat& m, const float* scale) const {
         const ChannelSlices cs = channel_slices(m.shape());
-        for (size_t q = 0; q < cs.count; q++) {
-            float* p = m.data + q * cs.size;
-            const float s = scale[q];
-            if (bias_term) {
-                const float b = bias_data[q];
-                for (size_t i = 0; i < cs.size; i++)
-                    p[i] = p[i] * s + b;
-            } else {
-                for (size_t i = 0; i < cs.size; i++)
-                    p[i] *= s;
+        // threads: channels
+        parallel_for((int64_t)cs.count, parallel_grain((int64_t)cs.size), [&](int64_t q0, int64_t q1) {
+            for (int64_t q = q0; q < q1; q++) {
+                float* p = m.data + q * cs.size;
+                const float s = scale[q];
+                if (bias_term) {
+                    const float b = bias_data[q];
+                    for (size_t i = 0; i < cs.size; i++)
+                        p[i] = p[i] * s + b;
+                } else {
+                    for (size_t i = 0; i < cs.size; i++)
+                        p[i] *= s;
+                }
             }
-        }
+        });
     }
 
     Status forward_inplace(Mat& m, const Option&) const override {

@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/parallel.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -56,10 +57,11 @@ public:
         for (int i = a + 1; i < s.dims; i++)
             inner *= l[i];
         const size_t len = l[a];
-        for (size_t o = 0; o < outer; o++) {
-            float* base = m.data + o * len * inner;
-            for (size_t i = 0; i < inner; i++) {
-                float* p = base + i;
+        // threads: whole slices (each slice's max and sum on one thread, in order)
+        parallel_for((int64_t)(outer * inner), parallel_grain((int64_t)len * 24), [&](int64_t j0, int64_t j1) {
+            for (int64_t j = j0; j < j1; j++) {
+                const size_t o = (size_t)j / inner, i = (size_t)j % inner;
+                float* p = m.data + o * len * inner + i;
                 float mx = -FLT_MAX;
                 for (size_t k = 0; k < len; k++)
                     mx = std::max(mx, p[k * inner]);
@@ -71,7 +73,7 @@ public:
                 for (size_t k = 0; k < len; k++)
                     p[k * inner] /= sum;
             }
-        }
+        });
         return Status::ok();
     }
 };

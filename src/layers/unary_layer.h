@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "core/parallel.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -35,8 +36,11 @@ public:
         const Derived& self = static_cast<const Derived&>(*this);
         float* p = m.data;
         const size_t n = m.total_floats();
-        for (size_t i = 0; i < n; i++)
-            p[i] = self.apply(p[i]);
+        // threads: ranges (elements are independent; cost ~ a few operations to an exp each)
+        parallel_for((int64_t)n, parallel_grain(8), [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; i++)
+                p[i] = self.apply(p[i]);
+        });
         return Status::ok();
     }
 };

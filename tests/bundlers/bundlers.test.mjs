@@ -14,6 +14,11 @@
 //                   it works given `wasmPaths`
 //
 // Each page's downloads (JS + .wasm, gzipped) are measured against docs/sizes.md's budget.
+//
+// Threads: served without COOP/COEP the pages run the single-threaded SIMD flavour and say why;
+// the Vite (build and dev server) and webpack apps are also served cross-origin isolated, where
+// they must find the threaded flavour's .wasm, its pthread Worker script and the glue that Worker
+// imports (the hard part: Emscripten starts that Worker itself), and give the same numbers.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -55,9 +60,11 @@ const gzipSize = (file) => zlib.gzipSync(fs.readFileSync(file), { level: 9 }).le
 
 let tmp, app, out, browser, reference;
 
+const isolationHeaders = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 // A static server for one built app at the server's root (Vite's default `base` is '/'); it logs
-// the files it serves, to measure what the page downloaded.
-function serveDir(dir) {
+// the files it serves, to measure what the page downloaded. `isolated`: with COOP/COEP.
+function serveDir(dir, isolated = false) {
   const served = [];
   const s = http.createServer((req, res) => {
     const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -67,15 +74,16 @@ function serveDir(dir) {
       return;
     }
     served.push(file);
-    res.writeHead(200, { 'Content-Type': types[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store',
+      ...(isolated ? isolationHeaders : {}) });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve({ server: s, served, url: `http://127.0.0.1:${s.address().port}/` })));
 }
 
 // Builds nothing: serves `dir`, opens the app, checks sizes, closes the server.
-async function openBuilt(t, name, dir) {
-  const srv = await serveDir(dir);
+async function openBuilt(t, name, dir, isolated = false) {
+  const srv = await serveDir(dir, isolated);
   try {
     const { result } = await openApp(srv.url);
     checkSizes(t, name, srv.served);
@@ -109,12 +117,23 @@ after(async () => {
 const relErr = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i]))) / Math.max(...b.map(Math.abs), 1e-6);
 
 // One run of the app (page or worker) against the Node reference: same build, same numbers
-// (the same wasm on the same inputs: 1e-6 leaves room only for nothing), the optimizer's rewrites
-// and an unchanged result after it (docs/numbers.md: 1e-4).
-function checkRun(r, where) {
+// (the same wasm on the same inputs: 1e-6 leaves room only for nothing; the threaded flavour
+// computes the same bits), the optimizer's rewrites and an unchanged result after it
+// (docs/numbers.md: 1e-4). Not isolated: the SIMD flavour, saying why not threads; isolated: the
+// threaded flavour on Chromium's reported cores.
+function checkRun(r, where, isolated = false) {
   assert.ok(r, `${where}: no result`);
   assert.equal(r.error, undefined, `${where}: ${JSON.stringify(r.error)}`);
-  assert.equal(r.build, 'simd', `${where}: the SIMD flavour in Chromium`);
+  assert.equal(r.isolated, isolated, `${where}: crossOriginIsolated`);
+  if (isolated) {
+    assert.equal(r.build, 'simd-threads', `${where}: the threaded flavour in an isolated page (${r.threadsReason})`);
+    assert.ok(r.threads >= 2 && r.threads <= 8, `${where}: ${r.threads} threads`);
+    assert.equal(r.threadsReason, null);
+  } else {
+    assert.equal(r.build, 'simd', `${where}: the SIMD flavour in Chromium`);
+    assert.equal(r.threads, 1);
+    assert.match(r.threadsReason, /cross-origin isolated/, `${where}: the reason threads are off`);
+  }
   assert.equal(r.before.length, 10);
   assert.ok(Math.abs(r.before.reduce((a, b) => a + b, 0) - 1) < 1e-5, `${where}: softmax sums to 1`);
   assert.ok(relErr(r.before, reference.before) <= 1e-6, `${where}: outputs differ from Node's: ${r.before} vs ${reference.before}`);
@@ -164,6 +183,9 @@ test('bundled apps run the package in Chromium with the bundlers\' defaults', { 
     const result = await openBuilt(t, 'vite build', path.join(out, 'vite'));
     checkRun(result.page, 'vite build page');
     checkRun(result.worker, 'vite build worker');
+    const threaded = await openBuilt(t, 'vite build, isolated', path.join(out, 'vite'), true);
+    checkRun(threaded.page, 'vite build page, isolated', true);
+    checkRun(threaded.worker, 'vite build worker, isolated', true);
   });
 
   await t.test('Vite: dev server, page and module worker (no optimizeDeps settings)', async () => {
@@ -175,6 +197,16 @@ test('bundled apps run the package in Chromium with the bundlers\' defaults', { 
       checkRun(result.worker, 'vite dev worker');
     } finally {
       await dev.close();
+    }
+    // the dev server with the isolation headers (its `server.headers` option)
+    const iso = await vite.createServer({ root: app, configFile: false, logLevel: 'error', server: { host: '127.0.0.1', port: 0, headers: isolationHeaders } });
+    await iso.listen();
+    try {
+      const { result } = await openApp(iso.resolvedUrls.local[0]);
+      checkRun(result.page, 'vite dev page, isolated', true);
+      checkRun(result.worker, 'vite dev worker, isolated', true);
+    } finally {
+      await iso.close();
     }
   });
 
@@ -188,6 +220,9 @@ test('bundled apps run the package in Chromium with the bundlers\' defaults', { 
     const result = await openBuilt(t, 'webpack', dir);
     checkRun(result.page, 'webpack page');
     checkRun(result.worker, 'webpack worker');
+    const threaded = await openBuilt(t, 'webpack, isolated', dir, true);
+    checkRun(threaded.page, 'webpack page, isolated', true);
+    checkRun(threaded.worker, 'webpack worker, isolated', true);
   });
 
   await t.test('Rollup: node-resolve + import-meta-assets, page', async (t) => {

@@ -210,7 +210,7 @@ test('the page for real users: open any model, honest speed, states, zip, graph 
       const measurable = Math.abs(o.med - p.med) >= Math.max(o.iqr, p.iqr) && o.med !== p.med;
       assert.equal(await page.locator('#speed-verdict').getAttribute('data-measurable'), String(measurable));
       if (!measurable) assert.match(await text(page, '#speed-verdict'), /No measurable difference/);
-      assert.match(await text(page, '#speed-result'), /one thread.*rounds after a warm-up, original and optimized alternating/);
+      assert.match(await text(page, '#speed-result'), /(one thread|\d+ threads).*rounds after a warm-up, original and optimized alternating/);
       assert.ok((await page.locator('#speed-types-table tbody tr').count()) >= 3);
       await page.locator('#speed-types-table').evaluate((e) => { e.closest('details').open = true; });
       await page.locator('#optimize').scrollIntoViewIfNeeded();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  convReluBin, convReluExpected, convReluParam, dist, distFixture, loadApi, needs, randomUniform, smallNetParam,
+  convReluBin, convReluExpected, convReluParam, dist, distFixture, expectedBuild, loadApi, needs, randomUniform, smallNetParam,
 } from './helpers.mjs';
 
 function assertCode(fn, code, re) {
@@ -23,7 +23,7 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
   const { init, simdSupported } = await loadApi();
   assert.equal(simdSupported(), true, 'Node 20 supports wasm SIMD');
   const nf = await init();
-  assert.equal(nf.build, 'simd');
+  assert.equal(nf.build, expectedBuild());
   const base = await init({ simd: false });
   assert.equal(base.build, 'base');
   assert.match(nf.version, /^\d+\.\d+\.\d+/);
@@ -34,8 +34,8 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
   assert.equal(viaPaths.build, 'base');
   let asked = null;
   const viaLocate = await init({ locateFile: (f, prefix) => { asked = f; return new URL(f, prefix).href; } });
-  assert.equal(asked, 'nnfold-simd.wasm');
-  assert.equal(viaLocate.build, 'simd');
+  assert.equal(asked, expectedBuild() === 'simd-threads' ? 'nnfold-simd-threads.wasm' : 'nnfold-simd.wasm');
+  assert.equal(viaLocate.build, expectedBuild());
   const bytes = fs.readFileSync(path.join(dist, 'nnfold-base.wasm'));
   const viaBinary = await init({ simd: false, wasmBinary: bytes });
   assert.equal(viaBinary.build, 'base');
@@ -44,7 +44,7 @@ test('init picks SIMD when the engine validates the probe, baseline on request',
 });
 
 for (const simd of [undefined, false]) {
-  const flavour = simd === false ? 'base' : 'simd';
+  const flavour = expectedBuild(simd);
 
   test(`[${flavour}] run: hand-computed conv+relu, every input form`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();

@@ -1,12 +1,13 @@
 // `npm run bench` (tests/bench/bench.mjs) in its smoke setting: --json --runs 1 on the smallest zoo
 // model. Checks the one JSON object's schema (every value present, numbers finite and positive, the
-// two package flavours both timed), never the timings themselves. Needs dist/ and the zoo.
+// two package flavours both timed, every entry's thread count), never the timings themselves. Needs
+// dist/ and the zoo. With build/nnfold also the native CLI's entries at --threads 1,2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { distFixture, needs, root, zooFixture } from './helpers.mjs';
+import { distFixture, nativeCliFixture, needs, root, zooFixture } from './helpers.mjs';
 
 const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
 const finitePos = (x) => typeof x === 'number' && Number.isFinite(x) && x > 0;
@@ -16,7 +17,7 @@ test('npm run bench --json --runs 1 prints one object with the documented schema
   timeout: 300000,
 }, () => {
   const out = execFileSync(process.execPath,
-    [path.join(root, 'tests/bench/bench.mjs'), '--json', '--runs', '1', '--warmup-ms', '100', 'blazeface'],
+    [path.join(root, 'tests/bench/bench.mjs'), '--json', '--runs', '1', '--warmup-ms', '100', '--threads', '1,2', 'blazeface'],
     { encoding: 'utf8', maxBuffer: 1 << 24 });
   const j = JSON.parse(out); // exactly one JSON value on stdout
   assert.equal(typeof j.machine, 'object');
@@ -24,8 +25,9 @@ test('npm run bench --json --runs 1 prints one object with the documented schema
   assert.ok(Number.isInteger(j.machine.cores) && j.machine.cores > 0);
   assert.equal(j.machine.node, process.version);
 
+  assert.deepEqual(j.machine.threads, [1, 2]);
   for (const runtime of ['nnfold-baseline', 'nnfold-simd']) {
-    const rows = j.results.filter((r) => r.runtime === runtime);
+    const rows = j.results.filter((r) => r.runtime === runtime && r.threads === 1);
     assert.equal(rows.length, 1, `one ${runtime} row`);
     const r = rows[0];
     assert.equal(r.model, 'blazeface');
@@ -36,7 +38,22 @@ test('npm run bench --json --runs 1 prints one object with the documented schema
   }
   // the filter left out the other zoo models and the ONNX models
   assert.deepEqual([...new Set(j.results.map((r) => r.model))], ['blazeface']);
-  for (const r of j.results) assert.ok(['nnfold-simd', 'nnfold-baseline', 'onnxruntime-web'].includes(r.runtime));
+  for (const r of j.results) {
+    assert.ok(['nnfold-simd', 'nnfold-baseline', 'onnxruntime-web', 'nnfold-native'].includes(r.runtime), r.runtime);
+    assert.ok([1, 2].includes(r.threads), `${r.runtime} threads ${r.threads}`);
+  }
+  // the package at 2 threads: timed by its threaded module, or listed as skipped saying why
+  const simd2 = j.results.filter((r) => r.runtime === 'nnfold-simd' && r.threads === 2);
+  if (!simd2.length) assert.ok(j.skipped.some((s) => s.model === 'blazeface' && s.runtime === 'nnfold-simd x2'), 'nnfold-simd x2 neither timed nor skipped');
+  for (const r of simd2) assert.ok(finitePos(r.median_ms) && r.runs === 1);
+  // the native CLI at both counts (when built)
+  const native = j.results.filter((r) => r.runtime === 'nnfold-native');
+  if (nativeCliFixture.present) {
+    assert.deepEqual(native.map((r) => r.threads), [1, 2]);
+    for (const r of native) assert.ok(finitePos(r.median_ms) && r.min_ms <= r.median_ms && r.runs === 1);
+  } else {
+    assert.ok(j.skipped.some((s) => s.runtime === 'nnfold-native'), 'a missing native CLI is reported as skipped');
+  }
 
   if (fs.existsSync(kernelBench)) {
     assert.ok(finitePos(j.peak_gflops), `peak_gflops ${j.peak_gflops}`);

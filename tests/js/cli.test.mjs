@@ -56,6 +56,9 @@ test('help, version and usage errors match the native CLI', { skip }, () => {
       [['run', 'm.param', '--input', 'data=missing.f32'], 1], [['run', 'm.param', '--output', 'nope'], 1],
       [['run', 'm.param', '--shape', 'data=3,2,2'], 1], [['convert', 'nope.param', 'null', 'o.param', 'o.bin'], 1],
       [['randomize', 'bogus.param', 'o.bin'], 1], [['info', 'm.param', '--shape', 'nope=1'], 1],
+      [['run', 'm.param', '--threads', '0'], 2], [['run', 'm.param', '--threads', 'x'], 2],
+      [['run', 'm.param', '--threads', '65'], 2], [['run', 'm.param', '--threads'], 2], [['info', 'm.param', '--threads', '1'], 2],
+      [['verify', 'm.param', 'null', 'm.param', 'null', '--threads', '-1'], 2],
     ];
     for (const flavour of ['base', 'simd']) {
       for (const [args, code] of cases) {
@@ -137,8 +140,14 @@ test('inline models: info, run with given inputs and intermediate outputs, conve
     sameFile(path.join(tmp, 'native.bin'), path.join(tmp, 'js.bin'));
     const a = JSON.parse(fs.readFileSync(path.join(tmp, 'native', 'summary.json'), 'utf8'));
     const b = JSON.parse(fs.readFileSync(path.join(tmp, 'js', 'summary.json'), 'utf8'));
-    delete a.ms;
-    delete b.ms;
+    for (const s of [a, b]) {
+      delete s.ms;
+      // the thread count each CLI ran with (native: the machine's cores by default; the wasm CLI
+      // has as many as its flavour allows): reported, not part of the parity (outputs are the same
+      // bits at any count, tests/cpp/threads)
+      assert.ok(Number.isInteger(s.threads) && s.threads >= 1, `threads ${s.threads}`);
+      delete s.threads;
+    }
     assert.deepEqual(b, a);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -184,6 +193,7 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: nee
           assert.equal(r.status, 0, r.stderr);
           const s = JSON.parse(r.stdout);
           delete s.ms;
+          delete s.threads; // the count each CLI ran with: reported, not compared
           summaries.push(s);
         }
         for (const o of summaries[0].outputs) {
@@ -294,6 +304,7 @@ test('ONNX: .onnx and a converted .param with its .io.json give the same results
       delete s.ms;
       delete s.simd;
       delete s.peak_bytes;
+      delete s.threads;
       return s;
     });
     for (const s of summaries.slice(1)) assert.deepEqual(s, summaries[0]);

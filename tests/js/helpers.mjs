@@ -8,7 +8,25 @@ export const root = path.resolve(import.meta.dirname, '../..');
 export const dist = path.join(root, 'dist');
 export const zoo = path.resolve(root, process.env.NNFOLD_ZOO_DIR ?? '../shared/zoo/ncnn');
 export const haveZoo = fs.existsSync(zoo) && fs.readdirSync(zoo).some((f) => f.endsWith('.param'));
-export const haveDist = ['index.mjs', 'nnfold-simd.wasm', 'nnfold-base.wasm'].every((f) => fs.existsSync(path.join(dist, f)));
+export const haveDist = ['index.mjs', 'nnfold-simd.wasm', 'nnfold-base.wasm', 'nnfold-simd-threads.wasm',
+  'nnfold-simd-threads-node.cjs'].every((f) => fs.existsSync(path.join(dist, f)));
+
+// The flavour the package tests run on. init()'s own default is the threaded flavour in Node (the
+// cores, at most 8); the tests pin it: NNFOLD_TEST_THREADS unset or 1 runs them on the
+// single-threaded flavours (init({ simd }) -> 'simd' / 'base'), NNFOLD_TEST_THREADS=N > 1 on
+// SIMD + threads with N threads wherever they ask for SIMD (tests/run_all.sh runs both).
+export const testThreads = (() => {
+  const v = process.env.NNFOLD_TEST_THREADS;
+  if (v === undefined || v === '') return 1;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`NNFOLD_TEST_THREADS must be a positive integer, got '${v}'`);
+  return n;
+})();
+
+// The build name init({ simd }) gives in this run.
+export function expectedBuild(simd = true) {
+  return simd === false ? 'base' : testThreads > 1 ? 'simd-threads' : 'simd';
+}
 
 // Missing fixtures never pass silently. `needs(...fixtures)` is a test's `skip` option: false when
 // every fixture is present; otherwise a reason naming what is missing and how to get it. Locally
@@ -47,8 +65,8 @@ export function skipOrFail(t, f) {
   t.skip(missingFixtureMessage(f));
 }
 
-export const distFixture = fixture('dist/ (the assembled npm package: index.mjs and both .wasm flavours)', haveDist,
-  'build both wasm flavours and run `node wasm/assemble.mjs` (`npm run build`; tests/run_all.sh shows every step)');
+export const distFixture = fixture('dist/ (the assembled npm package: index.mjs and the three .wasm flavours)', haveDist,
+  'build the three wasm flavours and run `node wasm/assemble.mjs` (`npm run build`; tests/run_all.sh shows every step)');
 export const zooFixture = fixture(`the ncnn model zoo (.param files) at ${zoo}`, haveZoo,
   "copy the .param files of ncnn's benchmark/ folder (github.com/Tencent/ncnn) there, or set NNFOLD_ZOO_DIR");
 export const nativeCliFixture = fixture(`the native CLI at ${path.join(root, 'build/nnfold')}`, fs.existsSync(path.join(root, 'build/nnfold')),
@@ -59,7 +77,16 @@ export function devDependencyFixture(what, file) {
 }
 
 
+// The package's API with init() defaulting to this run's thread count (testThreads); an explicit
+// `threads` option wins.
 export async function loadApi() {
+  const api = await import(path.join(dist, 'index.mjs'));
+  const init = (options) => api.init({ threads: testThreads, ...(options ?? {}) });
+  return { ...api, init, default: init };
+}
+
+// The package's API as published (init() with its own defaults).
+export async function loadRawApi() {
   return import(path.join(dist, 'index.mjs'));
 }
 

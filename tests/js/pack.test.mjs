@@ -22,6 +22,8 @@ const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
 const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+// init()'s default in Node: the threaded flavour when the machine has more than one core
+const defaultBuild = os.availableParallelism() > 1 ? 'simd-threads' : 'simd';
 
 let tmp, packed, app;
 before(() => {
@@ -59,6 +61,9 @@ test('package.json: publishable, licensed, linked, with the .wasm files exported
   assert.deepEqual(pkg.exports['.'], { types: './dist/index.d.ts', default: './dist/index.mjs' });
   assert.equal(pkg.exports['./nnfold-simd.wasm'], './dist/nnfold-simd.wasm');
   assert.equal(pkg.exports['./nnfold-base.wasm'], './dist/nnfold-base.wasm');
+  assert.equal(pkg.exports['./nnfold-simd-threads.wasm'], './dist/nnfold-simd-threads.wasm');
+  assert.equal(pkg.exports['./nnfold-simd-threads.worker.js'], './dist/nnfold-simd-threads.worker.js');
+  assert.equal(pkg.exports['./nnfold-simd-threads.mjs'], './dist/nnfold-simd-threads.mjs');
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
   assert.match(fs.readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8'), /## Versioning policy[\s\S]*JavaScript API[\s\S]*CLI[\s\S]*\.io\.json/);
 });
@@ -105,11 +110,15 @@ test('npm pack: exactly the whitelisted files, none pointing to a missing one; n
 // glue, and no import of a Node built-in anywhere in the shipped JavaScript.
 test('dist/ JavaScript: literal asset URLs, no Node built-in imports', { skip: needs(distFixture) }, () => {
   const index = fs.readFileSync(path.join(dist, 'index.mjs'), 'utf8');
-  for (const flavour of ['simd', 'base']) {
+  for (const flavour of ['simd', 'base', 'simd-threads']) {
     assert.equal(index.split(`new URL('./nnfold-${flavour}.wasm', import.meta.url)`).length - 1, 1, `one literal URL for nnfold-${flavour}.wasm`);
     assert.ok(index.includes(`import('./nnfold-${flavour}.mjs')`), `a literal dynamic import of nnfold-${flavour}.mjs`);
   }
-  for (const f of ['index.mjs', 'nnfold-simd.mjs', 'nnfold-base.mjs']) {
+  // the threaded flavour's Worker script and the glue that Worker imports: literal URLs too
+  for (const f of ['nnfold-simd-threads.worker.js', 'nnfold-simd-threads.mjs']) {
+    assert.equal(index.split(`new URL('./${f}', import.meta.url)`).length - 1, 1, `one literal URL for ${f}`);
+  }
+  for (const f of ['index.mjs', 'nnfold-simd.mjs', 'nnfold-base.mjs', 'nnfold-simd-threads.mjs', 'nnfold-simd-threads.worker.js']) {
     const src = fs.readFileSync(path.join(dist, f), 'utf8');
     assert.doesNotMatch(src, /\bimport\s*\(\s*['"`](node:|fs|path|url|module|worker_threads)/, `${f}: dynamic import of a Node built-in`);
     assert.doesNotMatch(src, /\bfrom\s*['"](node:|fs['"]|path['"])/, `${f}: static import of a Node built-in`);
@@ -127,7 +136,7 @@ test('installed from the tarball: ES module import by name runs a model', { skip
     console.log(JSON.stringify({ build: nf.build, out: Array.from(out.out.data), shape: out.out.shape }));
     m.dispose();
   `);
-  assert.equal(r.build, 'simd');
+  assert.equal(r.build, defaultBuild);
   assert.deepEqual(r.shape, [3, 2, 2]);
   assert.deepEqual(r.out, expected);
   // a .wasm that is not where it is said to be: an NnfoldError naming the options
@@ -137,7 +146,8 @@ test('installed from the tarball: ES module import by name runs a model', { skip
   `);
   assert.equal(e.name, 'NnfoldError');
   assert.equal(e.code, 'wasm_not_found');
-  assert.match(e.message, /file:\/\/\/nonexistent\/nnfold-simd\.wasm.*wasmPaths.*locateFile/);
+  assert.match(e.message, defaultBuild === 'simd' ? /file:\/\/\/nonexistent\/nnfold-simd\.wasm.*wasmPaths.*locateFile/
+    : /file:\/\/\/nonexistent\/nnfold-simd-threads-node\.cjs.*wasmPaths.*locateFile/);
 });
 
 test('installed from the tarball: CommonJS require(\'nnfold\') (Node >= 20.19)', { skip: needs(distFixture) }, () => {
@@ -178,7 +188,7 @@ test('installed from the tarball: in a worker_threads Worker', { skip: needs(dis
     w.once('error', (e) => { console.log(JSON.stringify({ error: String(e) })); });
   `);
   assert.equal(r.error, undefined, r.error);
-  assert.equal(r.build, 'simd');
+  assert.equal(r.build, defaultBuild);
   assert.deepEqual(r.out, expected);
 });
 
@@ -189,9 +199,13 @@ test('installed from the tarball: the nnfold bin', { skip: needs(distFixture) },
   assert.equal(info.layers, 3);
   // the C++ CLI for Node in both flavours, no node flags: files written, the command's exit code
   fs.writeFileSync(path.join(app, 'x.f32'), new Uint8Array(new Float32Array(input).buffer));
-  for (const flavour of ['simd', 'base']) {
+  // (the threaded CLI with --threads 2: its pool is sized from the argument before main runs)
+  for (const flavour of ['simd', 'base', 'simd-threads']) {
     const env = { ...process.env, NNFOLD_WASM: flavour };
-    execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour], { cwd: app, env, stdio: 'ignore' });
+    const threads = flavour === 'simd-threads' ? ['--threads', '2'] : [];
+    const summary = JSON.parse(execFileSync(bin, ['run', 'model.param', 'model.bin', '--input', 'data=x.f32', '--output-dir', flavour, ...threads],
+      { cwd: app, env, encoding: 'utf8' }));
+    assert.equal(summary.threads, flavour === 'simd-threads' ? 2 : 1, flavour);
     const got = new Float32Array(new Uint8Array(fs.readFileSync(path.join(app, flavour, 'out.f32'))).buffer);
     assert.deepEqual(Array.from(got), expected);
     const r = spawnSync(bin, ['run', 'missing.param'], { cwd: app, env, encoding: 'utf8' });
@@ -201,9 +215,11 @@ test('installed from the tarball: the nnfold bin', { skip: needs(distFixture) },
 });
 
 test('a page using dist/ unbundled downloads one .wasm and its JS within the budget', { skip: needs(distFixture) }, (t) => {
-  for (const flavour of ['simd', 'base']) {
+  for (const flavour of ['simd', 'base', 'simd-threads']) {
     const wasm = gz(path.join(dist, `nnfold-${flavour}.wasm`));
-    const js = gz(path.join(dist, 'index.mjs')) + gz(path.join(dist, `nnfold-${flavour}.mjs`));
+    // the threaded flavour's page also loads the pthread Worker script
+    const js = gz(path.join(dist, 'index.mjs')) + gz(path.join(dist, `nnfold-${flavour}.mjs`)) +
+      (flavour === 'simd-threads' ? gz(path.join(dist, 'nnfold-simd-threads.worker.js')) : 0);
     t.diagnostic(`${flavour}: nnfold-${flavour}.wasm ${(wasm / 1024).toFixed(1)} KiB gzipped, index.mjs + nnfold-${flavour}.mjs ${(js / 1024).toFixed(1)} KiB gzipped`);
     assert.ok(wasm <= kWasmGzipBudget, `nnfold-${flavour}.wasm: ${wasm} bytes gzipped, budget ${kWasmGzipBudget}`);
     assert.ok(js <= kJsGzipBudget, `JS of the ${flavour} flavour: ${js} bytes gzipped, budget ${kJsGzipBudget}`);

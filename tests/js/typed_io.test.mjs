@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
-import { distFixture, loadApi, needs, root } from './helpers.mjs';
+import { distFixture, expectedBuild, loadApi, needs, root } from './helpers.mjs';
 import { DataType, makeModel, relErr, tensor } from './onnx/harness.mjs';
 
 // docs/numbers.md: nnfold against onnxruntime, relative to the largest reference value
@@ -44,7 +44,7 @@ function maskModel() {
 }
 
 for (const simd of [undefined, false]) {
-  const flavour = simd === false ? 'base' : 'simd';
+  const flavour = expectedBuild(simd);
 
   test(`[${flavour}] int64 token ids: BigInt64Array, Int32Array and number[] match onnxruntime`, { skip: needs(distFixture) }, async () => {
     const { init } = await loadApi();

@@ -47,17 +47,38 @@ export interface InitOptions {
    */
   simd?: boolean | undefined;
   /**
-   * Emscripten-style locator: given `nnfold-simd.wasm` or `nnfold-base.wasm` and the folder of
-   * this package's `index.mjs`, returns the URL to load it from.
+   * Threads models run on, 1 to 64. Default: the cores this context reports
+   * (`navigator.hardwareConcurrency`, Node's `os.availableParallelism()`), at most 8; 1 with
+   * `wasmBinary` (its bytes are one flavour's). More than 1 loads the SIMD + threads flavour with a
+   * pool of that many threads, sized now and never grown, when the context allows it (SIMD-128,
+   * SharedArrayBuffer and, in browsers, a cross-origin isolated page that can start Workers);
+   * otherwise the single-threaded flavour runs and `Nnfold.threadsReason` says why. `1` starts no
+   * Worker at all.
+   */
+  threads?: number | undefined;
+  /**
+   * Emscripten-style locator: given a file name (`nnfold-simd.wasm`, `nnfold-base.wasm`,
+   * `nnfold-simd-threads.wasm`, `nnfold-simd-threads.worker.js`, `nnfold-simd-threads.mjs`; in
+   * Node the threaded flavour's `nnfold-simd-threads-node.{wasm,cjs,worker.cjs}`) and the folder
+   * of this package's `index.mjs`, returns the URL to load it from.
    */
   locateFile?: ((file: string, prefix: string) => string | URL) | undefined;
   /**
-   * Where the .wasm files are: a folder URL (relative to the page) holding both, or one URL per
-   * flavour. Wins over `locateFile`. Default: beside `index.mjs`, written as
+   * Where the files are: a folder URL (relative to the page) holding them, or one URL per
+   * flavour's .wasm plus, for the threaded flavour, its Worker script (`worker`) and the glue the
+   * Worker imports (`glue`). Wins over `locateFile`. Default: beside `index.mjs`, written as
    * `new URL('./nnfold-simd.wasm', import.meta.url)` so bundlers emit the file; in Node read from
-   * disk. The files are also exported as `nnfold/nnfold-simd.wasm` and `nnfold/nnfold-base.wasm`.
+   * disk. The files are also exported as `nnfold/nnfold-simd.wasm`, `nnfold/nnfold-base.wasm`,
+   * `nnfold/nnfold-simd-threads.wasm`, `nnfold/nnfold-simd-threads.worker.js` and
+   * `nnfold/nnfold-simd-threads.mjs`.
    */
-  wasmPaths?: string | URL | { simd?: string | URL | undefined; base?: string | URL | undefined } | undefined;
+  wasmPaths?: string | URL | {
+    simd?: string | URL | undefined;
+    base?: string | URL | undefined;
+    'simd-threads'?: string | URL | undefined;
+    worker?: string | URL | undefined;
+    glue?: string | URL | undefined;
+  } | undefined;
   /** The .wasm bytes of the flavour that will be chosen (skips fetching/reading). */
   wasmBinary?: ArrayBuffer | Uint8Array | undefined;
 }
@@ -379,7 +400,22 @@ export interface Model extends DisposeMember {}
 /** The loaded module: create models with it. */
 export interface Nnfold {
   /** Which WebAssembly flavour runs. */
-  readonly build: 'simd' | 'base';
+  readonly build: 'simd-threads' | 'simd' | 'base';
+  /** Threads models run on now (1 without the threaded flavour). */
+  readonly threads: number;
+  /** The pool init() started: the most `setThreads` accepts (1 without the threaded flavour). */
+  readonly maxThreads: number;
+  /** Why more than one thread was asked for and one runs (no isolation, no SIMD, ...), else null. */
+  readonly threadsReason: string | null;
+  /** False once `terminate()` ended this module. */
+  readonly alive: boolean;
+  /** Runs later calls on `n` threads, 1 to `maxThreads`; results do not depend on it. */
+  setThreads(n: number): void;
+  /**
+   * Ends this module: the threaded flavour's Workers stop; every later call on it or its models
+   * throws `invalid_argument`. Safe to call twice.
+   */
+  terminate(): void;
   readonly version: string;
   /** Parts that depend on the build: the optimizer, verify, ONNX import. */
   readonly features: { readonly optimize: boolean; readonly verify: boolean; readonly onnx: boolean };
@@ -406,9 +442,18 @@ export interface Nnfold {
   heapStats(): HeapStats;
 }
 
-/** Loads the WebAssembly module (SIMD when supported). */
+/** Loads the WebAssembly module (SIMD + threads, SIMD or baseline: see `InitOptions.threads`). */
 export function init(options?: InitOptions): Promise<Nnfold>;
 export default init;
 
 /** True when this engine accepts WebAssembly SIMD-128. */
 export function simdSupported(): boolean;
+
+/** Why this context cannot run the threaded flavour, or null when it can. */
+export function threadsUnavailableReason(): string | null;
+
+/** The thread count init() picks when `threads` is not given: the cores, at most 8. */
+export function defaultThreads(): number;
+
+/** Ends every module init() started (their Workers, and every later call on them). */
+export function terminate(): void;

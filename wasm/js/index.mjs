@@ -3,10 +3,12 @@
 // dispose(). Works in Node 20.19+, browser pages and Web Workers, bundled or not; types in
 // index.d.ts.
 //
-// Files next to this one (dist/): nnfold-simd.{mjs,wasm} and nnfold-base.{mjs,wasm}.
+// Files next to this one (dist/): nnfold-simd.{mjs,wasm}, nnfold-base.{mjs,wasm}, the threaded
+// flavour nnfold-simd-threads.wasm with its browser glue and pthread Worker script
+// nnfold-simd-threads.{mjs,worker.js} and its Node ones nnfold-simd-threads-node.{cjs,worker.cjs}.
 //
 // Bundlers: this file names each .wasm with one literal `new URL('./nnfold-<flavour>.wasm',
-// import.meta.url)` (defaultWasmUrl below), the form webpack 5, Vite and Rollup's asset plugins
+// import.meta.url)` (defaultFileUrl below), the form webpack 5, Vite and Rollup's asset plugins
 // rewrite into an emitted asset; the glue is reached by a literal dynamic import (a chunk). It
 // imports no Node built-in: in Node the .wasm is read with `process.getBuiltinModule('node:fs')`
 // (Node 20.16+), which no browser bundler follows, so nothing needs ignoring or polyfilling.
@@ -42,30 +44,68 @@ export function simdSupported() {
   }
 }
 
-// The .wasm a flavour loads by default, beside this file. Each flavour is one literal
+// The files a flavour loads by default, beside this file. Each is one literal
 // `new URL('./file', import.meta.url)` expression on purpose: bundlers only recognise (and emit)
 // the asset when the path is a literal string, not a template. Evaluated lazily: in a bundle
 // without `import.meta` (an IIFE) it throws, and init() turns that into a wasm_not_found error.
-function defaultWasmUrl(flavour) {
-  return flavour === 'simd'
-    ? new URL('./nnfold-simd.wasm', import.meta.url).href
-    : new URL('./nnfold-base.wasm', import.meta.url).href;
+// The threaded flavour's Worker script and the glue it loads are named the same way: the Worker is
+// started by Emscripten's glue with a URL this file hands it (locateFile), and the Worker imports
+// the glue from the URL it is given (mainScriptUrlOrBlob), so both must be emitted files whose
+// URL survives bundling. Node's files (nnfold-simd-threads-node.*) are not named by a literal:
+// they are never fetched by a browser, so bundlers need not see them.
+function defaultFileUrl(file) {
+  switch (file) {
+    case 'nnfold-simd.wasm': return new URL('./nnfold-simd.wasm', import.meta.url).href;
+    case 'nnfold-base.wasm': return new URL('./nnfold-base.wasm', import.meta.url).href;
+    case 'nnfold-simd-threads.wasm': return new URL('./nnfold-simd-threads.wasm', import.meta.url).href;
+    case 'nnfold-simd-threads.worker.js': return new URL('./nnfold-simd-threads.worker.js', import.meta.url).href;
+    case 'nnfold-simd-threads.mjs': return new URL('./nnfold-simd-threads.mjs', import.meta.url).href;
+    default: return new URL(file, hereUrl()).href;
+  }
+}
+
+// import.meta.url read through a function: webpack replaces a bare `new URL(name, import.meta.url)`
+// with a non-literal name by a context module of the whole folder.
+function hereUrl() {
+  return import.meta.url;
 }
 
 const locateHelp = 'pass init({ wasmPaths: \'/folder/with/the/wasm/files/\' }), init({ locateFile: (file) => url }) ' +
-  'or init({ wasmBinary: bytes }); the files are nnfold/dist/nnfold-simd.wasm and nnfold/dist/nnfold-base.wasm ' +
-  '(importable as \'nnfold/nnfold-simd.wasm\' and \'nnfold/nnfold-base.wasm\')';
+  'or init({ wasmBinary: bytes }); the files are nnfold/dist/nnfold-simd.wasm, nnfold/dist/nnfold-base.wasm and, ' +
+  'for threads, nnfold/dist/nnfold-simd-threads.wasm with nnfold-simd-threads.worker.js and nnfold-simd-threads.mjs ' +
+  '(importable as \'nnfold/nnfold-simd.wasm\', \'nnfold/nnfold-base.wasm\', \'nnfold/nnfold-simd-threads.wasm\', ' +
+  '\'nnfold/nnfold-simd-threads.worker.js\' and \'nnfold/nnfold-simd-threads.mjs\')';
 
-// Where the .wasm of a flavour is, as a URL string.
-function wasmUrl(flavour, opts) {
-  const file = `nnfold-${flavour}.wasm`;
+// The browser build's pthread Worker script (Emscripten's worker.js: it receives the compiled
+// module and imports the glue from the URL it is sent), written in here by wasm/assemble.mjs.
+// By default the pool's Workers start from a blob: URL of it rather than from the shipped file:
+// bundlers rewrite that small classic script (Vite inlines it as a data: URL, whose opaque
+// origin cannot import the glue; Vite's dev server injects an `import` statement into it) and
+// Emscripten starts it as a classic Worker. A blob: Worker shares the page's origin and
+// cross-origin isolation; a Content-Security-Policy needs `worker-src blob:`, or name the file
+// (wasmPaths / locateFile) to start the Workers from it.
+const PTHREAD_WORKER_SOURCE = null;
+
+// wasmPaths object keys for the threaded flavour's Worker script and its glue.
+const PATH_KEYS = {
+  'nnfold-simd-threads.worker.js': 'worker',
+  'nnfold-simd-threads.mjs': 'glue',
+  'nnfold-simd-threads-node.worker.cjs': 'worker',
+  'nnfold-simd-threads-node.cjs': 'glue',
+};
+
+// Where one of the package's files is, as a URL string: wasmPaths (a folder, or an object by
+// flavour for the .wasm and `worker` / `glue` for the threaded flavour's other files), else
+// locateFile, else beside this file. flavour names the .wasm key.
+function fileUrl(file, flavour, opts) {
   const wp = opts.wasmPaths;
   try {
     if (typeof wp === 'string' || wp instanceof URL) {
       const dir = String(wp);
       return new URL(file, new URL(dir.endsWith('/') ? dir : dir + '/', baseUrl())).href;
     }
-    if (wp && typeof wp === 'object' && wp[flavour] !== undefined) return new URL(String(wp[flavour]), baseUrl()).href;
+    const key = file.endsWith('.wasm') ? flavour : PATH_KEYS[file];
+    if (wp && typeof wp === 'object' && key && wp[key] !== undefined) return new URL(String(wp[key]), baseUrl()).href;
     if (typeof opts.locateFile === 'function') {
       let prefix = '';
       try {
@@ -73,7 +113,7 @@ function wasmUrl(flavour, opts) {
       } catch { /* no import.meta.url (an IIFE bundle): the locator gets an empty prefix */ }
       return new URL(String(opts.locateFile(file, prefix)), baseUrl()).href;
     }
-    return defaultWasmUrl(flavour);
+    return defaultFileUrl(file);
   } catch (e) {
     if (e instanceof NnfoldError) throw e;
     throw new NnfoldError('wasm_not_found', `cannot locate ${file}: ${e?.message ?? e}; ${locateHelp}`, { cause: e });
@@ -202,21 +242,89 @@ const registry = typeof FinalizationRegistry === 'function'
 class Nnfold {
   #M;
   #dead = null;
+  #threads;
+  #maxThreads;
 
-  constructor(M, build) {
+  constructor(M, build, threads = 1, threadsReason = null) {
     this.#M = M;
     const info = JSON.parse(M.buildInfo());
-    /** 'simd' or 'base': which WebAssembly flavour runs. */
+    /** 'simd-threads', 'simd' or 'base': which WebAssembly flavour runs. */
     this.build = build;
     this.version = info.version;
     this.features = Object.freeze({ ...info.features });
+    /** Why more than one thread was asked for and this module runs one, else null. */
+    this.threadsReason = threadsReason;
+    this.#threads = 1;
+    this.#maxThreads = threads;
+    live.add(this);
     Object.freeze(this);
+  }
+
+  /** Threads the models of this module run on (1 without the threaded flavour). */
+  get threads() {
+    return this.#threads;
+  }
+
+  /** The most threads setThreads() accepts: the pool sized at init() (1 without threads). */
+  get maxThreads() {
+    return this.#maxThreads;
+  }
+
+  /** False once terminate() ended this module. */
+  get alive() {
+    return this.#dead === null;
+  }
+
+  /**
+   * Runs later calls on `n` threads, 1 to maxThreads (the pool is sized at init and never
+   * grows). Results do not depend on it: every output is summed in one fixed order.
+   */
+  setThreads(n) {
+    if (!Number.isInteger(n) || n < 1 || n > this.#maxThreads) {
+      fail('invalid_argument', this.#maxThreads === 1
+        ? `threads must be 1: this module is the single-threaded ${this.build} build${this.threadsReason ? ` (${this.threadsReason})` : ''}`
+        : `threads must be an integer in [1, ${this.#maxThreads}] (the pool init() started; init({ threads }) sizes it)`);
+    }
+    if (this.build === 'simd-threads') {
+      this._call(this.#M, 'setNumThreads', n);
+      unrefWorkers(this.#M);
+    }
+    this.#threads = n;
+  }
+
+  /**
+   * Ends this module: the threaded flavour's Workers stop and every later call (and every call on
+   * its models) fails. Models need no dispose() after it. Safe to call twice.
+   */
+  terminate() {
+    if (this.#dead) return;
+    live.delete(this);
+    if (this.build === 'simd-threads') {
+      try {
+        this.#M.shutdownThreads();
+      } catch { /* the module failed earlier: its Workers are ended below all the same */ }
+      endWorkers(this.#M);
+    }
+    this.#dead = 'it was terminated (terminate())';
+  }
+
+  // The heap as bytes now. With threads the heap is a SharedArrayBuffer that another thread may
+  // have grown: the glue's HEAPU8 is then an old, shorter view until the main thread notices, so
+  // the view is rebuilt from the memory itself.
+  _heapU8() {
+    const M = this.#M;
+    const mem = M.wasmMemory;
+    if (mem && M.HEAPU8.buffer !== mem.buffer) return new Uint8Array(mem.buffer);
+    return M.HEAPU8;
   }
 
   // Calls a binding method, turning its {value} / {error, code, message} result into a value or
   // an NnfoldError; a trap (which Emscripten cannot recover from) makes the module unusable.
   _call(target, method, ...args) {
-    if (this.#dead) fail('internal', `the nnfold module stopped working earlier: ${this.#dead}`);
+    if (this.#dead) {
+      if (this.#dead === 'it was terminated (terminate())') fail('invalid_argument', 'this nnfold module was terminated (terminate())');
+      fail('internal', `the nnfold module stopped working earlier: ${this.#dead}`);
+    }
     let r;
     try {
       r = target[method](...args);
@@ -239,7 +347,7 @@ class Nnfold {
     const M = this.#M;
     const p = M._malloc(Math.max(bytes.length, 1));
     if (!p) fail('resource_limit', `out of memory: cannot place ${bytes.length} bytes in the WebAssembly heap (at most 4 GB)`);
-    M.HEAPU8.set(bytes, p); // HEAPU8 read after malloc: growth replaces it
+    this._heapU8().set(bytes, p); // the heap read after malloc: growth replaces it
     return [p, bytes.length];
   }
 
@@ -364,7 +472,7 @@ class Nnfold {
    */
   heapStats() {
     const s = this.#M.heapStats();
-    return { allocated: s.allocated, free: s.free, heapSize: this.#M.HEAPU8.length };
+    return { allocated: s.allocated, free: s.free, heapSize: this._heapU8().length };
   }
 }
 
@@ -667,34 +775,181 @@ function strList(x, what) {
   return x.slice();
 }
 
+// Thread counts (docs: README "Threads"): the default is the cores this context reports, at most
+// DEFAULT_MAX_THREADS; an explicit count may go up to MAX_THREADS (each thread is a Worker).
+const DEFAULT_MAX_THREADS = 8;
+const MAX_THREADS = 64;
+
+function availableCores() {
+  try {
+    if (isNode) {
+      const os = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:os') : null;
+      if (os) return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+      return 1;
+    }
+    const n = globalThis.navigator?.hardwareConcurrency;
+    return Number.isInteger(n) && n >= 1 ? n : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** The thread count init() uses when `threads` is not given: the cores, at most 8. */
+export function defaultThreads() {
+  return Math.max(1, Math.min(DEFAULT_MAX_THREADS, availableCores()));
+}
+
 /**
- * Loads the WebAssembly module. Picks the SIMD flavour when the engine validates a SIMD probe
- * (`simd: false` forces the baseline). In Node the .wasm is read from disk; in browsers and
- * workers it is fetched from next to this file, or from `wasmPaths` / `locateFile`.
+ * Why this context cannot run the threaded flavour, or null when it can: WebAssembly SIMD-128,
+ * SharedArrayBuffer and, in browsers, a cross-origin isolated page (COOP/COEP headers) that can
+ * start Workers.
+ */
+export function threadsUnavailableReason() {
+  if (!simdSupported()) return 'the threaded build needs WebAssembly SIMD-128, which this engine lacks';
+  if (typeof SharedArrayBuffer !== 'function') {
+    return isNode ? 'this Node has no SharedArrayBuffer'
+      : 'SharedArrayBuffer is not available: the page is not cross-origin isolated (serve it with the headers ' +
+        'Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
+  }
+  if (isNode) return typeof process.getBuiltinModule === 'function' ? null : 'threads in Node need Node 20.16 or later (process.getBuiltinModule)';
+  if (globalThis.crossOriginIsolated !== true) {
+    return 'the page is not cross-origin isolated (serve it with the headers Cross-Origin-Opener-Policy: same-origin ' +
+      'and Cross-Origin-Embedder-Policy: require-corp)';
+  }
+  if (typeof Worker !== 'function') return 'this context cannot start Workers';
+  return null;
+}
+
+function checkThreads(n) {
+  if (n === undefined || n === null) return undefined;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS) fail('invalid_argument', `threads must be an integer in [1, ${MAX_THREADS}]`);
+  return n;
+}
+
+// Modules that init() started and terminate() has not ended.
+const live = new Set();
+
+/**
+ * Ends every module init() started: the threaded flavour's Workers stop (Node scripts exit even
+ * without it: the Workers are unref'ed); every later call on those modules and their models fails.
+ * Safe to call twice.
+ */
+export function terminate() {
+  for (const nf of [...live]) nf.terminate();
+}
+
+// Browsers: a Worker script (or the glue it imports) that is missing makes the Worker fail
+// asynchronously, where Emscripten 3.1.6 cannot report it (init would wait forever): check first.
+async function checkScript(url, file) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: 'same-origin' });
+  } catch (e) {
+    throw new NnfoldError('wasm_not_found', `cannot fetch ${file} from ${url}: ${e?.message ?? e}; ${locateHelp}`, { cause: e });
+  }
+  if (!res.ok) fail('wasm_not_found', `cannot fetch ${file} from ${url}: HTTP ${res.status}; ${locateHelp}`);
+  const type = res.headers.get('content-type') ?? '';
+  await res.arrayBuffer().catch(() => {});
+  if (type.startsWith('text/html')) {
+    fail('wasm_not_found', `${url} is not ${file}: the server answered with an HTML page; ${locateHelp}`);
+  }
+}
+
+// Node: a file that is missing is reported before the glue tries it (a Worker that cannot load its
+// script throws an uncaught error in Node, out of init's reach).
+function nodeFilePath(url, file) {
+  if (!url.startsWith('file:')) {
+    fail('wasm_not_found', `in Node, ${file} must be a file: URL or path (got ${url}); ${locateHelp}`);
+  }
+  const fs = process.getBuiltinModule('node:fs');
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  const p = fileURLToPath(url);
+  if (!fs.existsSync(p)) fail('wasm_not_found', `cannot read ${file} from ${url}: no such file; ${locateHelp}`);
+  return p;
+}
+
+/**
+ * Loads the WebAssembly module. Flavours: 'simd-threads' (SIMD-128 + a pool of Workers), when
+ * more than one thread is asked for (the default: the cores, at most 8) and the context allows it
+ * (threadsUnavailableReason), else 'simd' when the engine validates a SIMD probe, else 'base'
+ * (`simd: false` forces the baseline, single-threaded). In Node the files are read from disk; in
+ * browsers and workers they are fetched from next to this file, or from `wasmPaths` / `locateFile`.
  */
 export async function init(options) {
   options = optionsOf(options, 'init');
   const supported = simdSupported();
   if (options.simd === true && !supported) fail('unsupported', 'this engine does not support WebAssembly SIMD');
-  const flavour = options.simd === false ? 'base' : supported ? 'simd' : 'base';
+  const explicitThreads = checkThreads(options.threads);
+  const hasBinary = options.wasmBinary !== undefined && options.wasmBinary !== null;
+  // wasmBinary holds one flavour's bytes: without an explicit thread count they are the
+  // single-threaded flavour's, as before threads existed.
+  const asked = explicitThreads ?? (hasBinary ? 1 : defaultThreads());
+  let flavour = options.simd === false ? 'base' : supported ? 'simd' : 'base';
+  let threadsReason = null;
+  if (asked > 1) {
+    threadsReason = options.simd === false ? 'simd: false asks for the baseline build, which is single-threaded'
+      : threadsUnavailableReason();
+    if (!threadsReason) flavour = 'simd-threads';
+  }
+  const threads = flavour === 'simd-threads' ? asked : 1;
+  const nodeThreads = flavour === 'simd-threads' && isNode;
+  const fileBase = nodeThreads ? 'nnfold-simd-threads-node' : `nnfold-${flavour}`;
+  // one .wasm per flavour: the threaded flavour's Node glue loads the browser build's module
+  // (the same bytes; wasm/assemble.mjs checks it)
   const file = `nnfold-${flavour}.wasm`;
+  const moduleArgs = {};
   let glue;
-  try {
-    glue = flavour === 'simd' ? await import('./nnfold-simd.mjs') : await import('./nnfold-base.mjs');
-  } catch (e) {
-    throw new NnfoldError('wasm_not_found', `cannot load nnfold-${flavour}.mjs, the JavaScript glue beside nnfold's index.mjs ` +
-      `(a bundler must keep it as a chunk): ${e?.message ?? e}`, { cause: e });
+  if (nodeThreads) {
+    // CommonJS glue for Node's worker_threads, loaded through require so that no bundler follows it.
+    const gluePath = nodeFilePath(fileUrl('nnfold-simd-threads-node.cjs', flavour, options), 'nnfold-simd-threads-node.cjs');
+    const workerPath = nodeFilePath(fileUrl('nnfold-simd-threads-node.worker.cjs', flavour, options), 'nnfold-simd-threads-node.worker.cjs');
+    const { createRequire } = process.getBuiltinModule('node:module');
+    try {
+      glue = { default: createRequire(hereUrl())(gluePath) };
+    } catch (e) {
+      throw new NnfoldError('wasm_not_found', `cannot load ${gluePath}: ${e?.message ?? e}`, { cause: e });
+    }
+    moduleArgs.mainScriptUrlOrBlob = gluePath;
+    moduleArgs.workerPath = workerPath;
+  } else {
+    try {
+      glue = flavour === 'simd' ? await import('./nnfold-simd.mjs')
+        : flavour === 'base' ? await import('./nnfold-base.mjs')
+          : await import('./nnfold-simd-threads.mjs');
+    } catch (e) {
+      throw new NnfoldError('wasm_not_found', `cannot load ${fileBase}.mjs, the JavaScript glue beside nnfold's index.mjs ` +
+        `(a bundler must keep it as a chunk): ${e?.message ?? e}`, { cause: e });
+    }
+    if (flavour === 'simd-threads') {
+      const wp = options.wasmPaths;
+      const namedWorker = typeof options.locateFile === 'function' || typeof wp === 'string' || wp instanceof URL ||
+        (wp && typeof wp === 'object' && wp.worker !== undefined);
+      const glueUrl = fileUrl('nnfold-simd-threads.mjs', flavour, options);
+      let workerUrl;
+      if (!namedWorker && PTHREAD_WORKER_SOURCE) {
+        workerUrl = URL.createObjectURL(new Blob([PTHREAD_WORKER_SOURCE], { type: 'text/javascript' }));
+        await checkScript(glueUrl, 'nnfold-simd-threads.mjs');
+      } else {
+        workerUrl = fileUrl('nnfold-simd-threads.worker.js', flavour, options);
+        await Promise.all([checkScript(workerUrl, 'nnfold-simd-threads.worker.js'), checkScript(glueUrl, 'nnfold-simd-threads.mjs')]);
+      }
+      moduleArgs.mainScriptUrlOrBlob = glueUrl;
+      moduleArgs.workerPath = workerUrl;
+    }
   }
   let url = null;
   // Always a locateFile: without one the glue computes its own `new URL(file, import.meta.url)`,
   // which throws a bare TypeError where a bundle has no import.meta.url (an IIFE).
-  const moduleArgs = { locateFile: (path) => (path.endsWith('.wasm') && url ? url : path) };
+  const workerPath = moduleArgs.workerPath;
+  delete moduleArgs.workerPath;
+  moduleArgs.locateFile = (path) => (path.endsWith('.wasm') && url ? url : path.endsWith('.worker.js') && workerPath ? workerPath : path);
+  if (flavour === 'simd-threads') moduleArgs.nnfoldPoolSize = poolSize(threads);
   let rejectStart = null;
   const startFailed = new Promise((_, reject) => { rejectStart = reject; });
-  if (options.wasmBinary !== undefined && options.wasmBinary !== null) {
+  if (hasBinary) {
     moduleArgs.wasmBinary = toBytes(options.wasmBinary, 'wasmBinary');
   } else {
-    url = wasmUrl(flavour, options);
+    url = fileUrl(file, flavour, options);
     if (isNode && url.startsWith('file:')) {
       moduleArgs.wasmBinary = await readWasmFile(url, file);
     } else {
@@ -711,21 +966,67 @@ export async function init(options) {
       }
     }
   }
-  // Emscripten's own messages while starting go into the error, not the console.
+  // Emscripten's own messages while starting go into the error, not the console. A pool Worker
+  // that fails to start is only reported through printErr ("worker sent an error!"): it ends the
+  // start instead of leaving init() waiting for that Worker forever.
   let starting = true;
   const startLog = [];
   moduleArgs.print = (s) => console.log(s);
-  moduleArgs.printErr = (s) => (starting ? startLog.push(String(s)) : console.warn(s));
+  moduleArgs.printErr = (s) => {
+    if (!starting) return console.warn(s);
+    startLog.push(String(s));
+    if (/sent an error/.test(String(s))) rejectStart(new Error(String(s)));
+  };
   let M;
   try {
     M = await Promise.race([glue.default(moduleArgs), startFailed]);
   } catch (e) {
     const why = startLog.length ? startLog.join('; ') : String(e?.message ?? e);
+    endWorkers(moduleArgs);
     throw new NnfoldError('internal', `cannot start the nnfold WebAssembly module (${flavour}) from ${url ?? 'the given bytes'}: ${why}`, { cause: e });
   } finally {
     starting = false;
   }
-  return new Nnfold(M, flavour);
+  const nf = new Nnfold(M, flavour, threads, threadsReason);
+  if (flavour === 'simd-threads') {
+    try {
+      nf.setThreads(threads);
+    } catch (e) {
+      nf.terminate();
+      throw e;
+    }
+  }
+  return nf;
+}
+
+// Workers in the Emscripten pool for a module of `threads` threads: the calling thread computes
+// too (src/core/parallel.h), so threads - 1 Workers.
+function poolSize(threads) {
+  return Math.max(1, threads - 1);
+}
+
+// The Workers of a threaded module (Emscripten's PThread: the pool and those running threads).
+function workersOf(M) {
+  const P = M?.PThread;
+  return P ? [...(P.unusedWorkers ?? []), ...(P.runningWorkers ?? [])] : [];
+}
+
+// Node: Emscripten 3.1.6 never unrefs its Workers, so a script that loaded the threaded flavour
+// would never exit. Unref'ed, they no longer hold the event loop (the pool never grows, so once
+// after start and once after threads are created covers every Worker).
+function unrefWorkers(M) {
+  if (!isNode) return;
+  for (const w of workersOf(M)) if (typeof w.unref === 'function') w.unref();
+}
+
+// Stops every Worker of a module (or of a failed start's Module object).
+function endWorkers(M) {
+  try {
+    if (M?.PThread?.terminateAllThreads) M.PThread.terminateAllThreads();
+    else for (const w of workersOf(M)) w.terminate();
+  } catch {
+    for (const w of workersOf(M)) { try { w.terminate(); } catch { /* gone */ } }
+  }
 }
 
 export { Model };

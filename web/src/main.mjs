@@ -34,6 +34,7 @@ const S = {
 const params = new URLSearchParams(location.search);
 const worker = new ModelWorker({
   simd: params.get('simd') === '0' ? false : undefined,
+  threads: /^\d+$/.test(params.get('threads') ?? '') ? Number(params.get('threads')) : undefined,
   onRestart: restoreAfterRestart,
   onCrash: () => restartAfterCrash(),
 });
@@ -1060,7 +1061,7 @@ function renderSpeed() {
   const types = [...new Set([...Object.keys(sp.orig.types), ...Object.keys(sp.opt.types)])]
     .sort((a, b) => (sp.orig.types[b] ?? 0) - (sp.orig.types[a] ?? 0));
   $('speed-result').replaceChildren(
-    h('p', { class: 'small' }, `WebAssembly ${sp.build === 'simd' ? 'SIMD-128' : 'baseline (no SIMD)'} build, ${sp.threads === 1 ? 'one thread' : `${sp.threads} threads`}. ` +
+    h('p', { class: 'small' }, `WebAssembly ${sp.build !== 'base' ? 'SIMD-128' : 'baseline (no SIMD)'} build, ${sp.threads === 1 ? 'one thread' : `${sp.threads} threads`}. ` +
       `${sp.rounds} rounds after a warm-up, original and optimized alternating in each round; ${sp.runsPerRound > 1 ? `each sample is the mean of ${sp.runsPerRound} runs, ` : ''}ms per run.`),
     h('table', { class: 'data', id: 'speed-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col', class: 'num' }, 'median'), h('th', { scope: 'col', class: 'num' }, 'middle half (IQR)'), h('th', { scope: 'col', class: 'num' }, 'IQR'))),
@@ -1608,7 +1609,7 @@ function renderBench(rep) {
   const o = rep.models.orig, p = rep.models.opt;
   const row = (label, m) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { class: 'num' }, fmtMs(m.median_ms)), h('td', { class: 'num' }, fmtMs(m.min_ms)), h('td', { class: 'num' }, fmtMs(m.max_ms)));
   $('bench-result').replaceChildren(
-    h('p', { class: 'small' }, `WebAssembly ${rep.build === 'simd' ? 'SIMD-128' : 'baseline (no SIMD)'} build, median of ${rep.runs} runs after warm-up, one thread.`),
+    h('p', { class: 'small' }, `WebAssembly ${rep.build !== 'base' ? 'SIMD-128' : 'baseline (no SIMD)'} build, median of ${rep.runs} runs after warm-up, ${rep.threads === 1 ? 'one thread' : `${rep.threads} threads`}.`),
     h('table', { class: 'data bench-table', id: 'bench-table' },
       h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, 'median'), h('th', { class: 'num' }, 'min'), h('th', { class: 'num' }, 'max'))),
       h('tbody', {}, o ? row('Original', o) : null, p ? row('Optimized', p) : null)),
@@ -1749,6 +1750,15 @@ for (const [id, which, part] of [['dl-opt-param', 'opt', 'param'], ['dl-opt-bin'
 // Start-up
 // ---------------------------------------------------------------------------------------------
 
+// A page from a host that sends no COOP/COEP headers is not isolated on its first load; once the
+// service worker (which adds them) controls it, a reload runs the threaded build.
+function offerIsolationReload() {
+  if (S.info?.isolated !== false || !navigator.serviceWorker?.controller || $('threads-reload')) return;
+  const b = h('button', { class: 'btn btn-small', type: 'button', id: 'threads-reload' }, 'Reload to use threads');
+  b.addEventListener('click', () => location.reload());
+  $('threads-note').append(' The offline service worker now adds the isolation headers. ', b);
+}
+
 async function registerServiceWorker() {
   if (!('serviceWorker' in navigator) || params.get('sw') === '0') return;
   try {
@@ -1855,8 +1865,16 @@ async function start() {
   } finally {
     setBusy(null);
   }
-  $('build-badge').textContent = S.info.build === 'simd' ? 'WebAssembly SIMD-128' : 'WebAssembly baseline';
+  $('build-badge').textContent = `${S.info.build === 'base' ? 'WebAssembly baseline' : 'WebAssembly SIMD-128'} · ${S.info.threads === 1 ? '1 thread' : `${S.info.threads} threads`}`;
   $('build-badge').dataset.build = S.info.build;
+  $('build-badge').dataset.threads = String(S.info.threads);
+  // Without cross-origin isolation (or SharedArrayBuffer) the model runs on one thread: say why.
+  if (S.info.threadsReason) {
+    $('threads-note').textContent = `Runs single-threaded: ${S.info.threadsReason}.`;
+    $('threads-note').hidden = false;
+    offerIsolationReload();
+    navigator.serviceWorker?.addEventListener('controllerchange', offerIsolationReload);
+  }
   $('version').textContent = S.info.version;
   renderPasses();
   renderOptimize();

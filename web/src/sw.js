@@ -4,6 +4,10 @@
 // makes is to its own origin; this worker answers same-origin GETs from its cache first and
 // caches what it fetches (the larger samples, opened once), so nothing is fetched twice.
 // A new build has a new version: it installs beside the old cache, takes over, and deletes it.
+// Every response it serves carries the cross-origin isolation headers (COOP same-origin, COEP
+// require-corp): a static host that cannot set headers still gets an isolated page, and so the
+// threaded WebAssembly flavour, once this worker controls the page (from the next load on; the
+// page offers a reload), and so does the page offline.
 const VERSION = '__VERSION__';
 const CACHE = `nnfold-page-${VERSION}`;
 const PRECACHE = __PRECACHE__;
@@ -35,7 +39,21 @@ self.addEventListener('fetch', (event) => {
   event.respondWith(respond(req, url));
 });
 
+// The response with the isolation headers added (same-origin responses only reach here).
+function isolated(res) {
+  if (res.type === 'opaque' || res.type === 'opaqueredirect' || res.status === 0) return res;
+  const headers = new Headers(res.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 async function respond(req, url) {
+  return isolated(await lookup(req, url));
+}
+
+async function lookup(req, url) {
   const cache = await caches.open(CACHE);
   // navigations (with or without a query) get the app shell
   const key = req.mode === 'navigate' ? new URL('./', self.location.href).href : url.origin + url.pathname;

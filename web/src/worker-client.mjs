@@ -21,8 +21,8 @@ export class ModelWorker {
   #initOptions;
   #gate = null; // while restarting: requests wait until the model is back
 
-  constructor({ simd, onRestart, onCrash } = {}) {
-    this.#initOptions = { simd };
+  constructor({ simd, threads, onRestart, onCrash } = {}) {
+    this.#initOptions = { simd, threads };
     this.onRestart = onRestart ?? (() => {});
     this.onCrash = onCrash ?? (() => {});
     this.graceMs = 1500;
@@ -51,7 +51,7 @@ export class ModelWorker {
     } else {
       this.#flag = null;
     }
-    this.#initInfo = await this.request('init', { simd: this.#initOptions.simd, cancel }, { internal: true });
+    this.#initInfo = await this.request('init', { simd: this.#initOptions.simd, threads: this.#initOptions.threads, cancel }, { internal: true });
     return this.#initInfo;
   }
 

@@ -113,9 +113,17 @@ function spread(xs) {
 const handlers = {
   async init(msg) {
     if (msg.cancel) cancelFlag = new Int32Array(msg.cancel);
-    nfPromise ??= init(msg.simd === false ? { simd: false } : {});
+    // The threaded flavour when the page is cross-origin isolated (its Workers start from this
+    // worker, so the page's main thread never waits on them), else one thread; `threads` in the
+    // query sets the count (1 = no pool).
+    const opts = msg.simd === false ? { simd: false } : {};
+    if (msg.threads !== undefined) opts.threads = msg.threads;
+    nfPromise ??= init(opts);
     nf = await nfPromise;
-    return { build: nf.build, version: nf.version, features: { ...nf.features }, passes: passNames(), cancelShared: !!cancelFlag };
+    return {
+      build: nf.build, version: nf.version, features: { ...nf.features }, passes: passNames(), cancelShared: !!cancelFlag,
+      threads: nf.threads, threadsReason: nf.threadsReason, isolated: globalThis.crossOriginIsolated === true,
+    };
   },
 
   // A model that fails to load leaves the current one in place (the page stays usable).
@@ -204,7 +212,7 @@ const handlers = {
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('invalid_argument', 'runs must be an integer from 1 to 1000');
     const which = (msg.which ?? ['orig', 'opt']).filter((w) => (w === 'opt' ? opt : orig));
     const total = which.length * runs;
-    const report = { build: nf.build, runs, models: {} };
+    const report = { build: nf.build, threads: nf.threads, runs, models: {} };
     const progress = progressFor(id, 'benchmarking');
     let done = 0;
     for (const w of which) {
@@ -289,7 +297,7 @@ const handlers = {
     return {
       report: {
         build: nf.build,
-        threads: 1,
+        threads: nf.threads,
         rounds: ta.length,
         runsPerRound: per,
         orig: { samples: ta, ...spread(ta), types: typesA },

@@ -12,6 +12,7 @@
 // pow, atan2 and their reversed forms go to the reference (no SIMD form; libm per element).
 // The ops are exact IEEE operations, so the results equal the reference's bit for bit.
 #include "kernels/binary.h"
+#include "kernels/elementwise_parallel.h"
 #include "layers/binaryop.h"
 #include "layers/wasm/fast_common.h"
 
@@ -50,9 +51,9 @@ Status BinaryOp_fast::forward_inplace(Mat& m, const Option& opt) const {
         return BinaryOp::forward_inplace(m, opt);
     const float bv = b;
     if (swap)
-        kernels::f32_binary(k, &bv, 0, m.data, 1, m.data, m.total_floats());
+        kernels::f32_binary_parallel(k, &bv, 0, m.data, 1, m.data, m.total_floats());
     else
-        kernels::f32_binary(k, m.data, 1, &bv, 0, m.data, m.total_floats());
+        kernels::f32_binary_parallel(k, m.data, 1, &bv, 0, m.data, m.total_floats());
     return Status::ok();
 }
 
@@ -104,24 +105,40 @@ Status BinaryOp_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>&
     const size_t inner = ax[0].n;
     const int ia = ax[0].da ? 1 : 0, ib = ax[0].db ? 1 : 0;
     const size_t outer = ro / inner;
-    size_t idx[4] = {0, 0, 0, 0};  // counters of axes 1..na-1
-    for (size_t r = 0; r < outer; r++) {
-        size_t oa = 0, ob = 0, oo = 0;
-        for (int i = 1; i < na; i++) {
-            oa += idx[i] * sa[i];
-            ob += idx[i] * sb[i];
-            oo += idx[i] * so[i];
-        }
+    if (outer == 1) {  // one run: threads split the run (block-aligned, kernels/elementwise_parallel.h)
         if (swap)
-            kernels::f32_binary(k, B.data + ob, ib, A.data + oa, ia, out.data + oo, inner);
+            kernels::f32_binary_parallel(k, B.data, ib, A.data, ia, out.data, inner);
         else
-            kernels::f32_binary(k, A.data + oa, ia, B.data + ob, ib, out.data + oo, inner);
-        for (int i = 1; i < na; i++) {
-            if (++idx[i] < ax[i].n)
-                break;
-            idx[i] = 0;
-        }
+            kernels::f32_binary_parallel(k, A.data, ia, B.data, ib, out.data, inner);
+        tops[0] = out;
+        return Status::ok();
     }
+    // threads: whole runs (each run is one kernel call, as single-threaded)
+    parallel_for((int64_t)outer, parallel_grain((int64_t)inner), [&](int64_t r0, int64_t r1) {
+        size_t idx[4] = {0, 0, 0, 0};  // counters of axes 1..na-1 for run r0
+        size_t rest = (size_t)r0;
+        for (int i = 1; i < na; i++) {
+            idx[i] = rest % ax[i].n;
+            rest /= ax[i].n;
+        }
+        for (int64_t r = r0; r < r1; r++) {
+            size_t oa = 0, ob = 0, oo = 0;
+            for (int i = 1; i < na; i++) {
+                oa += idx[i] * sa[i];
+                ob += idx[i] * sb[i];
+                oo += idx[i] * so[i];
+            }
+            if (swap)
+                kernels::f32_binary(k, B.data + ob, ib, A.data + oa, ia, out.data + oo, inner);
+            else
+                kernels::f32_binary(k, A.data + oa, ia, B.data + ob, ib, out.data + oo, inner);
+            for (int i = 1; i < na; i++) {
+                if (++idx[i] < ax[i].n)
+                    break;
+                idx[i] = 0;
+            }
+        }
+    });
     tops[0] = out;
     return Status::ok();
 }

@@ -8,6 +8,7 @@
 // Bias and the fused activation are applied in the GEMM / Winograd stores. Weights are repacked
 // once in create_pipeline (im2col GEMM A panels, or Winograd U) and the original array is freed.
 // Pads (explicit, asymmetric, -233/-234) come from the reference's conv_geometry and make_border.
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/winograd.h"
 #include "layers/convolution.h"
@@ -66,7 +67,8 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     const int inch = num_input();
 
     if (os.dims == 1) {  // ncnn's InnerProduct form
-        kernels::f32_gemv_packed(num_output, inch, packed_.data(), bottom.data, bias, fast_act(activation), top.data);
+        kernels::f32_gemv_packed_parallel(num_output, inch, packed_.data(), bottom.data, bias, fast_act(activation),
+                                          top.data);
         return Status::ok();
     }
     if (winograd_)
@@ -96,12 +98,14 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
         b.im2col.stride_h = stride_h;
         b.im2col.out_w = g.out_w;
     }
+    // threads: output channel blocks x pixel tiles (kernels/gemm.h f32_gemm parts)
+    const int parts = kernels::f32_gemm_parts(num_output, N, K);
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_gemm_workspace_floats(N, K, b.kind), opt, ws));
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_gemm_workspace_floats(N, K, b.kind, parts), opt, ws));
     kernels::GemmEpilogue ep;
     ep.bias = bias;
     ep.act = fast_act(activation);
-    kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data);
+    kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data, parts);
     return fast_cancelled(opt);
 }
 
@@ -126,12 +130,19 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     int tb = (int)((size_t)(128 * 1024) / per_tile) / 8 * 8;
     tb = std::max(tb, 8);
     tb = std::min(tb, (ntiles + 7) / 8 * 8);
+    // Threads take whole tile blocks, each with its own V and M (every output is one tile's
+    // transform of sums over input channels in a fixed order, whatever the block). Blocks are made
+    // smaller when there are fewer than threads.
+    const int64_t tile_cost = (int64_t)36 * inch * outch;  // multiply-adds per tile
+    const int parts_wanted = parallel_part_count(ntiles, tile_cost);
+    if (parts_wanted > 1)
+        tb = std::max(8, std::min(tb, (ntiles + parts_wanted - 1) / parts_wanted + 7) / 8 * 8);
+    const int nblocks = (ntiles + tb - 1) / tb;
+    const int parts = std::min(parts_wanted, nblocks);
     const size_t v_floats = 36 * kernels::packed_b_floats(inch, tb);
     const size_t m_floats = (size_t)36 * outch * tb;
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(v_floats + m_floats, opt, ws));
-    float* V = ws.data;
-    float* M = ws.data + v_floats;
+    NF_RETURN_IF_ERROR(fast_workspace((v_floats + m_floats) * parts, opt, ws));
 
     kernels::WinogradInput wi;
     wi.src = src.data;
@@ -149,21 +160,27 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     wo.act = fast_act(activation);
     const size_t u_stride = kernels::packed_a_floats(outch, inch);
     const kernels::GemmEpilogue plain;
-    for (int t0 = 0; t0 < ntiles; t0 += tb) {
-        const int nt = std::min(tb, ntiles - t0);
-        kernels::winograd43_transform_input(wi, t0, nt, V);
-        const size_t v_stride = kernels::packed_b_floats(inch, nt);
-        for (int pos = 0; pos < 36; pos++) {
-            kernels::GemmB b;
-            b.kind = kernels::GemmB::Packed;
-            b.data = V + pos * v_stride;
-            kernels::f32_gemm(outch, nt, inch, winograd_u_.data() + pos * u_stride, b, M + (size_t)pos * outch * nt,
-                              (size_t)nt, plain, false, nullptr);
+    parallel_for_parts(nblocks, parts, [&](int part, int64_t b0, int64_t b1) {
+        float* V = ws.data + (v_floats + m_floats) * part;
+        float* M = V + v_floats;
+        for (int64_t blk = b0; blk < b1; blk++) {
+            if (opt.cancel && *opt.cancel)
+                return;
+            const int t0 = (int)blk * tb;
+            const int nt = std::min(tb, ntiles - t0);
+            kernels::winograd43_transform_input(wi, t0, nt, V);
+            const size_t v_stride = kernels::packed_b_floats(inch, nt);
+            for (int pos = 0; pos < 36; pos++) {
+                kernels::GemmB b;
+                b.kind = kernels::GemmB::Packed;
+                b.data = V + pos * v_stride;
+                kernels::f32_gemm(outch, nt, inch, winograd_u_.data() + pos * u_stride, b,
+                                  M + (size_t)pos * outch * nt, (size_t)nt, plain, false, nullptr);
+            }
+            kernels::winograd43_transform_output(M, (size_t)nt, wo, t0, nt);
         }
-        kernels::winograd43_transform_output(M, (size_t)nt, wo, t0, nt);
-        NF_RETURN_IF_ERROR(fast_cancelled(opt));
-    }
-    return Status::ok();
+    });
+    return fast_cancelled(opt);
 }
 
 NF_DEFINE_OPTIMIZED_LAYER(Convolution, Convolution_fast)

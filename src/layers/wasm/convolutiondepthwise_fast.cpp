@@ -8,6 +8,7 @@
 //     weights packed once as A panels and B by im2col from the group's input planes (1x1 stride 1:
 //     the planes themselves), as Convolution_fast does for the whole input.
 // Pads come from the reference's conv_geometry/make_border (explicit, asymmetric, -233, -234).
+#include "core/parallel.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "layers/convolutiondepthwise.h"
@@ -64,33 +65,38 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
                                  stride_w, stride_h, dilation_w, dilation_h);
         if (!kernels::f32_dwconv_supported(win))  // a window taller than the row ring holds
             return ConvolutionDepthWise::forward(bottom, top, opt);
+        // threads: channels, each part with its own row ring
+        const int parts = parallel_part_count(num_output, (int64_t)out_plane * maxk);
+        const size_t scratch_floats = kernels::f32_dwconv_scratch_floats(win);
         Mat scratch;
-        NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_dwconv_scratch_floats(win), opt, scratch));
+        NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
         const size_t in_plane = (size_t)in.w * in.h;
         const bool d1 = dilation_w == 1 && dilation_h == 1;
         const bool square = kernel_w == kernel_h && stride_w == stride_h;
-        for (int q = 0; q < num_output; q++) {
-            kernels::DwPlane p;
-            p.win = win;
-            p.win.src = bottom.data + q * in_plane;
-            p.dst = top.data + q * out_plane;
-            p.kernel = weight_data.data() + (size_t)q * maxk;
-            p.bias = bias_term ? bias_data[q] : 0.f;
-            p.act = act;
-            p.scratch = scratch.data;
-            if (d1 && square && kernel_w == 3 && stride_w == 1)
-                kernels::f32_dwconv3x3s1(p);
-            else if (d1 && square && kernel_w == 3 && stride_w == 2)
-                kernels::f32_dwconv3x3s2(p);
-            else if (d1 && square && kernel_w == 5 && stride_w == 1)
-                kernels::f32_dwconv5x5s1(p);
-            else if (d1 && square && kernel_w == 5 && stride_w == 2)
-                kernels::f32_dwconv5x5s2(p);
-            else
-                kernels::f32_dwconv_general(p);
-            if ((q & 63) == 63)
-                NF_RETURN_IF_ERROR(fast_cancelled(opt));
-        }
+        parallel_for_parts(num_output, parts, [&](int part, int64_t q0, int64_t q1) {
+            for (int64_t q = q0; q < q1; q++) {
+                kernels::DwPlane p;
+                p.win = win;
+                p.win.src = bottom.data + q * in_plane;
+                p.dst = top.data + q * out_plane;
+                p.kernel = weight_data.data() + (size_t)q * maxk;
+                p.bias = bias_term ? bias_data[q] : 0.f;
+                p.act = act;
+                p.scratch = scratch.data + scratch_floats * part;
+                if (d1 && square && kernel_w == 3 && stride_w == 1)
+                    kernels::f32_dwconv3x3s1(p);
+                else if (d1 && square && kernel_w == 3 && stride_w == 2)
+                    kernels::f32_dwconv3x3s2(p);
+                else if (d1 && square && kernel_w == 5 && stride_w == 1)
+                    kernels::f32_dwconv5x5s1(p);
+                else if (d1 && square && kernel_w == 5 && stride_w == 2)
+                    kernels::f32_dwconv5x5s2(p);
+                else
+                    kernels::f32_dwconv_general(p);
+                if ((q & 63) == 63 && opt.cancel && *opt.cancel)
+                    return;
+            }
+        });
         return fast_cancelled(opt);
     }
 
@@ -103,36 +109,45 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
     const size_t per_group = kernels::packed_a_floats(outch_g, K);
     const bool direct = kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1;
     const kernels::GemmB::Kind kind = direct ? kernels::GemmB::Strided : kernels::GemmB::Im2colSource;
+    // threads: whole groups per part when there are groups enough (each part with its own GEMM
+    // workspace), else inside each group's GEMM
+    const int parts_by_group = parallel_part_count(group, (int64_t)outch_g * N * K);
+    const int gemm_parts = parts_by_group > 1 ? 1 : kernels::f32_gemm_parts(outch_g, N, K);
+    const size_t ws_floats = kernels::f32_gemm_workspace_floats(N, K, kind, gemm_parts);
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_gemm_workspace_floats(N, K, kind), opt, ws));
-    for (int gi = 0; gi < group; gi++) {
-        const float* gsrc = src.data + (size_t)gi * inch_g * in_plane;
-        kernels::GemmB b;
-        b.kind = kind;
-        if (direct) {
-            b.data = gsrc;
-            b.rs = in_plane;
-            b.cs = 1;
-        } else {
-            b.im2col.src = gsrc;
-            b.im2col.in_w = g.padded_w;
-            b.im2col.in_plane = in_plane;
-            b.im2col.kernel_w = kernel_w;
-            b.im2col.kernel_h = kernel_h;
-            b.im2col.dilation_w = dilation_w;
-            b.im2col.dilation_h = dilation_h;
-            b.im2col.stride_w = stride_w;
-            b.im2col.stride_h = stride_h;
-            b.im2col.out_w = g.out_w;
+    NF_RETURN_IF_ERROR(fast_workspace(ws_floats * parts_by_group, opt, ws));
+    parallel_for_parts(group, parts_by_group, [&](int part, int64_t g0, int64_t g1) {
+        for (int64_t gi = g0; gi < g1; gi++) {
+            if (opt.cancel && *opt.cancel)
+                return;
+            const float* gsrc = src.data + (size_t)gi * inch_g * in_plane;
+            kernels::GemmB b;
+            b.kind = kind;
+            if (direct) {
+                b.data = gsrc;
+                b.rs = in_plane;
+                b.cs = 1;
+            } else {
+                b.im2col.src = gsrc;
+                b.im2col.in_w = g.padded_w;
+                b.im2col.in_plane = in_plane;
+                b.im2col.kernel_w = kernel_w;
+                b.im2col.kernel_h = kernel_h;
+                b.im2col.dilation_w = dilation_w;
+                b.im2col.dilation_h = dilation_h;
+                b.im2col.stride_w = stride_w;
+                b.im2col.stride_h = stride_h;
+                b.im2col.out_w = g.out_w;
+            }
+            kernels::GemmEpilogue ep;
+            ep.bias = bias_term ? bias_data.data() + (size_t)gi * outch_g : nullptr;
+            ep.act = act;
+            kernels::f32_gemm(outch_g, N, K, packed_.data() + gi * per_group, b,
+                              top.data + (size_t)gi * outch_g * out_plane, (size_t)N, ep, false,
+                              ws.data + ws_floats * part, gemm_parts);
         }
-        kernels::GemmEpilogue ep;
-        ep.bias = bias_term ? bias_data.data() + (size_t)gi * outch_g : nullptr;
-        ep.act = act;
-        kernels::f32_gemm(outch_g, N, K, packed_.data() + gi * per_group, b, top.data + (size_t)gi * outch_g * out_plane,
-                          (size_t)N, ep, false, ws.data);
-        NF_RETURN_IF_ERROR(fast_cancelled(opt));
-    }
-    return Status::ok();
+    });
+    return fast_cancelled(opt);
 }
 
 NF_DEFINE_OPTIMIZED_LAYER(ConvolutionDepthWise, ConvolutionDepthWise_fast)

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 
+#include "core/parallel.h"
 #include "kernels/deconv.h"
+#include "kernels/elementwise_parallel.h"
 #include "kernels/gemm.h"
 #include "layers/deconvolution.h"
 #include "layers/wasm/fast_common.h"
@@ -56,9 +58,11 @@ protected:
         NF_RETURN_IF_ERROR(full.create(Shape::d3(g.full_w, g.full_h, this->num_output),
                                        cut ? opt.workspace_allocator : opt.blob_allocator));
         const size_t in_plane = (size_t)in.w * in.h, out_plane = (size_t)g.full_w * g.full_h;
-        for (int o = 0; o < this->num_output; o++)
-            std::fill(full.data + o * out_plane, full.data + (o + 1) * out_plane,
-                      this->bias_term ? this->bias_data[o] : 0.f);
+        parallel_for(this->num_output, parallel_grain((int64_t)out_plane), [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; o++)
+                std::fill(full.data + o * out_plane, full.data + (o + 1) * out_plane,
+                          this->bias_term ? this->bias_data[o] : 0.f);
+        });
         kernels::DeconvWindow win;
         win.in_w = in.w;
         win.kernel_w = this->kernel_w;
@@ -71,18 +75,26 @@ protected:
         const int maxk = this->kernel_w * this->kernel_h;
 
         if (depthwise_) {
-            for (int q = 0; q < this->num_output; q++)
-                kernels::f32_deconvdw_plane(bottom.data + q * in_plane, in.h,
-                                            this->weight_data.data() + (size_t)q * maxk, win, full.data + q * out_plane);
+            // threads: channels
+            parallel_for(this->num_output, parallel_grain((int64_t)in_plane * maxk), [&](int64_t q0, int64_t q1) {
+                for (int64_t q = q0; q < q1; q++)
+                    kernels::f32_deconvdw_plane(bottom.data + q * in_plane, in.h,
+                                                this->weight_data.data() + (size_t)q * maxk, win,
+                                                full.data + q * out_plane);
+            });
         } else {
             const int inch_g = this->num_input() / this->group, outch_g = this->num_output / this->group;
             const int M = outch_g * maxk, npix = in.w * in.h;
             const size_t per_group = kernels::packed_a_floats(M, inch_g);
             // input pixels per block: the col block (M x nb) about 1 M floats
             int nb = (int)std::min<size_t>((size_t)npix, std::max<size_t>(8, ((size_t)1 << 20) / (size_t)M));
+            // threads: inside each block's GEMM, then output channels for col2im (each output pixel
+            // gets its blocks' contributions in block order, then (o, k) order, whatever the split)
+            const int parts = kernels::f32_gemm_parts(M, nb, inch_g);
             Mat ws;
             NF_RETURN_IF_ERROR(fast_workspace(
-                (size_t)M * nb + kernels::f32_gemm_workspace_floats(nb, inch_g, kernels::GemmB::Strided), opt, ws));
+                (size_t)M * nb + kernels::f32_gemm_workspace_floats(nb, inch_g, kernels::GemmB::Strided, parts), opt,
+                ws));
             float* col = ws.data;
             float* gemm_ws = ws.data + (size_t)M * nb;
             const kernels::GemmEpilogue plain;
@@ -95,15 +107,17 @@ protected:
                     b.rs = in_plane;
                     b.cs = 1;
                     kernels::f32_gemm(M, n, inch_g, packed_.data() + gi * per_group, b, col, (size_t)n, plain, false,
-                                      gemm_ws);
-                    for (int o = 0; o < outch_g; o++)
-                        kernels::f32_col2im_add(col + (size_t)o * maxk * n, (size_t)n, p0, n, win,
-                                                full.data + (size_t)(gi * outch_g + o) * out_plane);
+                                      gemm_ws, parts);
+                    parallel_for(outch_g, parallel_grain((int64_t)maxk * n), [&](int64_t o0, int64_t o1) {
+                        for (int64_t o = o0; o < o1; o++)
+                            kernels::f32_col2im_add(col + (size_t)o * maxk * n, (size_t)n, p0, n, win,
+                                                    full.data + (size_t)(gi * outch_g + o) * out_plane);
+                    });
                 }
                 NF_RETURN_IF_ERROR(fast_cancelled(opt));
             }
         }
-        kernels::f32_act_inplace(full.data, out_plane * this->num_output, fast_act(this->activation));
+        kernels::f32_act_inplace_parallel(full.data, out_plane * this->num_output, fast_act(this->activation));
         NF_RETURN_IF_ERROR(fast_cancelled(opt));
         if (!cut) {
             top = full;

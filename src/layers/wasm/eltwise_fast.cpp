@@ -3,6 +3,7 @@
 // input 0 directly (out = op(x0, x1), or x0 * c0 + x1 * c1), which saves a pass over memory and
 // computes the same roundings in the same order, so the results are bit-identical.
 #include "kernels/binary.h"
+#include "kernels/elementwise_parallel.h"
 #include "layers/eltwise.h"
 #include "layers/wasm/fast_common.h"
 
@@ -34,9 +35,9 @@ Status Eltwise_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& 
     for (size_t i = 1; i < bottoms.size(); i++) {
         const float* acc = i == 1 ? bottoms[0].data : out.data;
         if (weighted)
-            kernels::f32_axpby(acc, i == 1 ? coeffs[0] : 1.f, bottoms[i].data, coeffs[i], out.data, n);
+            kernels::f32_axpby_parallel(acc, i == 1 ? coeffs[0] : 1.f, bottoms[i].data, coeffs[i], out.data, n);
         else
-            kernels::f32_binary(k, acc, 1, bottoms[i].data, 1, out.data, n);
+            kernels::f32_binary_parallel(k, acc, 1, bottoms[i].data, 1, out.data, n);
     }
     tops[0] = out;
     return Status::ok();

@@ -7,6 +7,7 @@
 // beta * C into the output (every broadcast form, the reference's element rule), the GEMM then
 // accumulates onto it and scales by alpha in its store: per element exactly the reference's
 // operations in the reference's order.
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "layers/gemm.h"
 #include "layers/wasm/fast_common.h"
@@ -125,8 +126,9 @@ Status Gemm_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& top
         b.rs = rb.rs;
         b.cs = rb.cs;
     }
+    const int parts = kernels::f32_gemm_parts(Mr, Nr, K);  // threads: output row x column blocks
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(a_floats + kernels::f32_gemm_workspace_floats(Nr, K, b.kind), opt, ws));
+    NF_RETURN_IF_ERROR(fast_workspace(a_floats + kernels::f32_gemm_workspace_floats(Nr, K, b.kind, parts), opt, ws));
     const float* a_packed = packed_a_role_.data();
     if (!a_const) {
         kernels::f32_pack_a(Mr, K, ra.data, ra.rs, ra.cs, ws.data);
@@ -135,7 +137,7 @@ Status Gemm_fast::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& top
     kernels::GemmEpilogue ep;
     ep.scale = true;
     ep.alpha = alpha;
-    kernels::f32_gemm(Mr, Nr, K, a_packed, b, top.data, ldo, ep, p.has_C, ws.data + a_floats);
+    kernels::f32_gemm(Mr, Nr, K, a_packed, b, top.data, ldo, ep, p.has_C, ws.data + a_floats, parts);
     return fast_cancelled(opt);
 }
 

@@ -5,6 +5,7 @@
 //   - ncnn's row-wise form (2D [h, num_input], h > 1): one GEMM, W x X^T, with B gathered from the
 //     rows of X; the [num_output][h] result is transposed into the [h][num_output] output.
 // Bias and activation are fused in the GEMV / GEMM stores.
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "layers/innerproduct.h"
 #include "layers/wasm/fast_common.h"
@@ -41,7 +42,7 @@ Status InnerProduct_fast::forward_packed(const Mat& bottom, Mat& top, const Opti
     const float* bias = bias_term ? bias_data.data() : nullptr;
     const kernels::ActParams act = fast_act(activation);
     if (os.dims == 1) {
-        kernels::f32_gemv_packed(num_output, n, packed_.data(), bottom.data, bias, act, top.data);
+        kernels::f32_gemv_packed_parallel(num_output, n, packed_.data(), bottom.data, bias, act, top.data);
         return Status::ok();
     }
     const int rows = os.h;
@@ -51,12 +52,14 @@ Status InnerProduct_fast::forward_packed(const Mat& bottom, Mat& top, const Opti
     b.rs = 1;
     b.cs = (size_t)n;
     const size_t c_floats = (size_t)num_output * rows;
+    const int parts = kernels::f32_gemm_parts(num_output, rows, n);
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(c_floats + kernels::f32_gemm_workspace_floats(rows, n, b.kind), opt, ws));
+    NF_RETURN_IF_ERROR(fast_workspace(c_floats + kernels::f32_gemm_workspace_floats(rows, n, b.kind, parts), opt, ws));
     kernels::GemmEpilogue ep;
     ep.bias = bias;
     ep.act = act;
-    kernels::f32_gemm(num_output, rows, n, packed_.data(), b, ws.data, (size_t)rows, ep, false, ws.data + c_floats);
+    kernels::f32_gemm(num_output, rows, n, packed_.data(), b, ws.data, (size_t)rows, ep, false, ws.data + c_floats,
+                      parts);
     for (int r = 0; r < rows; r++)
         for (int p = 0; p < num_output; p++)
             top.data[(size_t)r * num_output + p] = ws.data[(size_t)p * rows + r];

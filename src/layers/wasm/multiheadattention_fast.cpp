@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/softmax.h"
 #include "layers/multiheadattention.h"
@@ -67,26 +68,33 @@ Status MultiHeadAttention_fast::forward(const std::vector<Mat>& bottoms, std::ve
     const float* k = bottoms[in.k].data;
     const float* v = bottoms[in.v].data;
 
-    // workspace: Q^T, K^T, V^T, the scores of one head, O^T (then y^T), one packed head operand and
-    // the GEMM's B packing space (the largest of the calls below)
+    // workspace: Q^T, K^T, V^T, O^T (then y^T), the projections' GEMM B packing space (the largest
+    // of the calls, times their parts), and per head part: the scores of one head, one packed head
+    // operand and GEMM packing space
     using kernels::GemmB;
     const size_t f_qa = (size_t)E * S, f_ka = (size_t)E * D, f_va = (size_t)E * D, f_att = (size_t)S * D;
     const size_t f_o = (size_t)std::max(E, Q) * S;
     const size_t f_pa = std::max(kernels::packed_a_floats(S, dh), kernels::packed_a_floats(dh, D));
-    size_t f_ws = 0;  // the most any of the GEMMs below needs (N, K of each)
+    size_t f_ws = 0;  // the most any of the GEMMs below needs per part (N, K of each)
     for (auto nk : {std::make_pair(S, Q), std::make_pair(D, kdim), std::make_pair(D, vdim), std::make_pair(D, dh),
                     std::make_pair(S, D), std::make_pair(S, E)})
         f_ws = std::max(f_ws, kernels::f32_gemm_workspace_floats(nk.first, nk.second, GemmB::Strided));
+    // threads: the projections inside their GEMMs, the attention by heads (a head's scores, softmax
+    // and weighted sum on one thread, in the single-threaded order)
+    const int parts_q = kernels::f32_gemm_parts(E, S, Q), parts_k = kernels::f32_gemm_parts(E, D, kdim),
+              parts_v = kernels::f32_gemm_parts(E, D, vdim), parts_o = kernels::f32_gemm_parts(Q, S, E);
+    const int parts_proj = std::max({parts_q, parts_k, parts_v, parts_o});
+    const int parts_h = parallel_part_count(H, (int64_t)2 * S * D * dh + (int64_t)S * D * 24);
+    const size_t f_head = f_att + f_pa + f_ws;
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(f_qa + f_ka + f_va + f_att + 2 * f_o + f_pa + f_ws, opt, ws));
+    NF_RETURN_IF_ERROR(fast_workspace(f_qa + f_ka + f_va + 2 * f_o + f_ws * parts_proj + f_head * parts_h, opt, ws));
     float* qa = ws.data;
     float* ka = qa + f_qa;
     float* va = ka + f_ka;
-    float* att = va + f_va;
-    float* o = att + f_att;
+    float* o = va + f_va;
     float* yt = o + f_o;
-    float* pa = yt + f_o;
-    float* gws = pa + f_pa;
+    float* gws = yt + f_o;
+    float* heads_ws = gws + f_ws * parts_proj;
 
     auto strided = [](const float* data, size_t rs, size_t cs) {
         GemmB b;
@@ -101,45 +109,52 @@ Status MultiHeadAttention_fast::forward(const std::vector<Mat>& bottoms, std::ve
     epq.bias = q_bias_data.data();
     epq.scale = true;
     epq.alpha = scale;
-    kernels::f32_gemm(E, S, Q, wq_.data(), strided(q, 1, (size_t)Q), qa, (size_t)S, epq, false, gws);
+    kernels::f32_gemm(E, S, Q, wq_.data(), strided(q, 1, (size_t)Q), qa, (size_t)S, epq, false, gws, parts_q);
     kernels::GemmEpilogue epk;
     epk.bias = k_bias_data.data();
-    kernels::f32_gemm(E, D, kdim, wk_.data(), strided(k, 1, (size_t)kdim), ka, (size_t)D, epk, false, gws);
+    kernels::f32_gemm(E, D, kdim, wk_.data(), strided(k, 1, (size_t)kdim), ka, (size_t)D, epk, false, gws, parts_k);
     kernels::GemmEpilogue epv;
     epv.bias = v_bias_data.data();
-    kernels::f32_gemm(E, D, vdim, wv_.data(), strided(v, 1, (size_t)vdim), va, (size_t)D, epv, false, gws);
+    kernels::f32_gemm(E, D, vdim, wv_.data(), strided(v, 1, (size_t)vdim), va, (size_t)D, epv, false, gws, parts_v);
     NF_RETURN_IF_ERROR(fast_cancelled(opt));
 
     const float* mask = attn_mask ? bottoms[in.mask].data : nullptr;
     const bool mask_per_head = attn_mask && bottoms[in.mask].dims == 3;
     const kernels::GemmEpilogue plain;
-    for (int h = 0; h < H; h++) {
-        const float* qh = qa + (size_t)h * dh * S;  // [dh][S]
-        const float* kh = ka + (size_t)h * dh * D;  // [dh][D]
-        const float* vh = va + (size_t)h * dh * D;  // [dh][D]
-        // scores[i][j] = sum_l qh[l][i] kh[l][j]: A = qh^T (S x dh), B = kh (dh x D)
-        kernels::f32_pack_a(S, dh, qh, 1, (size_t)S, pa);
-        kernels::f32_gemm(S, D, dh, pa, strided(kh, (size_t)D, 1), att, (size_t)D, plain, false, gws);
-        for (int i = 0; i < S; i++) {
-            float* row = att + (size_t)i * D;
-            if (mask) {
-                const float* mr = mask + (mask_per_head ? (size_t)h * S * D : 0) + (size_t)i * D;
-                for (int j = 0; j < D; j++)
-                    row[j] += mr[j];
+    parallel_for_parts(H, parts_h, [&](int part, int64_t h0, int64_t h1) {
+        float* att = heads_ws + f_head * part;
+        float* pa = att + f_att;
+        float* hws = pa + f_pa;
+        for (int64_t h = h0; h < h1; h++) {
+            if (opt.cancel && *opt.cancel)
+                return;
+            const float* qh = qa + (size_t)h * dh * S;  // [dh][S]
+            const float* kh = ka + (size_t)h * dh * D;  // [dh][D]
+            const float* vh = va + (size_t)h * dh * D;  // [dh][D]
+            // scores[i][j] = sum_l qh[l][i] kh[l][j]: A = qh^T (S x dh), B = kh (dh x D)
+            kernels::f32_pack_a(S, dh, qh, 1, (size_t)S, pa);
+            kernels::f32_gemm(S, D, dh, pa, strided(kh, (size_t)D, 1), att, (size_t)D, plain, false, hws);
+            for (int i = 0; i < S; i++) {
+                float* row = att + (size_t)i * D;
+                if (mask) {
+                    const float* mr = mask + (mask_per_head ? (size_t)h * S * D : 0) + (size_t)i * D;
+                    for (int j = 0; j < D; j++)
+                        row[j] += mr[j];
+                }
+                kernels::f32_softmax_inplace(row, (size_t)D);
             }
-            kernels::f32_softmax_inplace(row, (size_t)D);
+            // O_h^T[j][i] = sum_t vh[j][t] att[i][t]: A = vh (dh x D), B = att^T (D x S)
+            kernels::f32_pack_a(dh, D, vh, (size_t)D, 1, pa);
+            kernels::f32_gemm(dh, S, D, pa, strided(att, 1, (size_t)D), o + (size_t)h * dh * S, (size_t)S, plain, false,
+                              hws);
         }
-        // O_h^T[j][i] = sum_t vh[j][t] att[i][t]: A = vh (dh x D), B = att^T (D x S)
-        kernels::f32_pack_a(dh, D, vh, (size_t)D, 1, pa);
-        kernels::f32_gemm(dh, S, D, pa, strided(att, 1, (size_t)D), o + (size_t)h * dh * S, (size_t)S, plain, false,
-                          gws);
-        NF_RETURN_IF_ERROR(fast_cancelled(opt));
-    }
+    });
+    NF_RETURN_IF_ERROR(fast_cancelled(opt));
 
     // y^T [Q][S] = Wo x O^T + bo, then y [S][Q]
     kernels::GemmEpilogue epo;
     epo.bias = out_bias_data.data();
-    kernels::f32_gemm(Q, S, E, wo_.data(), strided(o, (size_t)S, 1), yt, (size_t)S, epo, false, gws);
+    kernels::f32_gemm(Q, S, E, wo_.data(), strided(o, (size_t)S, 1), yt, (size_t)S, epo, false, gws, parts_o);
     Mat& top = tops[0];
     NF_RETURN_IF_ERROR(top.create(Shape::d2(Q, S), opt.blob_allocator));
     for (int i = 0; i < S; i++)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cfloat>
 
+#include "core/parallel.h"
 #include "kernels/pooling.h"
 #include "layers/pooling.h"
 #include "layers/wasm/fast_common.h"
@@ -56,11 +57,14 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
 
     if (global_pooling) {
         NF_RETURN_IF_ERROR(top.create(Shape::d1(p.c), opt.blob_allocator));
-        for (int q = 0; q < p.c; q++) {
-            const float* ptr = bottom.data + q * plane;
-            top.data[q] = pooling_type == kMax ? kernels::f32_global_maxpool(ptr, plane)
-                                               : kernels::f32_global_avgpool(ptr, plane);
-        }
+        // threads: channels (each channel's reduction stays on one thread, in one order)
+        parallel_for(p.c, parallel_grain((int64_t)plane), [&](int64_t q0, int64_t q1) {
+            for (int64_t q = q0; q < q1; q++) {
+                const float* ptr = bottom.data + q * plane;
+                top.data[q] = pooling_type == kMax ? kernels::f32_global_maxpool(ptr, plane)
+                                                   : kernels::f32_global_avgpool(ptr, plane);
+            }
+        });
         return Status::ok();
     }
 
@@ -81,8 +85,12 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
     const float border = pooling_type == kMax ? -FLT_MAX : 0.f;
     const kernels::WindowGeometry win =
         fast_window_geometry(p.w, p.h, g.border.left, g.border.top, border, g.out_w, g.out_h, k, k, s, s);
+    const size_t oplane = (size_t)g.out_w * g.out_h;
+    // threads: channels, each part with its own row ring
+    const int parts = parallel_part_count(p.c, (int64_t)oplane * k * k);
+    const size_t scratch_floats = kernels::f32_pool_scratch_floats(win);
     Mat scratch;
-    NF_RETURN_IF_ERROR(fast_workspace(kernels::f32_pool_scratch_floats(win), opt, scratch));
+    NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
     std::vector<int> row_count, col_count;
     const bool by_counts = pooling_type == kAvg && !avgpool_count_include_pad;
     if (by_counts) {
@@ -90,20 +98,21 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
         col_count = inside_counts(g.out_w, k, s, g.first_x, g.end_x);
         col_count.resize(((size_t)g.out_w + 3) / 4 * 4, 0);  // the kernels read whole vectors
     }
-    const size_t oplane = (size_t)g.out_w * g.out_h;
     const WindowKernel kernel = window_kernel(pooling_type == kMax, k, s);  // fast_window: one exists
-    for (int q = 0; q < p.c; q++) {
-        kernels::PoolPlane pp;
-        pp.win = win;
-        pp.win.src = bottom.data + q * plane;
-        pp.dst = top.data + q * oplane;
-        pp.scratch = scratch.data;
-        if (by_counts) {
-            pp.row_count = row_count.data();
-            pp.col_count = col_count.data();
+    parallel_for_parts(p.c, parts, [&](int part, int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; q++) {
+            kernels::PoolPlane pp;
+            pp.win = win;
+            pp.win.src = bottom.data + q * plane;
+            pp.dst = top.data + q * oplane;
+            pp.scratch = scratch.data + scratch_floats * part;
+            if (by_counts) {
+                pp.row_count = row_count.data();
+                pp.col_count = col_count.data();
+            }
+            kernel(pp);
         }
-        kernel(pp);
-    }
+    });
     return fast_cancelled(opt);
 }
 

@@ -8,6 +8,7 @@
 #include "cli/cli_common.h"
 #include "cli/reports.h"
 #include "core/json.h"
+#include "core/parallel.h"
 #include "test_util.h"
 
 using namespace nnfold;
@@ -77,6 +78,9 @@ TEST(CliReports, RunSummaryJsonMatchesTheOutputs) {
     EXPECT_FALSE(b.contains("file"));
     EXPECT_EQ(j["peak_bytes"], 123);
     EXPECT_EQ(j["simd"], false);
+    EXPECT_EQ(j["threads"], 1);  // the default when the caller does not say
+    json j3 = json::parse(cli::run_summary_json({"a"}, outs, {}, st, true, {}, 3));
+    EXPECT_EQ(j3["threads"], 3);
 }
 
 TEST(CliOptions, ShapesParseOrSayWhatIsWrong) {
@@ -113,4 +117,32 @@ TEST(CliOptions, SeedIsOptionalAndChecked) {
     cli::Args neg;
     neg.options.insert({"seed", "-1"});
     EXPECT_EQ(cli::seed_option(neg, seed).message(), "--seed expects a non-negative integer, got '-1'");
+}
+
+TEST(CliOptions, ThreadsDefaultToTheCoresAndAreChecked) {
+    struct Reset {
+        ~Reset() { shutdown_threads(); }
+    } reset;
+    cli::Args none;
+    EXPECT_EQ(cli::threads_option("run", none), -1);
+    EXPECT_EQ(num_threads(), default_num_threads());
+    shutdown_threads();
+    for (const char* bad : {"0", "-1", "x", "1.5", "", "65", "9999"}) {
+        cli::Args a;
+        a.options.insert({"threads", bad});
+        EXPECT_EQ(cli::threads_option("run", a), cli::kUsage) << bad;
+    }
+    cli::Args one;
+    one.options.insert({"threads", "1"});
+    EXPECT_EQ(cli::threads_option("run", one), -1);
+    EXPECT_EQ(num_threads(), 1);
+    cli::Args two;
+    two.options.insert({"threads", "2"});
+    if (build_has_threads()) {
+        EXPECT_EQ(cli::threads_option("run", two), -1);
+        EXPECT_EQ(num_threads(), 2);
+    } else {
+        EXPECT_EQ(cli::threads_option("run", two), cli::kBadInput);  // unsupported in this build
+        EXPECT_EQ(num_threads(), 1);
+    }
 }

@@ -3,7 +3,7 @@
 // imported by its package name through the `exports` map, used the way the README shows. The
 // misuses marked below with expect-error directives must be rejected (tsc fails on an unused
 // directive), so the types are not `any`. `using` / Symbol.dispose: usage-disposable.ts.
-import init, { NnfoldError, Model, simdSupported } from 'nnfold';
+import init, { NnfoldError, Model, simdSupported, terminate, threadsUnavailableReason, defaultThreads } from 'nnfold';
 import type { DType, ErrorCode, GraphJson, InitOptions, Inputs, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
 
 async function main(): Promise<void> {
@@ -15,8 +15,19 @@ async function main(): Promise<void> {
   await init({ wasmPaths: { simd: '/a/nnfold-simd.wasm', base: new URL('https://cdn.example/nnfold-base.wasm') } });
   const maybeSeed: number | undefined = opts.simd ? 1 : undefined;
   nf.loadNcnn('7767517\n...', null, { seed: maybeSeed, shapes: undefined });
-  const build: 'simd' | 'base' = nf.build;
+  const build: 'simd-threads' | 'simd' | 'base' = nf.build;
   const canOptimize: boolean = nf.features.optimize;
+  // threads: the count, the pool, why not, and ending the Workers
+  const threaded = await init({ threads: defaultThreads(), wasmPaths: { 'simd-threads': '/t.wasm', worker: '/t.worker.js', glue: '/t.mjs' } });
+  const threads: number = threaded.threads + threaded.maxThreads;
+  const why: string | null = threaded.threadsReason ?? threadsUnavailableReason();
+  const alive: boolean = threaded.alive;
+  threaded.setThreads(1);
+  threaded.terminate();
+  terminate();
+  void threads, why, alive;
+  // @ts-expect-error: threads is a number
+  await init({ threads: 'all' });
 
   const model: Model = nf.loadNcnn('7767517\n...', null, { seed: 1, shapes: { data: [3, 224, 224] } });
   const fromBytes = nf.loadNcnn(new Uint8Array(10), new ArrayBuffer(8), { simd: false, structureOnly: true });
@@ -88,7 +99,7 @@ async function main(): Promise<void> {
   const badDtype: DType = 'float16';
   // @ts-expect-error: the bin is bytes or null
   nf.loadNcnn('7767517', 'weights.bin');
-  // @ts-expect-error: build is 'simd' | 'base'
+  // @ts-expect-error: build is 'simd-threads' | 'simd' | 'base'
   const wrong: 'wasm' = nf.build;
   // @ts-expect-error: no such error code
   const badCode: ErrorCode = 'oops';

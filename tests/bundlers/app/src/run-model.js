@@ -27,6 +27,9 @@ export async function runModel(initOptions) {
     const after = Array.from(model.run(inputs).prob.data);
     const result = {
       build: nf.build,
+      threads: nf.threads,
+      threadsReason: nf.threadsReason,
+      isolated: globalThis.crossOriginIsolated === true,
       layersBefore,
       layersAfter: model.info().layers,
       rewrites: report.passes.filter((p) => p.rewrites.length).map((p) => p.name),

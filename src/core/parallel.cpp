@@ -1,0 +1,318 @@
+// The process-wide thread pool (parallel.h).
+//
+// Scheduling: parallel_for cuts [0, n) into at most 4 chunks per thread used (at least `grain`
+// items each) and publishes them as one job; the caller and up to num_threads()-1 workers claim
+// chunks from an atomic counter until none are left. Dynamic claiming keeps both cores busy when
+// one thread is descheduled (a shared machine), and the results cannot depend on it because each
+// chunk computes whole outputs (the callers' contract).
+//
+// Lifetime of a job: it lives on the caller's stack. A worker joins it under the pool mutex
+// (refs++) and leaves it under the mutex (refs--); the caller, once no chunk is left to claim,
+// unpublishes the job and waits until refs is 0, so no worker touches the job after the caller
+// returns. Workers spin briefly for the next job before sleeping on a condition variable: a network
+// issues hundreds of parallel_for calls per inference and a futex wake-up costs tens of
+// microseconds.
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <string>
+
+#if NNFOLD_HAS_THREADS
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+#endif
+
+namespace nnfold {
+
+namespace {
+
+// Chunk i of [0, n) cut into `chunks` nearly equal contiguous pieces.
+inline void chunk_range(int64_t n, int64_t chunks, int64_t i, int64_t* begin, int64_t* end) {
+    const int64_t base = n / chunks, rem = n % chunks;
+    *begin = i * base + std::min(i, rem);
+    *end = *begin + base + (i < rem ? 1 : 0);
+}
+
+#if NNFOLD_HAS_THREADS
+
+thread_local bool t_in_parallel = false;  // true inside fn and on every worker thread
+
+struct Job {
+    const std::function<void(int64_t, int64_t)>* fn = nullptr;
+    int64_t n = 0;
+    int64_t chunks = 0;
+    std::atomic<int64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;  // first failure; written under Pool::mu
+    int helpers_max = 0;       // workers allowed to join (num_threads() - 1)
+    int helpers = 0;           // workers that joined; under Pool::mu
+    int refs = 0;              // workers still inside the job; under Pool::mu
+};
+
+class Pool {
+public:
+    explicit Pool(int size) : size_(size) {
+        workers_.reserve(size - 1);
+        // The generation a worker starts from is read here, not on the new thread: a job published
+        // before the thread first runs must still look new to it.
+        const uint64_t start = generation_.load();
+        for (int i = 0; i < size - 1; i++)
+            workers_.emplace_back([this, start] { worker_loop(start); });
+    }
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            stop_ = true;
+            generation_.fetch_add(1);
+        }
+        work_cv_.notify_all();
+        for (auto& t : workers_)
+            t.join();
+    }
+    int size() const { return size_; }
+
+    // Runs the job with up to `used - 1` workers; the caller works too. Rethrows the first error.
+    void run(Job& job) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            job_ = &job;
+            generation_.fetch_add(1);
+        }
+        work_cv_.notify_all();
+        run_chunks(job);
+        std::unique_lock<std::mutex> lock(mu_);
+        job_ = nullptr;  // a worker waking from now on finds nothing to join
+        done_cv_.wait(lock, [&] { return job.refs == 0; });
+    }
+
+    void run_chunks(Job& job) {
+        for (;;) {
+            const int64_t i = job.next.fetch_add(1);
+            if (i >= job.chunks)
+                return;
+            if (job.failed.load())
+                continue;  // an earlier chunk threw: skip the rest, the caller rethrows
+            int64_t b, e;
+            chunk_range(job.n, job.chunks, i, &b, &e);
+            try {
+                (*job.fn)(b, e);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mu_);
+                if (!job.error)
+                    job.error = std::current_exception();
+                job.failed.store(true);
+            }
+        }
+    }
+
+private:
+    void worker_loop(uint64_t seen) {
+        t_in_parallel = true;
+        for (;;) {
+            // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
+            for (int spin = 0; spin < 4000 && generation_.load(std::memory_order_acquire) == seen; spin++)
+                std::this_thread::yield();
+            Job* job = nullptr;
+            {
+                std::unique_lock<std::mutex> lock(mu_);
+                work_cv_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
+                if (stop_)
+                    return;
+                seen = generation_.load();
+                job = job_;
+                if (!job || job->helpers >= job->helpers_max)
+                    continue;
+                job->helpers++;
+                job->refs++;
+            }
+            run_chunks(*job);
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                if (--job->refs == 0)
+                    done_cv_.notify_all();
+            }
+        }
+    }
+
+    const int size_;
+    std::vector<std::thread> workers_;
+    std::mutex mu_;
+    std::condition_variable work_cv_, done_cv_;
+    std::atomic<uint64_t> generation_{0};
+    Job* job_ = nullptr;
+    bool stop_ = false;
+};
+
+// dispatch_mu: held by a running parallel_for and by set_num_threads/shutdown_threads, so the pool
+// is never replaced under a running job. A second thread's parallel_for that finds it held runs
+// inline instead of waiting (two nets run from two user threads still make progress).
+std::mutex g_dispatch_mu;
+Pool* g_pool = nullptr;  // under g_dispatch_mu
+std::atomic<int> g_used{1};
+std::atomic<uint64_t> g_jobs_run{0};
+
+#endif  // NNFOLD_HAS_THREADS
+
+}  // namespace
+
+bool build_has_threads() { return NNFOLD_HAS_THREADS != 0; }
+
+int default_num_threads() {
+#if NNFOLD_HAS_THREADS
+    const unsigned hc = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp<unsigned>(hc, 1u, 8u));
+#else
+    return 1;
+#endif
+}
+
+Status set_num_threads(int n) {
+    if (n < 1 || n > kMaxThreads)
+        return invalid_argument("thread count " + std::to_string(n) + " is outside [1, " +
+                                std::to_string(kMaxThreads) + "]");
+#if NNFOLD_HAS_THREADS
+    if (t_in_parallel)
+        return invalid_argument("set_num_threads called from inside parallel_for");
+    std::lock_guard<std::mutex> lock(g_dispatch_mu);
+    if (n == 1) {
+        g_used.store(1);
+        return Status::ok();
+    }
+    if (!g_pool) {
+        try {
+            g_pool = new Pool(n);
+        } catch (const std::exception& e) {
+            return resource_limit("cannot start " + std::to_string(n - 1) + " worker threads: " + e.what());
+        }
+    } else if (n > g_pool->size()) {
+        return invalid_argument("thread count " + std::to_string(n) + " exceeds the thread pool's size " +
+                                std::to_string(g_pool->size()) +
+                                " (the pool is created once and never grown)");
+    }
+    g_used.store(n);
+    return Status::ok();
+#else
+    if (n != 1)
+        return unsupported("this build has no threads (NNFOLD_THREADS off): thread count " +
+                           std::to_string(n) + " is not available, only 1");
+    return Status::ok();
+#endif
+}
+
+int num_threads() {
+#if NNFOLD_HAS_THREADS
+    return g_used.load();
+#else
+    return 1;
+#endif
+}
+
+int pool_size() {
+#if NNFOLD_HAS_THREADS
+    std::lock_guard<std::mutex> lock(g_dispatch_mu);
+    return g_pool ? g_pool->size() : 0;
+#else
+    return 0;
+#endif
+}
+
+void shutdown_threads() {
+#if NNFOLD_HAS_THREADS
+    if (t_in_parallel)
+        return;  // documented as not allowed; joining ourselves would deadlock
+    std::lock_guard<std::mutex> lock(g_dispatch_mu);
+    delete g_pool;
+    g_pool = nullptr;
+    g_used.store(1);
+#endif
+}
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0)
+        return;
+    grain = std::max<int64_t>(grain, 1);
+#if NNFOLD_HAS_THREADS
+    const int used = g_used.load();
+    const int64_t max_chunks = n / grain;
+    if (used <= 1 || max_chunks <= 1 || t_in_parallel) {
+        fn(0, n);
+        return;
+    }
+    std::unique_lock<std::mutex> lock(g_dispatch_mu, std::try_to_lock);
+    if (!lock.owns_lock() || !g_pool) {
+        fn(0, n);
+        return;
+    }
+    Job job;
+    job.fn = &fn;
+    job.n = n;
+    job.chunks = std::min<int64_t>(max_chunks, int64_t(4) * used);
+    job.helpers_max = std::min<int>(used, g_pool->size()) - 1;
+    t_in_parallel = true;
+    g_jobs_run.fetch_add(1);
+    g_pool->run(job);
+    t_in_parallel = false;
+    if (job.error)
+        std::rethrow_exception(job.error);
+#else
+    fn(0, n);
+#endif
+}
+
+namespace {
+constexpr int64_t kDefaultMinChunkCost = int64_t(1) << 15;
+std::atomic<int64_t> g_min_chunk_cost{kDefaultMinChunkCost};
+}  // namespace
+
+void set_min_chunk_cost(int64_t cost) { g_min_chunk_cost.store(cost >= 1 ? cost : kDefaultMinChunkCost); }
+int64_t min_chunk_cost() { return g_min_chunk_cost.load(); }
+
+int64_t parallel_grain(int64_t cost_per_item) {
+    const int64_t min_cost = min_chunk_cost();
+    if (cost_per_item <= 0)
+        return min_cost;
+    return std::max<int64_t>(min_cost / cost_per_item, 1);
+}
+
+uint64_t parallel_jobs_run() {
+#if NNFOLD_HAS_THREADS
+    return g_jobs_run.load();
+#else
+    return 0;
+#endif
+}
+
+int parallel_part_count(int64_t units, int64_t cost_per_unit) {
+    const int used = num_threads();
+    if (used <= 1 || units <= 1)
+        return 1;
+    cost_per_unit = std::max<int64_t>(cost_per_unit, 1);
+    // parts that each carry at least min_chunk_cost() (no overflow: units * cost can be huge)
+    const int64_t min_cost = min_chunk_cost();
+    const int64_t by_cost = cost_per_unit >= min_cost ? units : units / (min_cost / cost_per_unit);
+    const int64_t parts = std::min<int64_t>({static_cast<int64_t>(used), units, std::max<int64_t>(by_cost, 1)});
+    return static_cast<int>(parts);
+}
+
+void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn) {
+    if (n <= 0)
+        return;
+    const int64_t p = std::clamp<int64_t>(parts, 1, n);
+    if (p == 1) {
+        fn(0, 0, n);
+        return;
+    }
+    parallel_for(p, 1, [&](int64_t pb, int64_t pe) {
+        for (int64_t i = pb; i < pe; i++) {
+            int64_t b, e;
+            chunk_range(n, p, i, &b, &e);
+            fn(static_cast<int>(i), b, e);
+        }
+    });
+}
+
+}  // namespace nnfold

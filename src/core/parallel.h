@@ -1,0 +1,79 @@
+// The thread pool behind the layers' work splitting (issue 15, CONVENTIONS section 3 and 7).
+//
+// One process-wide pool: created at the first set_num_threads(n > 1), never grown afterwards (a
+// wasm page that starts more pthreads than its Emscripten pool was sized for hangs), joined by
+// shutdown_threads(). parallel_for splits [0, n) into contiguous chunks that the pool's workers and
+// the calling thread claim in turn; it returns when every chunk is done.
+//
+// Determinism contract for every caller: a chunk computes whole outputs (output channels, rows,
+// tiles) and each output is computed in one fixed order whatever the split, so the result does not
+// depend on the thread count or on which thread ran which chunk. Never split a reduction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "core/status.h"
+
+// Compile-time switch from CMake (option NNFOLD_THREADS); a build that does not pass it has no pool.
+#ifndef NNFOLD_HAS_THREADS
+#define NNFOLD_HAS_THREADS 0
+#endif
+
+namespace nnfold {
+
+// Largest thread count set_num_threads accepts for a new pool.
+constexpr int kMaxThreads = 64;
+
+// Sets the number of threads used by parallel_for: n >= 1 (1 = no pool, everything on the caller).
+// The pool is created once at the first call with n > 1 and never grown; a later call may lower
+// the count used, or raise it up to the pool's size; above it is Status invalid_argument naming the
+// pool size. A build without threads (NNFOLD_HAS_THREADS 0) accepts only 1 (else Status
+// unsupported). n below 1 or above kMaxThreads is invalid_argument.
+Status set_num_threads(int n);
+// The count currently used (1 when no pool). A process starts at 1.
+int num_threads();
+// The pool's size (threads including the caller); 0 when no pool exists.
+int pool_size();
+// std::thread::hardware_concurrency() clamped to [1, 8] (1 in a build without threads).
+int default_num_threads();
+// Compile-time NNFOLD_HAS_THREADS.
+bool build_has_threads();
+
+// Runs fn(begin, end) over [0, n) split into contiguous chunks of at least `grain` items on the
+// pool plus the caller; returns when all are done. Nested calls (from inside fn) run inline, as do
+// calls made while another thread's parallel_for holds the pool. n <= 0 does nothing. The first
+// exception a chunk throws is rethrown on the caller after every started chunk has finished
+// (chunks not yet started are skipped).
+// Chunking must not change any result: split only independent outputs, never a reduction.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// Joins the workers (tests, dispose/terminate); num_threads() is 1 afterwards and set_num_threads
+// may start a new pool (of any size). Must not be called from inside parallel_for's fn.
+void shutdown_threads();
+
+// For loops that keep one scratch buffer per part (callers size scratch as parts x per-part):
+// the number of parts to cut `units` independent items of `cost_per_unit` each into, in
+// [1, min(num_threads(), units)]; 1 when the whole loop is too small to be worth waking a thread.
+int parallel_part_count(int64_t units, int64_t cost_per_unit);
+// Runs fn(part, begin, end) for each of `parts` contiguous near-equal pieces [begin, end) of
+// [0, n) (parts clamped to [1, n]), in parallel. Part p always gets the same piece for the same
+// (n, parts), so a caller can index scratch by part.
+void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn);
+
+// A grain for parallel_for from the cost of one item (in multiply-adds or bytes touched): enough
+// items per chunk that waking a thread (tens of microseconds) is worth it, min_chunk_cost() in
+// all. Small layers then stay on one thread.
+int64_t parallel_grain(int64_t cost_per_item);
+
+// The least work worth a chunk of its own (default 1 << 15, about 32k multiply-adds, ~10 us of
+// scalar work). Tests set 1 so that every loop splits as finely as the thread count allows on
+// small, odd sizes; values below 1 restore the default.
+void set_min_chunk_cost(int64_t cost);
+int64_t min_chunk_cost();
+
+// How many parallel_for calls have run on the pool (more than one chunk, more than one thread)
+// since the process started: tests check that a layer really split its work.
+uint64_t parallel_jobs_run();
+
+}  // namespace nnfold

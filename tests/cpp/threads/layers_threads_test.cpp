@@ -1,0 +1,208 @@
+// Every layer that splits its work over threads gives the same bits at 1, 2, 3 and 4 threads
+// (CONVENTIONS section 3), on odd sizes, with the chunk cost floor at 1 so that even these small
+// shapes really split (the test also checks that the pool ran jobs for each case: a case that
+// never split could not fail). Each case is a small inline .param run through the Net with the
+// optimized layers (src/layers/wasm/) and the reference layers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/parallel.h"
+#include "test_util.h"
+
+using namespace nnfold;
+
+namespace {
+
+struct ThreadsGuard {
+    ThreadsGuard() { set_min_chunk_cost(1); }
+    ~ThreadsGuard() {
+        set_min_chunk_cost(0);
+        shutdown_threads();
+    }
+};
+
+// The bytes of every output, in name order.
+std::vector<std::pair<std::string, std::vector<float>>> outputs_of(const std::map<std::string, Mat>& outs) {
+    std::vector<std::pair<std::string, std::vector<float>>> v;
+    for (auto& kv : outs)
+        v.emplace_back(kv.first, test::to_vector(kv.second));
+    return v;
+}
+
+// Runs `param` (random weights, seeded inputs of `shapes`) without a pool, then at 2, 3 and 4
+// threads and at 1 thread with the pool alive; every output must equal the first run bit for bit.
+void expect_same_bits(const std::string& what, const std::string& param, const std::map<std::string, Shape>& shapes,
+                      bool optimized = true) {
+    SCOPED_TRACE(what);
+    ThreadsGuard guard;
+    Graph g = test::graph_from_text(param, 7);
+    Net probe;
+    NetOptions no;
+    no.use_optimized = optimized;
+    ASSERT_TRUE(probe.load(g, no).is_ok());
+    const auto inputs = test::random_inputs(probe, 11, shapes);
+    ASSERT_TRUE(set_num_threads(1).is_ok());
+    const auto ref = outputs_of(test::run_graph(g, inputs, {}, optimized));
+    ASSERT_FALSE(ref.empty());
+    if (!build_has_threads())
+        return;
+    ASSERT_TRUE(set_num_threads(4).is_ok());
+    const uint64_t jobs_before = parallel_jobs_run();
+    for (int threads : {2, 3, 4, 1}) {
+        ASSERT_TRUE(set_num_threads(threads).is_ok());
+        const auto got = outputs_of(test::run_graph(g, inputs, {}, optimized));
+        ASSERT_EQ(got.size(), ref.size());
+        for (size_t i = 0; i < ref.size(); i++) {
+            ASSERT_EQ(got[i].first, ref[i].first);
+            ASSERT_EQ(got[i].second.size(), ref[i].second.size()) << got[i].first;
+            EXPECT_EQ(0, std::memcmp(got[i].second.data(), ref[i].second.data(), ref[i].second.size() * 4))
+                << "output " << got[i].first << " differs at " << threads << " threads";
+        }
+    }
+    EXPECT_GT(parallel_jobs_run(), jobs_before) << "nothing ran on the pool: the case does not test a split";
+}
+
+std::string net(int layers, int blobs, const std::string& body) {
+    return "7767517\n" + std::to_string(layers) + " " + std::to_string(blobs) + "\n" + body;
+}
+
+}  // namespace
+
+TEST(LayersThreads, ConvolutionWinograd) {
+    expect_same_bits("winograd 17->19 13x11",
+                     net(2, 2, "Input in 0 1 x 0=11 1=13 2=17\n"
+                               "Convolution c 1 1 x y 0=19 1=3 4=1 5=1 6=2907 9=1\n"),
+                     {});
+}
+
+TEST(LayersThreads, ConvolutionGemmForms) {
+    expect_same_bits("1x1 5->7 9x13 leaky",
+                     net(2, 2, "Input in 0 1 x 0=13 1=9 2=5\n"
+                               "Convolution c 1 1 x y 0=7 1=1 5=1 6=35 9=2 -23310=1,1.0e-01\n"),
+                     {});
+    expect_same_bits("3x3 s2 3->9 15x17",
+                     net(2, 2, "Input in 0 1 x 0=17 1=15 2=3\n"
+                               "Convolution c 1 1 x y 0=9 1=3 3=2 4=1 5=1 6=243\n"),
+                     {});
+    expect_same_bits("5x5 d2 4->5 19x14 sigmoid",
+                     net(2, 2, "Input in 0 1 x 0=14 1=19 2=4\n"
+                               "Convolution c 1 1 x y 0=5 1=5 2=2 4=2 5=1 6=500 9=4\n"),
+                     {});
+    expect_same_bits("3x3 s1 few channels (im2col) 3->6 21x23",
+                     net(2, 2, "Input in 0 1 x 0=23 1=21 2=3\n"
+                               "Convolution c 1 1 x y 0=6 1=3 4=1 5=1 6=162\n"),
+                     {});
+}
+
+TEST(LayersThreads, ConvolutionDepthWise) {
+    for (auto [k, s] : {std::pair{3, 1}, {3, 2}, {5, 1}, {5, 2}, {7, 1}}) {
+        const int C = 11;
+        expect_same_bits("dw " + std::to_string(k) + "x" + std::to_string(k) + " s" + std::to_string(s),
+                         net(2, 2, "Input in 0 1 x 0=17 1=13 2=11\n"
+                                   "ConvolutionDepthWise d 1 1 x y 0=11 1=" +
+                                       std::to_string(k) + " 3=" + std::to_string(s) + " 4=" + std::to_string(k / 2) +
+                                       " 5=1 6=" + std::to_string(C * k * k) + " 7=11 9=1\n"),
+                         {});
+    }
+    expect_same_bits("grouped 3x3 6->9 g3",
+                     net(2, 2, "Input in 0 1 x 0=15 1=11 2=6\n"
+                               "ConvolutionDepthWise d 1 1 x y 0=9 1=3 4=1 5=1 6=162 7=3\n"),
+                     {});
+    expect_same_bits("grouped 1x1 12->12 g2 (one group's GEMM split)",
+                     net(2, 2, "Input in 0 1 x 0=15 1=11 2=12\n"
+                               "ConvolutionDepthWise d 1 1 x y 0=12 1=1 5=1 6=72 7=2\n"),
+                     {});
+}
+
+TEST(LayersThreads, Pooling) {
+    expect_same_bits("max 3x3 s2",
+                     net(2, 2, "Input in 0 1 x 0=17 1=15 2=7\nPooling p 1 1 x y 0=0 1=3 2=2 3=1\n"), {});
+    expect_same_bits("avg 2x2 s2 excluding pad",
+                     net(2, 2, "Input in 0 1 x 0=17 1=15 2=7\nPooling p 1 1 x y 0=1 1=2 2=2 3=1 6=0\n"), {});
+    expect_same_bits("global avg", net(2, 2, "Input in 0 1 x 0=9 1=7 2=13\nPooling p 1 1 x y 0=1 4=1\n"), {});
+    expect_same_bits("global max", net(2, 2, "Input in 0 1 x 0=9 1=7 2=13\nPooling p 1 1 x y 0=0 4=1\n"), {});
+}
+
+TEST(LayersThreads, Deconvolution) {
+    expect_same_bits("deconv 4x4 s2 5->7 relu",
+                     net(2, 2, "Input in 0 1 x 0=9 1=7 2=5\n"
+                               "Deconvolution d 1 1 x y 0=7 1=4 3=2 4=1 5=1 6=560 9=1\n"),
+                     {});
+    expect_same_bits("deconv dw 3x3 s2 6",
+                     net(2, 2, "Input in 0 1 x 0=9 1=7 2=6\n"
+                               "DeconvolutionDepthWise d 1 1 x y 0=6 1=3 3=2 5=1 6=54 7=6\n"),
+                     {});
+    expect_same_bits("deconv grouped 3x3 s1 6->4 g2 sigmoid",
+                     net(2, 2, "Input in 0 1 x 0=11 1=5 2=6\n"
+                               "DeconvolutionDepthWise d 1 1 x y 0=4 1=3 5=1 6=108 7=2 9=4\n"),
+                     {});
+}
+
+TEST(LayersThreads, InnerProductAndGemm) {
+    expect_same_bits("innerproduct flatten 3x5x7 -> 37",
+                     net(2, 2, "Input in 0 1 x 0=7 1=5 2=3\nInnerProduct fc 1 1 x y 0=37 1=1 2=3885 9=1\n"), {});
+    expect_same_bits("innerproduct rows [5, 23] -> 13",
+                     net(2, 2, "Input in 0 1 x 0=23 1=5\nInnerProduct fc 1 1 x y 0=13 1=1 2=299\n"), {});
+    expect_same_bits("gemm [7, 9] x W^T[9, 11] + b",
+                     net(2, 2, "Input in 0 1 x 0=9 1=7\nGemm g 1 1 x y 3=1 5=1 6=1 8=11 9=9 10=4\n"), {});
+}
+
+TEST(LayersThreads, MultiHeadAttention) {
+    expect_same_bits("mha E12 H3 5 tokens",
+                     net(2, 2, "Input in 0 1 x 0=12 1=5\n"
+                               "MultiHeadAttention mha 1 1 x y 0=12 1=3 2=144 6=5.0e-01\n"),
+                     {});
+}
+
+TEST(LayersThreads, Elementwise) {
+    expect_same_bits("binary same shape, broadcast channel, scalar, row",
+                     net(8, 10,
+                         "Input a 0 1 a 0=37 1=5 2=3\n"
+                         "Input b 0 1 b 0=37 1=5 2=3\n"
+                         "Input s 0 1 s 0=1 1=1 2=3\n"
+                         "Input r 0 1 r 0=37\n"
+                         "BinaryOp add 2 1 a b ab 0=0\n"
+                         "BinaryOp mul 2 1 ab s abs 0=2\n"
+                         "BinaryOp rsub 2 1 abs r abr 0=7\n"
+                         "BinaryOp div 1 1 abr y 0=3 1=1 2=3.0e+00\n"),
+                     {});
+    expect_same_bits("eltwise weighted sum, max, sigmoid, swish, gelu",
+                     net(8, 9,
+                         "Input a 0 1 a 0=131 1=3\n"
+                         "Input b 0 1 b 0=131 1=3\n"
+                         "Split sp 1 2 a a1 a2\n"
+                         "Eltwise e 2 1 a1 b s 0=1 -23301=2,5.0e-01,-2.0e+00\n"
+                         "Eltwise m 2 1 a2 s mx 0=2\n"
+                         "Sigmoid sg 1 1 mx sgo\n"
+                         "Swish sw 1 1 sgo swo\n"
+                         "GELU ge 1 1 swo y 0=1\n"),
+                     {});
+}
+
+TEST(LayersThreads, ReferenceLayers) {
+    expect_same_bits("softmax over channels and over w, layernorm rows",
+                     net(6, 8,
+                         "Input in 0 1 x 0=13 1=7 2=5\n"
+                         "Split sp 1 3 x x1 x2 x3\n"
+                         "Softmax s0 1 1 x1 y0 0=0\n"
+                         "Softmax s2 1 1 x2 y2 0=2 1=1\n"
+                         "LayerNorm ln 1 1 x3 ln 0=13 1=1.0e-05 2=1\n"
+                         "ReLU r 1 1 ln y 0=1.0e-01\n"),
+                     {});
+    expect_same_bits("batchnorm, scale, hardswish, interp bilinear and nearest",
+                     net(6, 7,
+                         "Input in 0 1 x 0=9 1=7 2=5\n"
+                         "BatchNorm bn 1 1 x bn 0=5\n"
+                         "Scale sc 1 1 bn sc 0=5 1=1\n"
+                         "HardSwish hs 1 1 sc hs\n"
+                         "Split sp 1 2 hs h1 h2\n"
+                         "Interp up 1 1 h1 y 0=2 1=2.0e+00 2=3.0e+00\n"),
+                     {});
+    expect_same_bits("interp nearest and bicubic",
+                     net(3, 3,
+                         "Input in 0 1 x 0=9 1=7 2=5\n"
+                         "Interp n 1 1 x n 0=1 3=11 4=13\n"
+                         "Interp c 1 1 n y 0=3 1=2.0e+00 2=2.0e+00\n"),
+                     {});
+}

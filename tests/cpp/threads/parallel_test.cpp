@@ -1,0 +1,356 @@
+// The thread pool (src/core/parallel.h): every index exactly once, chunk sizes, nesting, errors,
+// the pool-size rules and set/shutdown cycles. Each test leaves the process single-threaded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/parallel.h"
+
+using namespace nnfold;
+
+namespace {
+
+// Restores the single-threaded state whatever a test did.
+struct PoolGuard {
+    ~PoolGuard() { shutdown_threads(); }
+};
+
+// Runs parallel_for and records each chunk; checks every index is covered exactly once.
+std::vector<std::pair<int64_t, int64_t>> cover(int64_t n, int64_t grain) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(std::max<int64_t>(n, 0)));
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> chunks;
+    parallel_for(n, grain, [&](int64_t b, int64_t e) {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            chunks.emplace_back(b, e);
+        }
+        for (int64_t i = b; i < e; i++)
+            hits[static_cast<size_t>(i)].fetch_add(1);
+    });
+    for (int64_t i = 0; i < n; i++)
+        EXPECT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i << " of " << n;
+    for (auto& c : chunks)
+        EXPECT_LT(c.first, c.second);
+    return chunks;
+}
+
+}  // namespace
+
+TEST(Parallel, BuildFlagAndDefaults) {
+    PoolGuard guard;
+    EXPECT_EQ(build_has_threads(), NNFOLD_HAS_THREADS != 0);
+    EXPECT_EQ(num_threads(), 1);
+    EXPECT_EQ(pool_size(), 0);
+    const int d = default_num_threads();
+    EXPECT_GE(d, 1);
+    EXPECT_LE(d, 8);
+    if (!build_has_threads()) {
+        EXPECT_EQ(d, 1);
+    }
+}
+
+TEST(Parallel, SingleThreadRunsOneChunkOnCaller) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(1).is_ok());
+    const auto caller = std::this_thread::get_id();
+    int calls = 0;
+    parallel_for(1000, 1, [&](int64_t b, int64_t e) {
+        calls++;
+        EXPECT_EQ(b, 0);
+        EXPECT_EQ(e, 1000);
+        EXPECT_EQ(std::this_thread::get_id(), caller);
+    });
+    EXPECT_EQ(calls, 1);
+    int none = 0;
+    parallel_for(0, 1, [&](int64_t, int64_t) { none++; });
+    parallel_for(-5, 1, [&](int64_t, int64_t) { none++; });
+    EXPECT_EQ(none, 0);
+}
+
+TEST(Parallel, InvalidCounts) {
+    PoolGuard guard;
+    EXPECT_EQ(set_num_threads(0).code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(set_num_threads(-3).code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(set_num_threads(kMaxThreads + 1).code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(num_threads(), 1);
+}
+
+#if NNFOLD_HAS_THREADS
+
+TEST(Parallel, EveryIndexOnceAtAnyCountAndGrain) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(4).is_ok());
+    for (int threads : {1, 2, 3, 4}) {
+        ASSERT_TRUE(set_num_threads(threads).is_ok());
+        EXPECT_EQ(num_threads(), threads);
+        for (int64_t n : {1, 2, 3, 7, 17, 64, 1000, 100003}) {
+            for (int64_t grain : {1, 3, 16, 1000, 200000}) {
+                auto chunks = cover(n, grain);
+                ASSERT_FALSE(chunks.empty());
+                // at least `grain` items per chunk unless the whole range is smaller
+                for (auto& c : chunks)
+                    EXPECT_GE(c.second - c.first, std::min(n, grain)) << n << " " << grain;
+                if (threads == 1 || n / grain <= 1) {
+                    EXPECT_EQ(chunks.size(), 1u);
+                }
+                // never more than 4 chunks per thread used
+                EXPECT_LE(static_cast<int64_t>(chunks.size()), 4 * threads);
+            }
+        }
+    }
+}
+
+TEST(Parallel, UsesSeveralThreads) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    // Each chunk waits until 3 distinct threads have entered (bounded): proves the workers run
+    // chunks concurrently with the caller, not one after another.
+    std::mutex mu;
+    std::set<std::thread::id> ids;
+    std::atomic<int> entered{0};
+    parallel_for(3, 1, [&](int64_t, int64_t) {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            ids.insert(std::this_thread::get_id());
+        }
+        entered.fetch_add(1);
+        for (int i = 0; i < 20000 && entered.load() < 3; i++)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+    EXPECT_EQ(entered.load(), 3);
+    // The caller and the first worker wait inside their chunks, so the third chunk needs the second
+    // worker: three threads, including on a freshly started pool (a worker that started after the
+    // job was published once missed it).
+    EXPECT_EQ(ids.size(), 3u);
+}
+
+TEST(Parallel, LoweredCountLimitsThreads) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(4).is_ok());
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    EXPECT_EQ(pool_size(), 4);
+    for (int rep = 0; rep < 50; rep++) {
+        std::mutex mu;
+        std::set<std::thread::id> ids;
+        parallel_for(64, 1, [&](int64_t, int64_t) {
+            std::lock_guard<std::mutex> lock(mu);
+            ids.insert(std::this_thread::get_id());
+        });
+        EXPECT_LE(ids.size(), 2u);
+    }
+}
+
+TEST(Parallel, NestedCallsRunInline) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    std::vector<std::atomic<int>> hits(40 * 30);
+    parallel_for(40, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; i++) {
+            const auto outer = std::this_thread::get_id();
+            int inner_calls = 0;
+            parallel_for(30, 1, [&](int64_t ib, int64_t ie) {
+                inner_calls++;
+                EXPECT_EQ(std::this_thread::get_id(), outer);
+                for (int64_t j = ib; j < ie; j++)
+                    hits[static_cast<size_t>(i * 30 + j)].fetch_add(1);
+            });
+            EXPECT_EQ(inner_calls, 1);
+        }
+    });
+    for (auto& h : hits)
+        EXPECT_EQ(h.load(), 1);
+    // configuration calls from inside a chunk are refused, not deadlocked
+    parallel_for(2, 1, [&](int64_t, int64_t) {
+        EXPECT_EQ(set_num_threads(2).code(), ErrorCode::InvalidArgument);
+        shutdown_threads();  // ignored inside a chunk
+    });
+    EXPECT_EQ(pool_size(), 3);
+}
+
+TEST(Parallel, ExceptionReachesCallerAndPoolSurvives) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    for (int rep = 0; rep < 20; rep++) {
+        std::atomic<int> ran{0};
+        EXPECT_THROW(parallel_for(12, 1,
+                                  [&](int64_t b, int64_t e) {
+                                      ran.fetch_add(1);
+                                      if (b <= 5 && 5 < e)
+                                          throw std::runtime_error("chunk 5 failed");
+                                  }),
+                     std::runtime_error);
+        EXPECT_GE(ran.load(), 1);
+    }
+    // the pool still works afterwards
+    cover(1000, 1);
+}
+
+TEST(Parallel, StatusFromChunks) {
+    // The pattern layers use: each chunk records its own Status slot; the caller reports the first.
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    const int64_t n = 9;
+    std::vector<Status> slots(n);
+    parallel_for(n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; i++)
+            slots[i] = (i == 4 || i == 7) ? invalid_argument("item " + std::to_string(i)) : Status::ok();
+    });
+    Status first;
+    for (auto& s : slots)
+        if (!s.is_ok() && first.is_ok())
+            first = s;
+    EXPECT_EQ(first.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(first.message(), "item 4");
+}
+
+TEST(Parallel, CountAbovePoolIsRefusedNamingTheSize) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    Status s = set_num_threads(5);
+    EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(s.message().find("size 3"), std::string::npos) << s.message();
+    EXPECT_EQ(num_threads(), 3);  // unchanged
+    EXPECT_TRUE(set_num_threads(2).is_ok());
+    EXPECT_TRUE(set_num_threads(3).is_ok());  // back up to the pool's size
+    EXPECT_TRUE(set_num_threads(1).is_ok());
+    EXPECT_EQ(num_threads(), 1);
+    EXPECT_EQ(pool_size(), 3);  // lowering to 1 keeps the pool
+    EXPECT_EQ(set_num_threads(4).code(), ErrorCode::InvalidArgument);
+}
+
+TEST(Parallel, SetShutdownCycles) {
+    PoolGuard guard;
+    for (int cycle = 0; cycle < 10; cycle++) {
+        const int n = 2 + cycle % 3;
+        ASSERT_TRUE(set_num_threads(n).is_ok()) << cycle;
+        EXPECT_EQ(pool_size(), n);
+        EXPECT_EQ(num_threads(), n);
+        cover(5000, 7);
+        shutdown_threads();
+        EXPECT_EQ(pool_size(), 0);
+        EXPECT_EQ(num_threads(), 1);
+        cover(100, 1);  // no pool: inline
+    }
+    shutdown_threads();  // twice is harmless
+}
+
+TEST(Parallel, ConcurrentCallersBothComplete) {
+    // Two user threads calling parallel_for at once: one gets the pool, the other runs inline.
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    std::atomic<int64_t> sum_a{0}, sum_b{0};
+    auto work = [](std::atomic<int64_t>& sum) {
+        for (int rep = 0; rep < 200; rep++)
+            parallel_for(257, 1, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; i++)
+                    sum.fetch_add(i);
+            });
+    };
+    std::thread other([&] { work(sum_b); });
+    work(sum_a);
+    other.join();
+    EXPECT_EQ(sum_a.load(), 200 * (256 * 257 / 2));
+    EXPECT_EQ(sum_b.load(), 200 * (256 * 257 / 2));
+}
+
+TEST(Parallel, ManySmallJobs) {
+    // Hundreds of back-to-back jobs (a network's layers): no lost wake-up, no hang.
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    std::atomic<int64_t> total{0};
+    for (int rep = 0; rep < 3000; rep++)
+        parallel_for(6, 1, [&](int64_t b, int64_t e) { total.fetch_add(e - b); });
+    EXPECT_EQ(total.load(), 3000 * 6);
+}
+
+#else  // !NNFOLD_HAS_THREADS
+
+TEST(Parallel, NoThreadsBuildAcceptsOnlyOne) {
+    EXPECT_TRUE(set_num_threads(1).is_ok());
+    Status s = set_num_threads(2);
+    EXPECT_EQ(s.code(), ErrorCode::Unsupported);
+    EXPECT_EQ(num_threads(), 1);
+    cover(100, 1);
+}
+
+#endif
+
+TEST(Parallel, GrainFromCost) {
+    EXPECT_EQ(min_chunk_cost(), 1 << 15);
+    EXPECT_EQ(parallel_grain(1), 1 << 15);
+    EXPECT_EQ(parallel_grain(1 << 20), 1);
+    EXPECT_EQ(parallel_grain(0), 1 << 15);
+    EXPECT_EQ(parallel_grain(1000), (1 << 15) / 1000);
+    set_min_chunk_cost(1);
+    EXPECT_EQ(parallel_grain(1000), 1);
+    set_min_chunk_cost(0);  // back to the default
+    EXPECT_EQ(min_chunk_cost(), 1 << 15);
+}
+
+TEST(Parallel, JobsCounted) {
+    PoolGuard guard;
+    const uint64_t before = parallel_jobs_run();
+    parallel_for(100, 1, [](int64_t, int64_t) {});  // single-threaded: not a pool job
+    EXPECT_EQ(parallel_jobs_run(), before);
+    if (!build_has_threads())
+        return;
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    parallel_for(100, 1, [](int64_t, int64_t) {});
+    EXPECT_EQ(parallel_jobs_run(), before + 1);
+    parallel_for(100, 100, [](int64_t, int64_t) {});  // one chunk: inline
+    EXPECT_EQ(parallel_jobs_run(), before + 1);
+}
+
+TEST(Parallel, PartsCoverOnceWithStablePieces) {
+    PoolGuard guard;
+    if (build_has_threads()) {
+        ASSERT_TRUE(set_num_threads(3).is_ok());
+    }
+    for (int64_t n : {1, 2, 5, 17, 1000}) {
+        for (int parts : {1, 2, 3, 7}) {
+            std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+            std::vector<std::pair<int64_t, int64_t>> pieces(static_cast<size_t>(parts), {-1, -1});
+            parallel_for_parts(n, parts, [&](int part, int64_t b, int64_t e) {
+                ASSERT_GE(part, 0);
+                ASSERT_LT(part, parts);
+                pieces[static_cast<size_t>(part)] = {b, e};
+                for (int64_t i = b; i < e; i++)
+                    hits[static_cast<size_t>(i)].fetch_add(1);
+            });
+            for (auto& h : hits)
+                EXPECT_EQ(h.load(), 1);
+            // contiguous, in part order, near-equal
+            const int64_t used = std::min<int64_t>(parts, n);
+            int64_t at = 0;
+            for (int64_t p = 0; p < used; p++) {
+                EXPECT_EQ(pieces[static_cast<size_t>(p)].first, at) << n << " " << parts << " " << p;
+                const int64_t len = pieces[static_cast<size_t>(p)].second - at;
+                EXPECT_TRUE(len == n / used || len == n / used + 1);
+                at = pieces[static_cast<size_t>(p)].second;
+            }
+            EXPECT_EQ(at, n);
+        }
+    }
+}
+
+TEST(Parallel, PartCount) {
+    PoolGuard guard;
+    EXPECT_EQ(parallel_part_count(1000, 1000000), 1);  // single-threaded: always 1
+    if (!build_has_threads())
+        return;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    EXPECT_EQ(parallel_part_count(1000, 1000000), 3);
+    EXPECT_EQ(parallel_part_count(2, 1000000), 2);    // no more parts than units
+    EXPECT_EQ(parallel_part_count(1, 1000000), 1);
+    EXPECT_EQ(parallel_part_count(100, 10), 1);       // 1000 in all: not worth a thread
+    EXPECT_EQ(parallel_part_count(1 << 20, 1), 3);
+    EXPECT_EQ(parallel_part_count(int64_t(1) << 40, int64_t(1) << 40), 3);  // no overflow
+}
