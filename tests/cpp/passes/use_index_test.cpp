@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 
 #include "model/graph.h"
@@ -148,42 +147,28 @@ TEST(UseIndex, RandomEditsAgreeWithARescan) {
     }
 }
 
-// A chain of Dropouts is removed in one pass that queries and rewires every layer; with the index
-// that is linear. The bound is loose (a release build takes a few milliseconds for 2,000 layers;
-// the scanning version took 4 s for 20,000): it catches a return to quadratic behaviour at a size
-// sanitizer builds still run quickly.
-TEST(UseIndex, OptimizerOnALongChainIsLinear) {
-    auto chain = [](int n) {
-        Graph g;
-        g.add_blob("b0");
-        LayerNode in = node("Input", "in", {}, {0});
-        in.params.set_int(0, 8);
-        in.params.set_int(1, 8);
-        in.params.set_int(2, 4);
-        g.add_layer(in);
-        for (int i = 1; i <= n; i++)
-            g.add_layer(node("Dropout", "d" + std::to_string(i), {i - 1}, {g.add_blob("b" + std::to_string(i))}));
-        return g;
-    };
-    auto seconds = [&](int n) {
-        Graph g = chain(n);
-        OptimizeReport r;
-        Warnings w;
-        auto t0 = std::chrono::steady_clock::now();
-        Status st = optimize(g, OptimizeOptions(), r, w);
-        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        EXPECT_TRUE(st.is_ok()) << st.message();
-        // the last Dropout stays: it writes the model's output and its input is the model's input
-        EXPECT_EQ(g.live_layer_count(), 2);
-        EXPECT_FALSE(g.use_index_on());  // off again for callers that edit the graph directly
-        return s;
-    };
-    // the fastest of three runs each (a shared machine), after a warm-up (layer registry, allocator)
-    auto best = [&](int n) { return std::min({seconds(n), seconds(n), seconds(n)}); };
-    seconds(500);
-    double small = best(1000), large = best(8000);
-    // linear: 8x the layers takes about 8x the time; quadratic about 64x (0.6 s in a release build)
-    EXPECT_LT(large, 24 * small + 0.1) << "1,000 layers: " << small << " s, 8,000 layers: " << large << " s";
+// A chain of Dropouts is removed in one pass that queries and rewires every layer (with the index
+// kept current by the graph's edit functions). Correctness only: the speed of this (linear with the
+// index; 20,000 layers in about 0.1 s, 100,000 in under a second) is measured by
+// tests/bench/optimizer_bench.cpp, never asserted as a timing in a test.
+TEST(UseIndex, OptimizerRemovesALongChain) {
+    const int n = 8000;
+    Graph g;
+    g.add_blob("b0");
+    LayerNode in = node("Input", "in", {}, {0});
+    in.params.set_int(0, 8);
+    in.params.set_int(1, 8);
+    in.params.set_int(2, 4);
+    g.add_layer(in);
+    for (int i = 1; i <= n; i++)
+        g.add_layer(node("Dropout", "d" + std::to_string(i), {i - 1}, {g.add_blob("b" + std::to_string(i))}));
+    OptimizeReport r;
+    Warnings w;
+    Status st = optimize(g, OptimizeOptions(), r, w);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    // the last Dropout stays: it writes the model's output and its input is the model's input
+    EXPECT_EQ(g.live_layer_count(), 2);
+    EXPECT_FALSE(g.use_index_on());  // off again for callers that edit the graph directly
 }
 
 }  // namespace
