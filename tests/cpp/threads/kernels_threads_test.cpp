@@ -88,8 +88,9 @@ std::vector<float> run_gemm(const GemmCase& c, int parts) {
 
 TEST(KernelsThreads, GemmPartsGiveTheSameBits) {
     Guard guard;
-    if (build_has_threads())
+    if (build_has_threads()) {
         ASSERT_TRUE(set_num_threads(4).is_ok());
+    }
     const GemmCase cases[] = {
         {5, 23, 7, GemmB::Strided, false, false, 1},    {13, 9, 600, GemmB::Strided, true, false, 2},
         {3, 41, 17, GemmB::Packed, false, true, 0},     {17, 3, 5, GemmB::Packed, true, false, 4},
