@@ -1,4 +1,4 @@
-// The thread pool behind the layers' work splitting (issue 15, CONVENTIONS section 3 and 7).
+// The thread pool behind the layers' work splitting (issue 15, docs/numbers.md, docs/cli.md).
 //
 // One process-wide pool: created at the first set_num_threads(n > 1), never grown afterwards (a
 // wasm page that starts more pthreads than its Emscripten pool was sized for hangs), joined by

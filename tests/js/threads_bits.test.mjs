@@ -1,5 +1,5 @@
-// The threaded flavour computes the same bits as the single-threaded SIMD flavour (CONVENTIONS
-// section 3: each output summed in one fixed order whatever thread computes it), at 1, 2 and 3
+// The threaded flavour computes the same bits as the single-threaded SIMD flavour (docs/numbers.md:
+// each output summed in one fixed order whatever thread computes it), at 1, 2 and 3
 // threads, on every fp32 and int8 zoo model (random weights, seed 1) and on ONNX corpus models
 // (tests/data/onnx), optimized as the page and the CLI run them. Outputs are compared as raw
 // bytes, detection heads included: with the same arithmetic a near-tie cannot flip.

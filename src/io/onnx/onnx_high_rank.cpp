@@ -1,4 +1,4 @@
-// Tensors above ncnn's 4 axes (CONVENTIONS section 6; the layout rule in onnx_importer.h): the
+// Tensors above ncnn's 4 axes (docs/shapes-and-files.md; the layout rule in onnx_importer.h): the
 // translators for nodes that read one. Such a tensor is held in a folded view (its dense values,
 // size-1 axes dropped, outermost axes merged until 4 remain), and each operator below views the
 // blob again as its own axes need, always with 4 axes or fewer:

@@ -10,7 +10,7 @@
 // of size 1 on a tensor of rank >= 2 (the batch) is dropped; what remains is the ncnn shape,
 // outermost first ([c, h, w], [h, w], [w]; rank 0 becomes [1]).
 //
-// Tensors above 4 axes (after the batch axis; CONVENTIONS section 6, up to 6 dimensions in all)
+// Tensors above 4 axes (after the batch axis; docs/shapes-and-files.md, up to 6 dimensions in all)
 // are held in a folded view: the same dense values, size-1 axes dropped, the outermost axes merged
 // until 4 remain (ncnn_shape_of). Only operators that know this (high_rank_aware_op) read or
 // write such a tensor, and each views the blob again as its own axes need: a Transpose moves
@@ -57,7 +57,7 @@ Status ncnn_shape_of(const Dims& s, Shape& out);
 // The ncnn shape an operand of a broadcasting op gets so that its rank equals the output's ncnn
 // rank: pad with leading 1s to the output's rank, drop the batch axis when the output drops it.
 Status operand_ncnn_shape(const Dims& operand, const Dims& out, Shape& result);
-// The most dimensions an ONNX tensor may have inside a graph (CONVENTIONS section 8).
+// The most dimensions an ONNX tensor may have inside a graph (docs/shapes-and-files.md).
 constexpr size_t kMaxOnnxRank = 6;
 // True when the layout rule leaves more than 4 axes (the folded view holds the tensor).
 bool high_rank(const Dims& s);

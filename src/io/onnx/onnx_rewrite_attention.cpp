@@ -1,6 +1,6 @@
 // fuse_qkv_attention: multi-head self-attention written with one qkv projection and a 5-D permute,
 // as timm-style ViTs and text recognizers export it, becomes ncnn's MultiHeadAttention layer
-// (CONVENTIONS section 6: a recognised attention block stays within ncnn's layout)
+// (docs/shapes-and-files.md: a recognised attention block stays within ncnn's layout)
 //
 //   Before: qkv = MatMul(x, Wqkv) + bqkv                      x [1,N,Ein], Wqkv [Ein,3E], bqkv [3E]
 //           t = Transpose(Reshape(qkv, [1,N,3,h,d]), perm 2,0,3,1,4)        [3,1,h,N,d], E = h*d

@@ -1,5 +1,5 @@
 // Every layer that splits its work over threads gives the same bits at 1, 2, 3 and 4 threads
-// (CONVENTIONS section 3), on odd sizes, with the chunk cost floor at 1 so that even these small
+// (docs/numbers.md), on odd sizes, with the chunk cost floor at 1 so that even these small
 // shapes really split (the test also checks that the pool ran jobs for each case: a case that
 // never split could not fail). Each case is a small inline .param run through the Net with the
 // optimized layers (src/layers/wasm/) and the reference layers.

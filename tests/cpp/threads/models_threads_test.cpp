@@ -1,4 +1,4 @@
-// Whole models give the same bits at any thread count (CONVENTIONS section 3, issue 15): every zoo
+// Whole models give the same bits at any thread count (docs/numbers.md, issue 15): every zoo
 // model (../shared/zoo/ncnn with seeded random weights, ../shared/zoo/ncnn-int8 with its weights)
 // and every ONNX corpus model nnfold imports (tests/data/onnx, seeded inputs in corpus.json's
 // ranges) runs without a pool, then at 2 and 3 threads and at 1 thread with the pool alive; each
@@ -35,7 +35,7 @@ std::string base_name(const std::string& path) {
 using Outputs = std::vector<std::pair<std::string, std::vector<float>>>;
 
 // The model's outputs, plus the inputs of detection heads: random weights may detect nothing, and
-// the boxes are selected from these (CONVENTIONS section 3 compares heads before the selection).
+// the boxes are selected from these (docs/numbers.md compares heads before the selection).
 std::vector<std::string> wanted_blobs(const ModelHandle& m) {
     std::vector<std::string> w;
     for (const auto& o : m.outputs())

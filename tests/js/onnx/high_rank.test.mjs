@@ -1,4 +1,4 @@
-// Tensors above ncnn's 4 axes at the ONNX level (CONVENTIONS section 6, docs/shapes-and-files.md):
+// Tensors above ncnn's 4 axes at the ONNX level (docs/shapes-and-files.md):
 // 5-D and 6-D graphs built with the tests' own writer (harness.mjs makeModel) run in
 // onnxruntime-node and in nnfold (each selected runner, plain and after `convert --optimize`).
 // Graphs that only move data must give the same bits as onnxruntime; arithmetic ones are held to
