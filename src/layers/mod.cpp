@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "layers/broadcast.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -19,8 +20,10 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(Mod, NF_PARAM(0, fmod))
+
     Status load_param(const ParamDict& pd) override {
-        fmod = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (fmod != 0 && fmod != 1)
             return invalid_model("fmod (param 0) must be 0 or 1, got " + std::to_string(fmod));
         return Status::ok();
@@ -55,6 +58,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Mod, {0, "fmod", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Mod)
 
 }  // namespace nnfold

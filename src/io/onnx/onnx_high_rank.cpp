@@ -109,21 +109,8 @@ Status crop_axis(Importer& im, int& blob, Dims& s, int ax, int64_t start, int64_
 
 Status hr_slice(Importer& im, const Node&) {
     const Value& x = im.in(0);
-    Dims starts, ends, axes, steps;
-    if (im.opset < 10) {
-        im.attr_ints("starts", starts);
-        im.attr_ints("ends", ends);
-        im.attr_ints("axes", axes);
-    } else {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
-        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
-        if (im.has_in(3))
-            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
-        if (im.has_in(4))
-            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
-    }
     std::vector<SliceRange> rg;
-    NF_RETURN_IF_ERROR(slice_ranges(x.shape, starts, ends, axes, steps, rg).with_context(im.where()));
+    NF_RETURN_IF_ERROR(slice_node_ranges(im, rg));
     for (auto& r : rg) {
         if (r.count == 0)
             return im.unsupported_here("an empty slice");

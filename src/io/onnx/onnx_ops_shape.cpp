@@ -377,21 +377,8 @@ Status crop(Importer& im, int xb, const Dims& xs, const std::vector<std::pair<in
 
 Status op_slice(Importer& im, const Node& n) {
     const Value& x = im.in(0);
-    Dims starts, ends, axes, steps;
-    if (im.opset < 10) {
-        im.attr_ints("starts", starts);
-        im.attr_ints("ends", ends);
-        im.attr_ints("axes", axes);
-    } else {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
-        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
-        if (im.has_in(3))
-            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
-        if (im.has_in(4))
-            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
-    }
     std::vector<SliceRange> rg;
-    NF_RETURN_IF_ERROR(slice_ranges(x.shape, starts, ends, axes, steps, rg).with_context(im.where()));
+    NF_RETURN_IF_ERROR(slice_node_ranges(im, rg));
     Dims od;
     std::vector<std::pair<int64_t, int64_t>> ranges;
     for (size_t a = 0; a < rg.size(); a++) {

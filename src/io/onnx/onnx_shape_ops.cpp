@@ -88,6 +88,23 @@ Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out)
     return Status::ok();
 }
 
+Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out) {
+    Dims starts, ends, axes, steps;
+    if (im.opset < 10) {
+        im.attr_ints("starts", starts);
+        im.attr_ints("ends", ends);
+        im.attr_ints("axes", axes);
+    } else {
+        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
+        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
+        if (im.has_in(3))
+            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
+        if (im.has_in(4))
+            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
+    }
+    return slice_ranges(im.in(0).shape, starts, ends, axes, steps, out).with_context(im.where());
+}
+
 Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes_in, const Dims& steps_in,
                     std::vector<SliceRange>& out) {
     size_t n = starts.size();

@@ -18,6 +18,9 @@ struct SliceRange {
 };
 Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes, const Dims& steps,
                     std::vector<SliceRange>& out);
+// The ranges of the Slice node being translated: starts/ends/axes from attributes before opset
+// 10, from constant inputs 1..4 (axes, steps optional) since; the node's shape is input 0's.
+Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out);
 // Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
 // (num_outputs in opset 18).
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
