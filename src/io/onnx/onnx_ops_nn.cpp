@@ -612,6 +612,38 @@ int reduction_code(const std::string& op) {
     return -1;
 }
 
+// Sum, mean, max, min and prod leave an axis of size 1 unchanged; the squared/abs/log forms do not.
+bool size1_identity(int code) {
+    return code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
+}
+
+// A Reduction of `code` over the outermost-first ncnn `axes` of blob `in`, whose shape (as a list)
+// is `shape`; returns the top (the reduced axes kept as 1).
+int emit_reduction(Importer& im, const std::string& name, int code, const std::vector<int>& axes, int in,
+                   std::vector<int> shape) {
+    for (int a : axes)
+        shape[a] = 1;
+    ParamDict pd;
+    pd.set_int(0, code);
+    pd.set_int(1, 0);
+    pd.set_float(2, 1.f);
+    pd.set_ints(3, axes);
+    pd.set_int(4, 1);
+    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
+    int top = im.temp_blob(Shape::from_list(shape));
+    im.emit("Reduction", name, {in}, {top}, pd);
+    return top;
+}
+
+// Output 0 as blob `xb` viewed with the ONNX shape `od` (a reduction that changes no value).
+Status define_view(Importer& im, int xb, const Dims& od, int dtype) {
+    Shape s;
+    NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
+    int rb;
+    NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
+    return im.define_runtime(0, rb, od, dtype);
+}
+
 // Reduce*'s reduced axes (`red`, per ONNX axis; every axis when none are given) and output
 // shape; `noop` when the axes are empty and noop_with_empty_axes asks for the input unchanged.
 Status reduce_axes(Importer& im, const Dims& xs, std::vector<char>& red, Dims& od, bool& noop) {
@@ -658,35 +690,19 @@ Status op_reduce(Importer& im, const Node& n) {
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
     int code = reduction_code(n.op_type);
-    bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
+    const bool identity1 = size1_identity(code);
     int shift = drops_batch(xs) ? 1 : 0;
     std::vector<int> naxes;
     for (size_t k = shift; k < xs.size(); k++)
-        if (red[k] && !(xs[k] == 1 && size1_identity))
+        if (red[k] && !(xs[k] == 1 && identity1))
             naxes.push_back((int)k - shift);
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
-    if (naxes.empty() && size1_identity) {
-        Shape s;
-        NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
-        int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
-        return im.define_runtime(0, rb, od, x.dtype);
-    }
+    if (naxes.empty() && identity1)
+        return define_view(im, xb, od, x.dtype);
     if (naxes.empty())
         return im.unsupported_here("reduction over the batch axis only");
-    std::vector<int> l = im.g.blobs[xb].shape.to_list();
-    for (int a : naxes)
-        l[a] = 1;
-    ParamDict pd;
-    pd.set_int(0, code);
-    pd.set_int(1, 0);
-    pd.set_float(2, 1.f);
-    pd.set_ints(3, naxes);
-    pd.set_int(4, 1);
-    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(Shape::from_list(l));
-    im.emit("Reduction", "", {xb}, {top}, pd);
+    int top = emit_reduction(im, "", code, naxes, xb, im.g.blobs[xb].shape.to_list());
     return im.define_runtime(0, top, od, x.dtype);
 }
 
@@ -718,15 +734,8 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
             return im.unsupported_here("tensor of shape " + dims_str(im.in(0).shape) + " is too large");
         int rb;
         NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list({(int)outer, (int)view[k], (int)inner}), rb));
-        ParamDict pd;
-        pd.set_int(0, first ? code : rest);
-        pd.set_int(1, 0);
-        pd.set_float(2, 1.f);
-        pd.set_ints(3, {1});
-        pd.set_int(4, 1);
-        pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-        blob = im.temp_blob(Shape::from_list({(int)outer, 1, (int)inner}));
-        im.emit("Reduction", "step" + std::to_string(k), {rb}, {blob}, pd);
+        blob = emit_reduction(im, "step" + std::to_string(k), first ? code : rest, {1}, rb,
+                              {(int)outer, (int)view[k], (int)inner});
         view[k] = 1;
         first = false;
     }
@@ -746,11 +755,11 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     if (noop)
         return im.define_alias(0, x);
     int code = reduction_code(n.op_type);
-    bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
+    const bool identity1 = size1_identity(code);
     std::vector<int64_t> view;
     std::vector<char> vred;
     for (size_t k = 0; k < xs.size(); k++) {
-        if (xs[k] == 1 && (!red[k] || size1_identity))
+        if (xs[k] == 1 && (!red[k] || identity1))
             continue;
         if (!view.empty() && vred.back() == red[k])
             view.back() *= xs[k];
@@ -762,14 +771,8 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     bool any = std::find(vred.begin(), vred.end(), 1) != vred.end();
-    if (!any) {
-        // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
-        Shape s;
-        NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
-        int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
-        return im.define_runtime(0, rb, od, x.dtype);
-    }
+    if (!any)  // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
+        return define_view(im, xb, od, x.dtype);
     if (view.size() > 4)
         return reduce_in_steps(im, n, xb, view, vred, od);
     std::vector<int> l, naxes;
@@ -782,17 +785,7 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     }
     int rb;
     NF_RETURN_IF_ERROR(im.reshape_blob(xb, Shape::from_list(l), rb));
-    for (int a : naxes)
-        l[a] = 1;
-    ParamDict pd;
-    pd.set_int(0, code);
-    pd.set_int(1, 0);
-    pd.set_float(2, 1.f);
-    pd.set_ints(3, naxes);
-    pd.set_int(4, 1);
-    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(Shape::from_list(l));
-    im.emit("Reduction", "", {rb}, {top}, pd);
+    int top = emit_reduction(im, "", code, naxes, rb, l);
     return im.define_runtime(0, top, od, x.dtype);
 }
 
