@@ -54,13 +54,8 @@ Status input_axis_view(Importer& im, size_t k, int ax, int& blob) {
 Status hr_split(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
     Dims sizes;
-    const Tensor* split_in = nullptr;
-    if (im.has_in(1))
-        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
-    NF_RETURN_IF_ERROR(split_sizes(n, im.opset, x.shape[ax], split_in, sizes).with_context(im.where()));
+    NF_RETURN_IF_ERROR(split_node_sizes(im, n, ax, sizes));
     if (sizes.size() == 1)
         return im.define_alias(0, x);
     int xb;

@@ -644,66 +644,75 @@ Status define_view(Importer& im, int xb, const Dims& od, int dtype) {
     return im.define_runtime(0, rb, od, dtype);
 }
 
-// Reduce*'s reduced axes (`red`, per ONNX axis; every axis when none are given) and output
-// shape; `noop` when the axes are empty and noop_with_empty_axes asks for the input unchanged.
-Status reduce_axes(Importer& im, const Dims& xs, std::vector<char>& red, Dims& od, bool& noop) {
+// What Reduce* translations start from: the reduced axes (`red`, per ONNX axis; every axis when
+// none are given), the output shape and ncnn's operation code.
+struct ReducePlan {
+    std::vector<char> red;
+    Dims od;
+    int code = -1;
+    bool identity1 = false;  // size1_identity(code)
+};
+
+// The plan of the Reduce* node being translated; `done` (output 0 defined as input 0) when the
+// axes are empty and noop_with_empty_axes asks for the input unchanged.
+Status reduce_plan(Importer& im, const Node& n, ReducePlan& p, bool& done) {
+    const Dims& xs = im.in(0).shape;
     Dims axes;
     bool have_axes = false;
     NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, have_axes));
-    noop = false;
+    done = false;
     if (!have_axes || axes.empty()) {
         if (im.attr_i("noop_with_empty_axes", 0)) {
-            noop = true;
-            return Status::ok();
+            done = true;
+            return im.define_alias(0, im.in(0));
         }
         axes.clear();
         for (size_t k = 0; k < xs.size(); k++)
             axes.push_back((int64_t)k);
     }
-    red.assign(xs.size(), 0);
+    p.red.assign(xs.size(), 0);
     for (int64_t a : axes) {
         int ax;
         if (!norm_axis(a, xs.size(), ax))
             return im.invalid_here("axis " + std::to_string(a) + " out of range");
-        red[ax] = 1;
+        p.red[ax] = 1;
     }
     bool keepdims = im.attr_i("keepdims", 1) != 0;
-    od.clear();
+    p.od.clear();
     for (size_t k = 0; k < xs.size(); k++) {
-        if (!red[k])
-            od.push_back(xs[k]);
+        if (!p.red[k])
+            p.od.push_back(xs[k]);
         else if (keepdims)
-            od.push_back(1);
+            p.od.push_back(1);
     }
+    p.code = reduction_code(n.op_type);
+    p.identity1 = size1_identity(p.code);
     return Status::ok();
 }
 
 Status op_reduce(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    std::vector<char> red;
-    Dims od;
-    bool noop = false;
-    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
-    if (noop)
-        return im.define_alias(0, x);
+    ReducePlan p;
+    bool done;
+    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
+    if (done)
+        return Status::ok();
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
-    int code = reduction_code(n.op_type);
-    const bool identity1 = size1_identity(code);
     int shift = drops_batch(xs) ? 1 : 0;
     std::vector<int> naxes;
     for (size_t k = shift; k < xs.size(); k++)
-        if (red[k] && !(xs[k] == 1 && identity1))
+        if (p.red[k] && !(xs[k] == 1 && p.identity1))
             naxes.push_back((int)k - shift);
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
-    if (naxes.empty() && identity1)
-        return define_view(im, xb, od, x.dtype);
+    if (naxes.empty() && p.identity1)
+        return define_view(im, xb, p.od, x.dtype);
     if (naxes.empty())
         return im.unsupported_here("reduction over the batch axis only");
-    int top = emit_reduction(im, "", code, naxes, xb, im.g.blobs[xb].shape.to_list());
-    return im.define_runtime(0, top, od, x.dtype);
+    int top = emit_reduction(im, "", p.code, naxes, xb, im.g.blobs[xb].shape.to_list());
+    return im.define_runtime(0, top, p.od, x.dtype);
 }
 
 }  // namespace
@@ -748,33 +757,30 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
 Status op_reduce_high_rank(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    std::vector<char> red;
-    Dims od;
-    bool noop = false;
-    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
-    if (noop)
-        return im.define_alias(0, x);
-    int code = reduction_code(n.op_type);
-    const bool identity1 = size1_identity(code);
+    ReducePlan p;
+    bool done;
+    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
+    if (done)
+        return Status::ok();
     std::vector<int64_t> view;
     std::vector<char> vred;
     for (size_t k = 0; k < xs.size(); k++) {
-        if (xs[k] == 1 && (!red[k] || identity1))
+        if (xs[k] == 1 && (!p.red[k] || p.identity1))
             continue;
-        if (!view.empty() && vred.back() == red[k])
+        if (!view.empty() && vred.back() == p.red[k])
             view.back() *= xs[k];
         else {
             view.push_back(xs[k]);
-            vred.push_back(red[k]);
+            vred.push_back(p.red[k]);
         }
     }
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     bool any = std::find(vred.begin(), vred.end(), 1) != vred.end();
     if (!any)  // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
-        return define_view(im, xb, od, x.dtype);
+        return define_view(im, xb, p.od, x.dtype);
     if (view.size() > 4)
-        return reduce_in_steps(im, n, xb, view, vred, od);
+        return reduce_in_steps(im, n, xb, view, vred, p.od);
     std::vector<int> l, naxes;
     for (size_t k = 0; k < view.size(); k++) {
         if (view[k] > 0x7fffffff)
@@ -785,8 +791,8 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     }
     int rb;
     NF_RETURN_IF_ERROR(im.reshape_blob(xb, Shape::from_list(l), rb));
-    int top = emit_reduction(im, "", code, naxes, rb, l);
-    return im.define_runtime(0, top, od, x.dtype);
+    int top = emit_reduction(im, "", p.code, naxes, rb, l);
+    return im.define_runtime(0, top, p.od, x.dtype);
 }
 
 void register_nn_ops(std::map<std::string, OpFn>& t) {

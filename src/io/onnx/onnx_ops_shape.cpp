@@ -307,13 +307,8 @@ Status op_concat(Importer& im, const Node& n) {
 Status op_split(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
     Dims sizes;
-    const Tensor* split_in = nullptr;
-    if (im.has_in(1))
-        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
-    NF_RETURN_IF_ERROR(split_sizes(n, im.opset, x.shape[ax], split_in, sizes).with_context(im.where()));
+    NF_RETURN_IF_ERROR(split_node_sizes(im, n, ax, sizes));
     int shift = drops_batch(x.shape) ? 1 : 0;
     if (ax < shift) {
         if (sizes.size() == 1)

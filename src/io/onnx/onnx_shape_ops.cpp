@@ -88,6 +88,16 @@ Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out)
     return Status::ok();
 }
 
+Status split_node_sizes(Importer& im, const Node& n, int& ax, Dims& sizes) {
+    const Dims& xs = im.in(0).shape;
+    if (!norm_axis(im.attr_i("axis", 0), xs.size(), ax))
+        return im.invalid_here("axis out of range");
+    const Tensor* split_in = nullptr;
+    if (im.has_in(1))
+        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
+    return split_sizes(n, im.opset, xs[ax], split_in, sizes).with_context(im.where());
+}
+
 Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out) {
     Dims starts, ends, axes, steps;
     if (im.opset < 10) {

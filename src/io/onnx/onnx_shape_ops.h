@@ -24,6 +24,8 @@ Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out);
 // Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
 // (num_outputs in opset 18).
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
+// The Split node being translated: its axis (normalized against input 0) and part sizes.
+Status split_node_sizes(Importer& im, const Node& n, int& ax, Dims& sizes);
 // Shape (with its start/end attributes) or Size of a value of shape `dims`, as an int64 tensor.
 Tensor shape_query(const Node& n, const Dims& dims);
 Status transpose_tensor(const Tensor& in, const Dims& perm, Tensor& out);
