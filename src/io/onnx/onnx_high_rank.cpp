@@ -133,15 +133,7 @@ Status hr_gather(Importer& im, const Node&) {
         return im.invalid_here("axis out of range");
     int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    for (size_t k = 0; k < idx->numel(); k++) {
-        int64_t q = saturate_int64(idx->at(k));
-        if (q < 0)
-            q += dim;
-        if (q < 0 || q >= dim)
-            return im.invalid_here("index " + std::to_string(saturate_int64(idx->at(k))) +
-                                   " out of range for dimension " + std::to_string(dim));
-        ids.push_back(q);
-    }
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, dim, ids));
     bool contiguous = !ids.empty();
     for (size_t k = 1; k < ids.size(); k++)
         contiguous = contiguous && ids[k] == ids[k - 1] + 1;
@@ -159,11 +151,7 @@ Status hr_gather(Importer& im, const Node&) {
 
 Status hr_concat(Importer& im, const Node& n) {
     std::vector<size_t> ks;
-    for (size_t k = 0; k < n.inputs.size(); k++)
-        if (im.has_in(k))
-            ks.push_back(k);
-    if (ks.empty())
-        return im.invalid_here("no inputs");
+    NF_RETURN_IF_ERROR(present_inputs(im, n, ks));
     const Dims& s0 = im.in(ks[0]).shape;
     int ax;
     if (!norm_axis(im.attr_i("axis", 0), s0.size(), ax))

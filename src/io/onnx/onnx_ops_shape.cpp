@@ -240,11 +240,7 @@ bool uniform_const(const Value& v, float& value) {
 
 Status op_concat(Importer& im, const Node& n) {
     std::vector<size_t> ks;
-    for (size_t k = 0; k < n.inputs.size(); k++)
-        if (im.has_in(k))
-            ks.push_back(k);
-    if (ks.empty())
-        return im.invalid_here("no inputs");
+    NF_RETURN_IF_ERROR(present_inputs(im, n, ks));
     const Dims& s0 = im.in(ks[0]).shape;
     size_t r = s0.size();
     int ax;
@@ -400,15 +396,7 @@ Status op_gather(Importer& im, const Node&) {
         return im.invalid_here("axis out of range");
     int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    for (size_t k = 0; k < idx->numel(); k++) {
-        int64_t q = saturate_int64(idx->at(k));
-        if (q < 0)
-            q += dim;
-        if (q < 0 || q >= dim)
-            return im.invalid_here("index " + std::to_string(saturate_int64(idx->at(k))) + " out of range for dimension " +
-                                   std::to_string(dim));
-        ids.push_back(q);
-    }
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, dim, ids));
     Dims od(x.shape.begin(), x.shape.begin() + ax);
     od.insert(od.end(), idx->dims.begin(), idx->dims.end());
     od.insert(od.end(), x.shape.begin() + ax + 1, x.shape.end());

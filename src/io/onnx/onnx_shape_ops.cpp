@@ -88,6 +88,30 @@ Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out)
     return Status::ok();
 }
 
+Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks) {
+    ks.clear();
+    for (size_t k = 0; k < n.inputs.size(); k++)
+        if (im.has_in(k))
+            ks.push_back(k);
+    if (ks.empty())
+        return im.invalid_here("no inputs");
+    return Status::ok();
+}
+
+Status gather_positions(Importer& im, const Tensor& idx, int64_t dim, std::vector<int64_t>& ids) {
+    ids.clear();
+    for (size_t k = 0; k < idx.numel(); k++) {
+        int64_t q = saturate_int64(idx.at(k));
+        if (q < 0)
+            q += dim;
+        if (q < 0 || q >= dim)
+            return im.invalid_here("index " + std::to_string(saturate_int64(idx.at(k))) + " out of range for dimension " +
+                                   std::to_string(dim));
+        ids.push_back(q);
+    }
+    return Status::ok();
+}
+
 Status split_node_sizes(Importer& im, const Node& n, int& ax, Dims& sizes) {
     const Dims& xs = im.in(0).shape;
     if (!norm_axis(im.attr_i("axis", 0), xs.size(), ax))

@@ -21,6 +21,12 @@ Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const 
 // The ranges of the Slice node being translated: starts/ends/axes from attributes before opset
 // 10, from constant inputs 1..4 (axes, steps optional) since; the node's shape is input 0's.
 Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out);
+// The indices of node n's inputs that are present (an empty name is an omitted optional input);
+// invalid_model when there are none (Concat, Sum, Min, Max need at least one).
+Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks);
+// Gather's constant indices into an axis of extent `dim`, negatives counted from the end;
+// an index outside [-dim, dim - 1] is invalid_model.
+Status gather_positions(Importer& im, const Tensor& idx, int64_t dim, std::vector<int64_t>& ids);
 // Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
 // (num_outputs in opset 18).
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
