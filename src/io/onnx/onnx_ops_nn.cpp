@@ -690,14 +690,10 @@ Status reduce_plan(Importer& im, const Node& n, ReducePlan& p, bool& done) {
     return Status::ok();
 }
 
-Status op_reduce(Importer& im, const Node& n) {
+// Reduce* on at most 4 axes (the batch axis dropped as everywhere).
+Status reduce_4d(Importer& im, const ReducePlan& p) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    ReducePlan p;
-    bool done;
-    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
-    if (done)
-        return Status::ok();
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
     int shift = drops_batch(xs) ? 1 : 0;
@@ -714,8 +710,6 @@ Status op_reduce(Importer& im, const Node& n) {
     int top = emit_reduction(im, "", p.code, naxes, xb, im.g.blobs[xb].shape.to_list());
     return im.define_runtime(0, top, p.od, x.dtype);
 }
-
-}  // namespace
 
 // Reduced and kept axes that alternate more than 4 times (a 5-D or 6-D view): one Reduction per
 // reduced block, each on the 3-D view [outer, block, inner]. Sum, Mean (blocks of equal size at
@@ -754,14 +748,9 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
 // Reduce* on a tensor above 4 axes (onnx_high_rank.cpp): axes of size 1 that change nothing go,
 // adjacent axes that are both reduced or both kept merge (a reduction over a block of axes is
 // one over their product), and the Reduction runs on that view when it has at most 4 axes.
-Status op_reduce_high_rank(Importer& im, const Node& n) {
+Status reduce_high_rank(Importer& im, const Node& n, const ReducePlan& p) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    ReducePlan p;
-    bool done;
-    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
-    if (done)
-        return Status::ok();
     std::vector<int64_t> view;
     std::vector<char> vred;
     for (size_t k = 0; k < xs.size(); k++) {
@@ -793,6 +782,26 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     NF_RETURN_IF_ERROR(im.reshape_blob(xb, Shape::from_list(l), rb));
     int top = emit_reduction(im, "", p.code, naxes, rb, l);
     return im.define_runtime(0, top, p.od, x.dtype);
+}
+
+// The entry of both paths: the plan first (and nothing more when the axes ask for the input).
+Status translate_reduce(Importer& im, const Node& n, bool high_rank) {
+    ReducePlan p;
+    bool done;
+    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
+    if (done)
+        return Status::ok();
+    return high_rank ? reduce_high_rank(im, n, p) : reduce_4d(im, p);
+}
+
+Status op_reduce(Importer& im, const Node& n) {
+    return translate_reduce(im, n, false);
+}
+
+}  // namespace
+
+Status op_reduce_high_rank(Importer& im, const Node& n) {
+    return translate_reduce(im, n, true);
 }
 
 void register_nn_ops(std::map<std::string, OpFn>& t) {
