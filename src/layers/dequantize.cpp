@@ -22,10 +22,8 @@ public:
     }
 
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        Shape s;
         ChannelSlices cs;
-        NF_RETURN_IF_ERROR(forward_slices(bottom, s, cs));
-        NF_RETURN_IF_ERROR(top.create(s, opt.blob_allocator));
+        NF_RETURN_IF_ERROR(forward_start(bottom, top, false, opt, cs));
         for (size_t q = 0; q < cs.count; q++) {
             const float scale = quant_at(scale_data, q), bias = quant_at(bias_data, q);
             const float* x = bottom.data + q * cs.size;

@@ -22,10 +22,8 @@ public:
     }
 
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        Shape s;
         ChannelSlices cs;
-        NF_RETURN_IF_ERROR(forward_slices(bottom, s, cs));
-        NF_RETURN_IF_ERROR(top.create_int8(s, opt.blob_allocator));
+        NF_RETURN_IF_ERROR(forward_start(bottom, top, true, opt, cs));
         for (size_t q = 0; q < cs.count; q++)
             kernels::i8_quantize(bottom.data + q * cs.size, cs.size, quant_at(scale_data, q),
                                  top.int8_data() + q * cs.size);

@@ -116,15 +116,18 @@ protected:
         out = in;
         return Status::ok();
     }
-    // What every forward checks first: the output shape, an unpacked input, the weights loaded;
-    // then the slices each array value applies to.
-    Status forward_slices(const Mat& bottom, Shape& s, ChannelSlices& cs) const {
+    // What every forward does first: check the output shape, an unpacked input and the weights
+    // loaded; create the top (int8 codes when `int8_top`, else fp32); give the slices each array
+    // value applies to.
+    Status forward_start(const Mat& bottom, Mat& top, bool int8_top, const Option& opt, ChannelSlices& cs) const {
+        Shape s;
         NF_RETURN_IF_ERROR(out_shape(bottom.shape(), s));
         if (bottom.elempack != 1)
             return internal_error(type + " needs an unpacked input");
         for (const QuantArray<L>& a : L::quant_arrays())
             if ((self().*a.data).size() != (size_t)(self().*a.size))
                 return internal_error(type + ": weights not loaded");
+        NF_RETURN_IF_ERROR(int8_top ? top.create_int8(s, opt.blob_allocator) : top.create(s, opt.blob_allocator));
         cs = s.dims == 1 ? ChannelSlices{1, (size_t)s.w} : channel_slices(s);
         return Status::ok();
     }

@@ -41,10 +41,8 @@ public:
         return Status::ok();
     }
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        Shape s;
         ChannelSlices cs;
-        NF_RETURN_IF_ERROR(forward_slices(bottom, s, cs));
-        NF_RETURN_IF_ERROR(top.create_int8(s, opt.blob_allocator));
+        NF_RETURN_IF_ERROR(forward_start(bottom, top, true, opt, cs));
         for (size_t q = 0; q < cs.count; q++) {
             const float scale_in = quant_at(scale_in_data, q), scale_out = quant_at(scale_out_data, q);
             const float bias = quant_at(bias_data, q);
