@@ -45,16 +45,9 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        Shape out;
-        NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
-        float* o = tops[0].data;
-        const float* a = bottoms[0].data;
-        const float* b = bottoms[1].data;
-        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
-            o[i] = remainder(a[off[0]], b[off[1]], fmod == 1);
-        });
-        return Status::ok();
+        const bool c_fmod = fmod == 1;
+        return broadcast_binary_forward(*this, bottoms, tops, opt,
+                                        [c_fmod](float a, float b) { return remainder(a, b, c_fmod); });
     }
 };
 
