@@ -129,11 +129,8 @@ Status hr_gather(Importer& im, const Node&) {
         return im.unsupported_here("Gather with indices computed at run time on a tensor of rank " +
                                    std::to_string(x.shape.size()) + " (shape " + dims_str(x.shape) + ")");
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
-    int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    NF_RETURN_IF_ERROR(gather_positions(im, *idx, dim, ids));
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, ax, ids));
     bool contiguous = !ids.empty();
     for (size_t k = 1; k < ids.size(); k++)
         contiguous = contiguous && ids[k] == ids[k - 1] + 1;
@@ -313,13 +310,8 @@ Status repeat_onto_zeros(Importer& im, int blob, const Dims& xview, const Dims& 
         lo.push_back((int)co[k]);
         lx.push_back((int)cx[k]);
     }
-    Tensor zeros;
-    zeros.name = "#zeros" + dims_str(co);
-    zeros.dtype = kFloat;
-    zeros.dims = co;
-    zeros.f.assign(b, 0.f);
     int zb, xb;
-    NF_RETURN_IF_ERROR(im.const_blob(zeros, Shape::from_list(lo), zb));
+    NF_RETURN_IF_ERROR(zeros_blob(im, co, Shape::from_list(lo), zb));
     NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list(lx), xb));
     ParamDict pd;
     pd.set_int(0, 0);  // add: ncnn broadcasts B (the input) into A (zeros of the result's shape)

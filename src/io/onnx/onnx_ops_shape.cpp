@@ -392,11 +392,8 @@ Status op_gather(Importer& im, const Node&) {
     const Tensor* idx;
     NF_RETURN_IF_ERROR(im.need_const(1, "indices", idx));
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
-    int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    NF_RETURN_IF_ERROR(gather_positions(im, *idx, dim, ids));
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, ax, ids));
     Dims od(x.shape.begin(), x.shape.begin() + ax);
     od.insert(od.end(), idx->dims.begin(), idx->dims.end());
     od.insert(od.end(), x.shape.begin() + ax + 1, x.shape.end());

@@ -98,7 +98,23 @@ Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks) {
     return Status::ok();
 }
 
-Status gather_positions(Importer& im, const Tensor& idx, int64_t dim, std::vector<int64_t>& ids) {
+Status zeros_blob(Importer& im, const Dims& dims, const Shape& s, int& blob) {
+    Tensor zeros;
+    zeros.name = "#zeros" + dims_str(dims);
+    zeros.dtype = kFloat;
+    zeros.dims = dims;
+    size_t count = 1;
+    for (int64_t d : dims)
+        count *= (size_t)d;
+    zeros.f.assign(count, 0.f);
+    return im.const_blob(zeros, s, blob);
+}
+
+Status gather_positions(Importer& im, const Tensor& idx, int& ax, std::vector<int64_t>& ids) {
+    const Dims& xs = im.in(0).shape;
+    if (!norm_axis(im.attr_i("axis", 0), xs.size(), ax))
+        return im.invalid_here("axis out of range");
+    const int64_t dim = xs[ax];
     ids.clear();
     for (size_t k = 0; k < idx.numel(); k++) {
         int64_t q = saturate_int64(idx.at(k));

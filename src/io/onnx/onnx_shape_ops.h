@@ -24,9 +24,13 @@ Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out);
 // The indices of node n's inputs that are present (an empty name is an omitted optional input);
 // invalid_model when there are none (Concat, Sum, Min, Max need at least one).
 Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks);
-// Gather's constant indices into an axis of extent `dim`, negatives counted from the end;
-// an index outside [-dim, dim - 1] is invalid_model.
-Status gather_positions(Importer& im, const Tensor& idx, int64_t dim, std::vector<int64_t>& ids);
+// The Gather node being translated, with constant indices `idx`: its axis (normalized against
+// input 0) and the indices into it, negatives counted from the end; an axis or index out of
+// range is invalid_model.
+Status gather_positions(Importer& im, const Tensor& idx, int& ax, std::vector<int64_t>& ids);
+// A constant blob of zeros of ONNX shape `dims`, viewed as `s` (what Expand adds its input to:
+// ncnn's BinaryOp broadcasts B into A).
+Status zeros_blob(Importer& im, const Dims& dims, const Shape& s, int& blob);
 // Split's part sizes: the 'split' input (opset 13+) or attribute, else equal parts
 // (num_outputs in opset 18).
 Status split_sizes(const Node& n, int64_t opset, int64_t dim, const Tensor* split_input, Dims& sizes);
