@@ -27,19 +27,6 @@ namespace onnx {
 
 namespace {
 
-// [prod(s[:ax]), s[ax], prod(s[ax+1:])] as a 3-D ncnn shape.
-Status axis_view(Importer& im, const Dims& s, int ax, Shape& view) {
-    uint64_t outer = 1, inner = 1;
-    for (int k = 0; k < ax; k++)
-        outer *= (uint64_t)s[k];
-    for (size_t k = ax + 1; k < s.size(); k++)
-        inner *= (uint64_t)s[k];
-    if (outer > 0x7fffffff || inner > 0x7fffffff || s[ax] > 0x7fffffff)
-        return im.unsupported_here("tensor of shape " + dims_str(s) + " is too large to view along axis " +
-                                   std::to_string(ax));
-    view = Shape::from_list({(int)outer, (int)s[ax], (int)inner});
-    return Status::ok();
-}
 
 // Input k (runtime or constant) as the 3-D view of its shape along `ax`.
 Status input_axis_view(Importer& im, size_t k, int ax, int& blob) {

@@ -728,17 +728,12 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
     for (size_t k = 0; k < view.size(); k++) {
         if (!vred[k])
             continue;
-        uint64_t outer = 1, inner = 1;
-        for (size_t j = 0; j < k; j++)
-            outer *= (uint64_t)view[j];
-        for (size_t j = k + 1; j < view.size(); j++)
-            inner *= (uint64_t)view[j];
-        if (outer > 0x7fffffff || inner > 0x7fffffff || view[k] > 0x7fffffff)
+        Shape v3;  // [outer, block, inner]
+        if (!axis_view(im, view, (int)k, v3))
             return im.unsupported_here("tensor of shape " + dims_str(im.in(0).shape) + " is too large");
         int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list({(int)outer, (int)view[k], (int)inner}), rb));
-        blob = emit_reduction(im, "step" + std::to_string(k), first ? code : rest, {1}, rb,
-                              {(int)outer, (int)view[k], (int)inner});
+        NF_RETURN_IF_ERROR(im.reshape_blob(blob, v3, rb));
+        blob = emit_reduction(im, "step" + std::to_string(k), first ? code : rest, {1}, rb, v3.to_list());
         view[k] = 1;
         first = false;
     }

@@ -88,6 +88,19 @@ Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out)
     return Status::ok();
 }
 
+Status axis_view(Importer& im, const Dims& s, int ax, Shape& view) {
+    uint64_t outer = 1, inner = 1;
+    for (int k = 0; k < ax; k++)
+        outer *= (uint64_t)s[k];
+    for (size_t k = ax + 1; k < s.size(); k++)
+        inner *= (uint64_t)s[k];
+    if (outer > 0x7fffffff || inner > 0x7fffffff || s[ax] > 0x7fffffff)
+        return im.unsupported_here("tensor of shape " + dims_str(s) + " is too large to view along axis " +
+                                   std::to_string(ax));
+    view = Shape::from_list({(int)outer, (int)s[ax], (int)inner});
+    return Status::ok();
+}
+
 Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks) {
     ks.clear();
     for (size_t k = 0; k < n.inputs.size(); k++)

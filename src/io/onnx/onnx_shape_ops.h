@@ -21,6 +21,9 @@ Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const 
 // The ranges of the Slice node being translated: starts/ends/axes from attributes before opset
 // 10, from constant inputs 1..4 (axes, steps optional) since; the node's shape is input 0's.
 Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out);
+// [prod(s[:ax]), s[ax], prod(s[ax+1:])] as a 3-D ncnn shape; unsupported when an extent does not
+// fit an int.
+Status axis_view(Importer& im, const Dims& s, int ax, Shape& view);
 // The indices of node n's inputs that are present (an empty name is an omitted optional input);
 // invalid_model when there are none (Concat, Sum, Min, Max need at least one).
 Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks);
