@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -18,9 +18,10 @@ public:
 
     ArgMax() { one_blob_only = true; }
 
+    NF_PARAM_TABLE(ArgMax, NF_PARAM(0, out_max_val), NF_PARAM(1, topk))
+
     Status load_param(const ParamDict& pd) override {
-        out_max_val = pd.get_int(0, 0);
-        topk = pd.get_int(1, 1);
+        param_table().read(pd, *this);
         if (out_max_val != 0 && out_max_val != 1)
             return invalid_model("out_max_val (param 0) must be 0 or 1");
         if (topk < 1)
@@ -62,8 +63,6 @@ public:
     using Layer::forward;
 };
 
-NF_DEFINE_LAYER(ArgMax,
-                {0, "out_max_val", ParamType::Int, pint(0)},
-                {1, "topk", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(ArgMax)
 
 }  // namespace nnfold

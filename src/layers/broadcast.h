@@ -59,4 +59,19 @@ inline Status broadcast_forward_setup(const Layer& layer, const std::vector<Mat>
     return tops[0].create(out, opt.blob_allocator);
 }
 
+// The forward of a layer that maps two broadcast inputs elementwise (Compare, nnfold.Mod):
+// top[i] = fn(x, y) for the elements x of bottom 0 and y of bottom 1 that broadcast to i.
+template <class Fn>
+Status broadcast_binary_forward(const Layer& layer, const std::vector<Mat>& bottoms, std::vector<Mat>& tops,
+                                const Option& opt, Fn fn) {
+    std::vector<Shape> in;
+    Shape out;
+    NF_RETURN_IF_ERROR(broadcast_forward_setup(layer, bottoms, tops, opt, in, out));
+    float* o = tops[0].data;
+    const float* a = bottoms[0].data;
+    const float* b = bottoms[1].data;
+    for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) { o[i] = fn(a[off[0]], b[off[1]]); });
+    return Status::ok();
+}
+
 }  // namespace nnfold

@@ -53,21 +53,18 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
+        const int op = op_type;
+        if (!with_scalar)
+            return broadcast_binary_forward(*this, bottoms, tops, opt,
+                                            [op](float x, float y) { return compare(op, x, y) ? 1.f : 0.f; });
         std::vector<Shape> in;
         Shape out;
         NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
         float* o = tops[0].data;
         const float* a = bottoms[0].data;
-        if (with_scalar) {
-            size_t n = out.total();
-            for (size_t i = 0; i < n; i++)
-                o[i] = compare(op_type, a[i], b) ? 1.f : 0.f;
-            return Status::ok();
-        }
-        const float* bb = bottoms[1].data;
-        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
-            o[i] = compare(op_type, a[off[0]], bb[off[1]]) ? 1.f : 0.f;
-        });
+        const size_t n = out.total();
+        for (size_t i = 0; i < n; i++)
+            o[i] = compare(op_type, a[i], b) ? 1.f : 0.f;
         return Status::ok();
     }
 };

@@ -14,12 +14,13 @@
 #include <string>
 #include <utility>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
 class Einsum : public Layer {
 public:
+    std::vector<int> equation;  // character codes, as read
     std::vector<std::string> lhs;
     std::string rhs;
     bool trace = false;
@@ -27,10 +28,12 @@ public:
     int expected_tops() const override { return 1; }
     int expected_bottoms() const override { return trace ? 1 : (int)lhs.size(); }
 
+    NF_PARAM_TABLE(Einsum, NF_PARAM(0, equation))
+
     Status load_param(const ParamDict& pd) override {
-        std::vector<int> codes = pd.get_ints(0);
+        param_table().read(pd, *this);
         std::string eq;
-        for (int c : codes) {
+        for (int c : equation) {
             if (c < 0x21 || c > 0x7e)
                 return invalid_model("Einsum: the equation (param 0) holds character code " + std::to_string(c));
             eq += (char)c;
@@ -201,6 +204,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(Einsum, {0, "equation", ParamType::IntArray, 0})
+NF_DEFINE_LAYER(Einsum)
 
 }  // namespace nnfold

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -22,10 +22,10 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(GatherND, NF_PARAM(0, batch), NF_PARAM(1, slice), NF_PARAM(2, dims))
+
     Status load_param(const ParamDict& pd) override {
-        batch = pd.get_int(0, 1);
-        slice = pd.get_int(1, 1);
-        dims = pd.get_ints(2);
+        param_table().read(pd, *this);
         if (batch < 1 || slice < 1)
             return invalid_model("batch and slice (params 0, 1) must be at least 1");
         if (dims.empty() || dims.size() > 8)
@@ -92,9 +92,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(GatherND,
-                {0, "batch", ParamType::Int, pint(1)},
-                {1, "slice", ParamType::Int, pint(1)},
-                {2, "dims", ParamType::IntArray, 0})
+NF_DEFINE_LAYER(GatherND)
 
 }  // namespace nnfold

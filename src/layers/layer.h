@@ -152,13 +152,12 @@ const std::vector<ParamSpec>& declared_param_specs() {
 }  // namespace nnfold
 
 // Used once per layer .cpp: defines the factory and the parameter table accessor the registry
-// uses. The table is the type's param_table() (NF_PARAM_TABLE, layers/param_table.h) when it has
-// one; a table of ParamSpecs given here instead declares params the layer reads by hand.
-#define NF_DEFINE_LAYER(Type, ...)                                                  \
-    ::nnfold::Layer* nf_create_##Type() { return new ::nnfold::Type(); }            \
-    const std::vector<::nnfold::ParamSpec>& nf_params_##Type() {                    \
-        static const std::vector<::nnfold::ParamSpec> specs = {__VA_ARGS__};        \
-        return specs.empty() ? ::nnfold::declared_param_specs<::nnfold::Type>() : specs; \
+// uses: the type's param_table() (NF_PARAM_TABLE, layers/param_table.h), the one place a type
+// declares its params; none for a type without params.
+#define NF_DEFINE_LAYER(Type)                                                    \
+    ::nnfold::Layer* nf_create_##Type() { return new ::nnfold::Type(); }         \
+    const std::vector<::nnfold::ParamSpec>& nf_params_##Type() {                 \
+        return ::nnfold::declared_param_specs<::nnfold::Type>();                 \
     }
 // Used once per optimized layer .cpp (src/layers/wasm/, listed in optimized_layer_list.h).
 #define NF_DEFINE_OPTIMIZED_LAYER(Type, Impl) \

@@ -1,7 +1,7 @@
 // Every layer type nnfold knows, one line each. NF_LAYER(Class): an ncnn layer type, the class
 // named exactly as the type. NF_EXT_LAYER(Class, "type"): an nnfold extension type
 // (docs/extension-layers.md) whose .param type name ("nnfold.Where") cannot clash with ncnn's. Each needs
-// NF_DEFINE_LAYER(Class, ...) in its own .cpp.
+// NF_DEFINE_LAYER(Class) in its own .cpp.
 // No include guard: included several times with different macro definitions.
 NF_LAYER(Input)
 NF_LAYER(Split)

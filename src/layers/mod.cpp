@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "layers/broadcast.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -19,8 +20,10 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(Mod, NF_PARAM(0, fmod))
+
     Status load_param(const ParamDict& pd) override {
-        fmod = pd.get_int(0, 0);
+        param_table().read(pd, *this);
         if (fmod != 0 && fmod != 1)
             return invalid_model("fmod (param 0) must be 0 or 1, got " + std::to_string(fmod));
         return Status::ok();
@@ -42,19 +45,12 @@ public:
     }
 
     Status forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override {
-        std::vector<Shape> in;
-        Shape out;
-        NF_RETURN_IF_ERROR(broadcast_forward_setup(*this, bottoms, tops, opt, in, out));
-        float* o = tops[0].data;
-        const float* a = bottoms[0].data;
-        const float* b = bottoms[1].data;
-        for_each_broadcast(out, in, [&](size_t i, const std::vector<int64_t>& off) {
-            o[i] = remainder(a[off[0]], b[off[1]], fmod == 1);
-        });
-        return Status::ok();
+        const bool c_fmod = fmod == 1;
+        return broadcast_binary_forward(*this, bottoms, tops, opt,
+                                        [c_fmod](float a, float b) { return remainder(a, b, c_fmod); });
     }
 };
 
-NF_DEFINE_LAYER(Mod, {0, "fmod", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(Mod)
 
 }  // namespace nnfold

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -26,13 +26,16 @@ public:
     int expected_bottoms() const override { return 2; }
     int expected_tops() const override { return 1; }
 
+    NF_PARAM_TABLE(NonMaxSuppression,
+                   NF_PARAM(0, max_output),
+                   NF_PARAM(1, iou_threshold),
+                   NF_PARAM(2, score_threshold),
+                   NF_PARAM(3, has_score_threshold),
+                   NF_PARAM(4, center_point_box),
+                   NF_PARAM(5, batch))
+
     Status load_param(const ParamDict& pd) override {
-        max_output = pd.get_int(0, 0);
-        iou_threshold = pd.get_float(1, 0.f);
-        score_threshold = pd.get_float(2, 0.f);
-        has_score_threshold = pd.get_int(3, 0);
-        center_point_box = pd.get_int(4, 0);
-        batch = pd.get_int(5, 1);
+        param_table().read(pd, *this);
         if (max_output < 0)
             return invalid_model("max_output (param 0) must not be negative, got " + std::to_string(max_output));
         if (!(iou_threshold >= 0.f && iou_threshold <= 1.f))
@@ -159,12 +162,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(NonMaxSuppression,
-                {0, "max_output", ParamType::Int, pint(0)},
-                {1, "iou_threshold", ParamType::Float, pfloat(0.f)},
-                {2, "score_threshold", ParamType::Float, pfloat(0.f)},
-                {3, "has_score_threshold", ParamType::Int, pint(0)},
-                {4, "center_point_box", ParamType::Int, pint(0)},
-                {5, "batch", ParamType::Int, pint(1)})
+NF_DEFINE_LAYER(NonMaxSuppression)
 
 }  // namespace nnfold

@@ -8,21 +8,15 @@
 
 namespace nnfold {
 
-class PixelShuffle : public SpaceDepthLayer {
+class PixelShuffle : public SpaceDepthLayer<PixelShuffle> {
 public:
-    int upscale_factor = 1;
-    int mode = 0;
+    PixelShuffle() : SpaceDepthLayer(true) {}
 
-    NF_PARAM_TABLE(PixelShuffle, NF_PARAM(0, upscale_factor), NF_PARAM(1, mode))
-    Status load_param(const ParamDict& pd) override {
-        param_table().read(pd, *this);
-        return check_factor_mode("upscale_factor", upscale_factor, mode);
-    }
+    NF_PARAM_TABLE(PixelShuffle, {0, "upscale_factor", &PixelShuffle::factor}, NF_PARAM(1, mode))
 
     Status out_shape(const Shape& s, Shape& out) const override {
-        const int r = upscale_factor;
-        if (s.dims != 3)
-            return shape_mismatch("PixelShuffle needs a 3D input [c,h,w], got " + s.str());
+        const int r = factor;
+        NF_RETURN_IF_ERROR(check_3d(s));
         if (s.c % (r * r) != 0)
             return shape_mismatch("PixelShuffle upscale_factor " + std::to_string(r) + ": the " + std::to_string(s.c) +
                                   " channels of input " + s.str() + " are not a multiple of " + std::to_string(r * r));
@@ -32,9 +26,6 @@ public:
         if (!out.valid())
             return shape_mismatch("PixelShuffle output of input " + s.str() + " is too large");
         return Status::ok();
-    }
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        return forward_copy(bottom, top, opt, upscale_factor, mode, true);
     }
 };
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "layers/channel_slices.h"
-#include "layers/layer.h"
+#include "layers/one_input_layer.h"
 
 namespace nnfold {
 
@@ -61,5 +61,79 @@ inline Status load_quant_array(const std::string& type, const std::vector<Weight
                                      "; scales must be finite");
     return Status::ok();
 }
+
+// One per-slice fp32 array of a quantize layer L: its name, the member holding its size param
+// (ncnn's `<name>_size`, param `size_id`), whether it is a scale (at least one value, finite, a
+// Gamma) or a bias (0 values = absent), and the member it loads into.
+template <class L>
+struct QuantArray {
+    const char* name;
+    int size_id;
+    int L::*size;
+    bool is_scale;
+    std::vector<float> L::*data;
+};
+
+// Quantize, Dequantize and Requantize: L lists its arrays in .bin order in a static
+// `quant_arrays()` (and its params in NF_PARAM_TABLE); the size checks, weight specs, loading and
+// the shape rule (the output has the input's shape; every array fits its slices) follow from
+// that one list.
+template <class L>
+class QuantLayer : public OneInputLayer {
+public:
+    Status load_param(const ParamDict& pd) override {
+        L::param_table().read(pd, static_cast<L&>(*this));
+        for (const QuantArray<L>& a : L::quant_arrays())
+            NF_RETURN_IF_ERROR(check_quant_size(type, (std::string(a.name) + "_size").c_str(), a.size_id,
+                                                self().*a.size, a.is_scale ? 1 : 0));
+        return Status::ok();
+    }
+    Status weight_specs(std::vector<WeightSpec>& specs) const override {
+        specs.clear();
+        for (const QuantArray<L>& a : L::quant_arrays())
+            if (self().*a.size)
+                specs.push_back({a.name, (uint64_t)(self().*a.size), false,
+                                 a.is_scale ? WeightRole::Gamma : WeightRole::Bias, 1});
+        return Status::ok();
+    }
+    Status load_model(const std::vector<WeightArray>& w) override {
+        size_t index = 0;  // absent arrays (a bias of size 0) take no place in the .bin
+        for (const QuantArray<L>& a : L::quant_arrays()) {
+            L& l = static_cast<L&>(*this);
+            if (!(l.*a.size))
+                (l.*a.data).clear();
+            else
+                NF_RETURN_IF_ERROR(load_quant_array(type, w, index++, a.name, (size_t)(l.*a.size), a.is_scale, l.*a.data));
+        }
+        return Status::ok();
+    }
+
+protected:
+    Status out_shape(const Shape& in, Shape& out) const override {
+        for (const QuantArray<L>& a : L::quant_arrays())
+            if (self().*a.size)
+                NF_RETURN_IF_ERROR(check_quant_array(in, type, a.name, self().*a.size));
+        out = in;
+        return Status::ok();
+    }
+    // What every forward does first: check the output shape, an unpacked input and the weights
+    // loaded; create the top (int8 codes when `int8_top`, else fp32); give the slices each array
+    // value applies to.
+    Status forward_start(const Mat& bottom, Mat& top, bool int8_top, const Option& opt, ChannelSlices& cs) const {
+        Shape s;
+        NF_RETURN_IF_ERROR(out_shape(bottom.shape(), s));
+        if (bottom.elempack != 1)
+            return internal_error(type + " needs an unpacked input");
+        for (const QuantArray<L>& a : L::quant_arrays())
+            if ((self().*a.data).size() != (size_t)(self().*a.size))
+                return internal_error(type + ": weights not loaded");
+        NF_RETURN_IF_ERROR(int8_top ? top.create_int8(s, opt.blob_allocator) : top.create(s, opt.blob_allocator));
+        cs = s.dims == 1 ? ChannelSlices{1, (size_t)s.w} : channel_slices(s);
+        return Status::ok();
+    }
+
+private:
+    const L& self() const { return static_cast<const L&>(*this); }
+};
 
 }  // namespace nnfold

@@ -8,21 +8,15 @@
 
 namespace nnfold {
 
-class Reorg : public SpaceDepthLayer {
+class Reorg : public SpaceDepthLayer<Reorg> {
 public:
-    int stride = 1;
-    int mode = 0;
+    Reorg() : SpaceDepthLayer(false) {}
 
-    NF_PARAM_TABLE(Reorg, NF_PARAM(0, stride), NF_PARAM(1, mode))
-    Status load_param(const ParamDict& pd) override {
-        param_table().read(pd, *this);
-        return check_factor_mode("stride", stride, mode);
-    }
+    NF_PARAM_TABLE(Reorg, {0, "stride", &Reorg::factor}, NF_PARAM(1, mode))
 
     Status out_shape(const Shape& s, Shape& out) const override {
-        const int st = stride;
-        if (s.dims != 3)
-            return shape_mismatch("Reorg needs a 3D input [c,h,w], got " + s.str());
+        const int st = factor;
+        NF_RETURN_IF_ERROR(check_3d(s));
         if (s.w % st != 0 || s.h % st != 0)
             return shape_mismatch("Reorg stride " + std::to_string(st) + " does not divide the height and width of input " +
                                   s.str());
@@ -30,9 +24,6 @@ public:
             return shape_mismatch("Reorg output of input " + s.str() + " is too large");
         out = Shape::d3(s.w / st, s.h / st, s.c * st * st);
         return Status::ok();
-    }
-    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        return forward_copy(bottom, top, opt, stride, mode, false);
     }
 };
 

@@ -38,33 +38,52 @@ inline void space_depth_copy(float* deep, float* wide, int C, int h, int w, int 
             }
 }
 
-// What PixelShuffle and Reorg share: params 0 (the factor, default 1) and 1 mode (default 0),
-// declared in each type's param table and checked alike, and a forward that is one space_depth_copy into a new blob of out_shape's shape.
+// What PixelShuffle and Reorg share: param 0 the factor (default 1; ncnn names it upscale_factor
+// and stride) and 1 mode (default 0), both read by L's param table and checked alike; a 3D input;
+// a forward that is one space_depth_copy into a new blob of out_shape's shape (deep -> wide
+// when `to_wide`, PixelShuffle; else wide -> deep, Reorg). L gives its table and out_shape.
+template <class L>
 class SpaceDepthLayer : public OneInputLayer {
-protected:
-    // `factor_name` names param 0 in the messages ("upscale_factor", "stride").
-    // Called by load_param once the type's param table has read them.
-    Status check_factor_mode(const char* factor_name, int factor, int mode) const {
+public:
+    int factor = 1;
+    int mode = 0;
+
+    explicit SpaceDepthLayer(bool to_wide) : to_wide_(to_wide) {}
+
+    Status load_param(const ParamDict& pd) override {
+        L::param_table().read(pd, static_cast<L&>(*this));
+        const std::string factor_name = L::param_table().specs()[0].name;
         if (factor < 1 || factor > 46340)
             return invalid_model(type + " " + factor_name + " (param 0) must be positive, got " + std::to_string(factor));
         if (mode != 0 && mode != 1)
             return invalid_model(type + " mode (param 1) must be 0 or 1, got " + std::to_string(mode));
         return Status::ok();
     }
-    // The input is only read: deep -> wide when `to_wide` (PixelShuffle), else wide -> deep.
-    Status forward_copy(const Mat& bottom, Mat& top, const Option& opt, int factor, int mode, bool to_wide) const {
+    // The input is only read.
+    Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         const Shape s = bottom.shape();
         Shape o;
         NF_RETURN_IF_ERROR(out_shape(s, o));
         Mat dst;
         NF_RETURN_IF_ERROR(dst.create(o, opt.blob_allocator));
-        if (to_wide)
+        if (to_wide_)
             space_depth_copy(bottom.data, dst.data, o.c, s.h, s.w, factor, mode, true);
         else
             space_depth_copy(dst.data, bottom.data, s.c, o.h, o.w, factor, mode, false);
         top = dst;
         return Status::ok();
     }
+    using Layer::forward;
+
+protected:
+    Status check_3d(const Shape& s) const {
+        if (s.dims != 3)
+            return shape_mismatch(type + " needs a 3D input [c,h,w], got " + s.str());
+        return Status::ok();
+    }
+
+private:
+    bool to_wide_;
 };
 
 }  // namespace nnfold

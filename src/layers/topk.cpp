@@ -15,7 +15,7 @@
 #include <cmath>
 #include <utility>
 
-#include "layers/layer.h"
+#include "layers/param_table.h"
 
 namespace nnfold {
 
@@ -26,12 +26,15 @@ public:
     int expected_bottoms() const override { return 1; }
     int expected_tops() const override { return indices_only ? 1 : 2; }
 
+    NF_PARAM_TABLE(TopK,
+                   NF_PARAM(0, axis),
+                   NF_PARAM(1, k),
+                   NF_PARAM(2, largest),
+                   NF_PARAM(3, select_last),
+                   NF_PARAM(4, indices_only))
+
     Status load_param(const ParamDict& pd) override {
-        axis = pd.get_int(0, 0);
-        k = pd.get_int(1, 1);
-        largest = pd.get_int(2, 1);
-        select_last = pd.get_int(3, 0);
-        indices_only = pd.get_int(4, 0);
+        param_table().read(pd, *this);
         if (k < 1)
             return invalid_model("k (param 1) must be at least 1, got " + std::to_string(k));
         for (int f : {largest, select_last, indices_only})
@@ -116,11 +119,6 @@ public:
     }
 };
 
-NF_DEFINE_LAYER(TopK,
-                {0, "axis", ParamType::Int, pint(0)},
-                {1, "k", ParamType::Int, pint(1)},
-                {2, "largest", ParamType::Int, pint(1)},
-                {3, "select_last", ParamType::Int, pint(0)},
-                {4, "indices_only", ParamType::Int, pint(0)})
+NF_DEFINE_LAYER(TopK)
 
 }  // namespace nnfold

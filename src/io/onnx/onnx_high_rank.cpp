@@ -27,19 +27,6 @@ namespace onnx {
 
 namespace {
 
-// [prod(s[:ax]), s[ax], prod(s[ax+1:])] as a 3-D ncnn shape.
-Status axis_view(Importer& im, const Dims& s, int ax, Shape& view) {
-    uint64_t outer = 1, inner = 1;
-    for (int k = 0; k < ax; k++)
-        outer *= (uint64_t)s[k];
-    for (size_t k = ax + 1; k < s.size(); k++)
-        inner *= (uint64_t)s[k];
-    if (outer > 0x7fffffff || inner > 0x7fffffff || s[ax] > 0x7fffffff)
-        return im.unsupported_here("tensor of shape " + dims_str(s) + " is too large to view along axis " +
-                                   std::to_string(ax));
-    view = Shape::from_list({(int)outer, (int)s[ax], (int)inner});
-    return Status::ok();
-}
 
 // Input k (runtime or constant) as the 3-D view of its shape along `ax`.
 Status input_axis_view(Importer& im, size_t k, int ax, int& blob) {
@@ -54,13 +41,8 @@ Status input_axis_view(Importer& im, size_t k, int ax, int& blob) {
 Status hr_split(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
     Dims sizes;
-    const Tensor* split_in = nullptr;
-    if (im.has_in(1))
-        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
-    NF_RETURN_IF_ERROR(split_sizes(n, im.opset, x.shape[ax], split_in, sizes).with_context(im.where()));
+    NF_RETURN_IF_ERROR(split_node_sizes(im, n, ax, sizes));
     if (sizes.size() == 1)
         return im.define_alias(0, x);
     int xb;
@@ -109,21 +91,8 @@ Status crop_axis(Importer& im, int& blob, Dims& s, int ax, int64_t start, int64_
 
 Status hr_slice(Importer& im, const Node&) {
     const Value& x = im.in(0);
-    Dims starts, ends, axes, steps;
-    if (im.opset < 10) {
-        im.attr_ints("starts", starts);
-        im.attr_ints("ends", ends);
-        im.attr_ints("axes", axes);
-    } else {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
-        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
-        if (im.has_in(3))
-            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
-        if (im.has_in(4))
-            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
-    }
     std::vector<SliceRange> rg;
-    NF_RETURN_IF_ERROR(slice_ranges(x.shape, starts, ends, axes, steps, rg).with_context(im.where()));
+    NF_RETURN_IF_ERROR(slice_node_ranges(im, rg));
     for (auto& r : rg) {
         if (r.count == 0)
             return im.unsupported_here("an empty slice");
@@ -147,19 +116,8 @@ Status hr_gather(Importer& im, const Node&) {
         return im.unsupported_here("Gather with indices computed at run time on a tensor of rank " +
                                    std::to_string(x.shape.size()) + " (shape " + dims_str(x.shape) + ")");
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
-    int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    for (size_t k = 0; k < idx->numel(); k++) {
-        int64_t q = saturate_int64(idx->at(k));
-        if (q < 0)
-            q += dim;
-        if (q < 0 || q >= dim)
-            return im.invalid_here("index " + std::to_string(saturate_int64(idx->at(k))) +
-                                   " out of range for dimension " + std::to_string(dim));
-        ids.push_back(q);
-    }
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, ax, ids));
     bool contiguous = !ids.empty();
     for (size_t k = 1; k < ids.size(); k++)
         contiguous = contiguous && ids[k] == ids[k - 1] + 1;
@@ -177,11 +135,7 @@ Status hr_gather(Importer& im, const Node&) {
 
 Status hr_concat(Importer& im, const Node& n) {
     std::vector<size_t> ks;
-    for (size_t k = 0; k < n.inputs.size(); k++)
-        if (im.has_in(k))
-            ks.push_back(k);
-    if (ks.empty())
-        return im.invalid_here("no inputs");
+    NF_RETURN_IF_ERROR(present_inputs(im, n, ks));
     const Dims& s0 = im.in(ks[0]).shape;
     int ax;
     if (!norm_axis(im.attr_i("axis", 0), s0.size(), ax))
@@ -343,13 +297,8 @@ Status repeat_onto_zeros(Importer& im, int blob, const Dims& xview, const Dims& 
         lo.push_back((int)co[k]);
         lx.push_back((int)cx[k]);
     }
-    Tensor zeros;
-    zeros.name = "#zeros" + dims_str(co);
-    zeros.dtype = kFloat;
-    zeros.dims = co;
-    zeros.f.assign(b, 0.f);
     int zb, xb;
-    NF_RETURN_IF_ERROR(im.const_blob(zeros, Shape::from_list(lo), zb));
+    NF_RETURN_IF_ERROR(zeros_blob(im, co, Shape::from_list(lo), zb));
     NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list(lx), xb));
     ParamDict pd;
     pd.set_int(0, 0);  // add: ncnn broadcasts B (the input) into A (zeros of the result's shape)

@@ -202,11 +202,7 @@ Status binary_node(Importer& im, const Node& n, const std::string& type, int op,
 // Sum / Min / Max: variadic, folded left to right.
 Status variadic(Importer& im, const Node& n, int op) {
     std::vector<size_t> ks;
-    for (size_t k = 0; k < n.inputs.size(); k++)
-        if (im.has_in(k))
-            ks.push_back(k);
-    if (ks.empty())
-        return im.invalid_here("no inputs");
+    NF_RETURN_IF_ERROR(present_inputs(im, n, ks));
     if (ks.size() == 1)
         return im.define_alias(0, im.in(ks[0]));
     Operand acc = operand(im, ks[0]);

@@ -3,6 +3,7 @@
 // broadcasts into it (B into A, numpy rules on equal ranks). Expand that only relabels axes stays
 // with the shape translators' Expand (onnx_ops_shape.cpp), which this one hands it to.
 #include "io/onnx/onnx_importer.h"
+#include "io/onnx/onnx_shape_ops.h"
 
 namespace nnfold {
 namespace onnx {
@@ -33,13 +34,8 @@ Status op_expand_repeat(Importer& im, const Node& n) {
         return im.unsupported_here("Expand to " + dims_str(od) + " is too large");
     Shape so;
     NF_RETURN_IF_ERROR(ncnn_shape_of(od, so).with_context(im.where()));
-    Tensor zeros;
-    zeros.name = "#zeros" + dims_str(od);
-    zeros.dtype = kFloat;
-    zeros.dims = od;
-    zeros.f.assign(b, 0.f);
     int zb, xb;
-    NF_RETURN_IF_ERROR(im.const_blob(zeros, so, zb));
+    NF_RETURN_IF_ERROR(zeros_blob(im, od, so, zb));
     NF_RETURN_IF_ERROR(im.operand_blob(0, od, xb));
     ParamDict pd;
     pd.set_int(0, 0);  // add

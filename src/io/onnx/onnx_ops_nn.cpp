@@ -612,85 +612,104 @@ int reduction_code(const std::string& op) {
     return -1;
 }
 
-// Reduce*'s reduced axes (`red`, per ONNX axis; every axis when none are given) and output
-// shape; `noop` when the axes are empty and noop_with_empty_axes asks for the input unchanged.
-Status reduce_axes(Importer& im, const Dims& xs, std::vector<char>& red, Dims& od, bool& noop) {
+// Sum, mean, max, min and prod leave an axis of size 1 unchanged; the squared/abs/log forms do not.
+bool size1_identity(int code) {
+    return code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
+}
+
+// A Reduction of `code` over the outermost-first ncnn `axes` of blob `in`, whose shape (as a list)
+// is `shape`; returns the top (the reduced axes kept as 1).
+int emit_reduction(Importer& im, const std::string& name, int code, const std::vector<int>& axes, int in,
+                   std::vector<int> shape) {
+    for (int a : axes)
+        shape[a] = 1;
+    ParamDict pd;
+    pd.set_int(0, code);
+    pd.set_int(1, 0);
+    pd.set_float(2, 1.f);
+    pd.set_ints(3, axes);
+    pd.set_int(4, 1);
+    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
+    int top = im.temp_blob(Shape::from_list(shape));
+    im.emit("Reduction", name, {in}, {top}, pd);
+    return top;
+}
+
+// Output 0 as blob `xb` viewed with the ONNX shape `od` (a reduction that changes no value).
+Status define_view(Importer& im, int xb, const Dims& od, int dtype) {
+    Shape s;
+    NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
+    int rb;
+    NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
+    return im.define_runtime(0, rb, od, dtype);
+}
+
+// What Reduce* translations start from: the reduced axes (`red`, per ONNX axis; every axis when
+// none are given), the output shape and ncnn's operation code.
+struct ReducePlan {
+    std::vector<char> red;
+    Dims od;
+    int code = -1;
+    bool identity1 = false;  // size1_identity(code)
+};
+
+// The plan of the Reduce* node being translated; `done` (output 0 defined as input 0) when the
+// axes are empty and noop_with_empty_axes asks for the input unchanged.
+Status reduce_plan(Importer& im, const Node& n, ReducePlan& p, bool& done) {
+    const Dims& xs = im.in(0).shape;
     Dims axes;
     bool have_axes = false;
     NF_RETURN_IF_ERROR(im.ints_attr_or_input("axes", 1, axes, have_axes));
-    noop = false;
+    done = false;
     if (!have_axes || axes.empty()) {
         if (im.attr_i("noop_with_empty_axes", 0)) {
-            noop = true;
-            return Status::ok();
+            done = true;
+            return im.define_alias(0, im.in(0));
         }
         axes.clear();
         for (size_t k = 0; k < xs.size(); k++)
             axes.push_back((int64_t)k);
     }
-    red.assign(xs.size(), 0);
+    p.red.assign(xs.size(), 0);
     for (int64_t a : axes) {
         int ax;
         if (!norm_axis(a, xs.size(), ax))
             return im.invalid_here("axis " + std::to_string(a) + " out of range");
-        red[ax] = 1;
+        p.red[ax] = 1;
     }
     bool keepdims = im.attr_i("keepdims", 1) != 0;
-    od.clear();
+    p.od.clear();
     for (size_t k = 0; k < xs.size(); k++) {
-        if (!red[k])
-            od.push_back(xs[k]);
+        if (!p.red[k])
+            p.od.push_back(xs[k]);
         else if (keepdims)
-            od.push_back(1);
+            p.od.push_back(1);
     }
+    p.code = reduction_code(n.op_type);
+    p.identity1 = size1_identity(p.code);
     return Status::ok();
 }
 
-Status op_reduce(Importer& im, const Node& n) {
+// Reduce* on at most 4 axes (the batch axis dropped as everywhere).
+Status reduce_4d(Importer& im, const ReducePlan& p) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    std::vector<char> red;
-    Dims od;
-    bool noop = false;
-    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
-    if (noop)
-        return im.define_alias(0, x);
     // ncnn axes: outermost first, the dropped batch axis removed; axes of size 1 need no reduction
     // for sum/mean/max/min/prod but do for the squared/abs/log forms
-    int code = reduction_code(n.op_type);
-    bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
     int shift = drops_batch(xs) ? 1 : 0;
     std::vector<int> naxes;
     for (size_t k = shift; k < xs.size(); k++)
-        if (red[k] && !(xs[k] == 1 && size1_identity))
+        if (p.red[k] && !(xs[k] == 1 && p.identity1))
             naxes.push_back((int)k - shift);
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
-    if (naxes.empty() && size1_identity) {
-        Shape s;
-        NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
-        int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
-        return im.define_runtime(0, rb, od, x.dtype);
-    }
+    if (naxes.empty() && p.identity1)
+        return define_view(im, xb, p.od, x.dtype);
     if (naxes.empty())
         return im.unsupported_here("reduction over the batch axis only");
-    std::vector<int> l = im.g.blobs[xb].shape.to_list();
-    for (int a : naxes)
-        l[a] = 1;
-    ParamDict pd;
-    pd.set_int(0, code);
-    pd.set_int(1, 0);
-    pd.set_float(2, 1.f);
-    pd.set_ints(3, naxes);
-    pd.set_int(4, 1);
-    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(Shape::from_list(l));
-    im.emit("Reduction", "", {xb}, {top}, pd);
-    return im.define_runtime(0, top, od, x.dtype);
+    int top = emit_reduction(im, "", p.code, naxes, xb, im.g.blobs[xb].shape.to_list());
+    return im.define_runtime(0, top, p.od, x.dtype);
 }
-
-}  // namespace
 
 // Reduced and kept axes that alternate more than 4 times (a 5-D or 6-D view): one Reduction per
 // reduced block, each on the 3-D view [outer, block, inner]. Sum, Mean (blocks of equal size at
@@ -709,24 +728,12 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
     for (size_t k = 0; k < view.size(); k++) {
         if (!vred[k])
             continue;
-        uint64_t outer = 1, inner = 1;
-        for (size_t j = 0; j < k; j++)
-            outer *= (uint64_t)view[j];
-        for (size_t j = k + 1; j < view.size(); j++)
-            inner *= (uint64_t)view[j];
-        if (outer > 0x7fffffff || inner > 0x7fffffff || view[k] > 0x7fffffff)
+        Shape v3;  // [outer, block, inner]
+        if (!axis_view(im, view, (int)k, v3))
             return im.unsupported_here("tensor of shape " + dims_str(im.in(0).shape) + " is too large");
         int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(blob, Shape::from_list({(int)outer, (int)view[k], (int)inner}), rb));
-        ParamDict pd;
-        pd.set_int(0, first ? code : rest);
-        pd.set_int(1, 0);
-        pd.set_float(2, 1.f);
-        pd.set_ints(3, {1});
-        pd.set_int(4, 1);
-        pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-        blob = im.temp_blob(Shape::from_list({(int)outer, 1, (int)inner}));
-        im.emit("Reduction", "step" + std::to_string(k), {rb}, {blob}, pd);
+        NF_RETURN_IF_ERROR(im.reshape_blob(blob, v3, rb));
+        blob = emit_reduction(im, "step" + std::to_string(k), first ? code : rest, {1}, rb, v3.to_list());
         view[k] = 1;
         first = false;
     }
@@ -736,42 +743,28 @@ Status reduce_in_steps(Importer& im, const Node& n, int xb, std::vector<int64_t>
 // Reduce* on a tensor above 4 axes (onnx_high_rank.cpp): axes of size 1 that change nothing go,
 // adjacent axes that are both reduced or both kept merge (a reduction over a block of axes is
 // one over their product), and the Reduction runs on that view when it has at most 4 axes.
-Status op_reduce_high_rank(Importer& im, const Node& n) {
+Status reduce_high_rank(Importer& im, const Node& n, const ReducePlan& p) {
     const Value& x = im.in(0);
     const Dims& xs = x.shape;
-    std::vector<char> red;
-    Dims od;
-    bool noop = false;
-    NF_RETURN_IF_ERROR(reduce_axes(im, xs, red, od, noop));
-    if (noop)
-        return im.define_alias(0, x);
-    int code = reduction_code(n.op_type);
-    bool size1_identity = code == 0 || code == 3 || code == 4 || code == 5 || code == 6;
     std::vector<int64_t> view;
     std::vector<char> vred;
     for (size_t k = 0; k < xs.size(); k++) {
-        if (xs[k] == 1 && (!red[k] || size1_identity))
+        if (xs[k] == 1 && (!p.red[k] || p.identity1))
             continue;
-        if (!view.empty() && vred.back() == red[k])
+        if (!view.empty() && vred.back() == p.red[k])
             view.back() *= xs[k];
         else {
             view.push_back(xs[k]);
-            vred.push_back(red[k]);
+            vred.push_back(p.red[k]);
         }
     }
     int xb;
     NF_RETURN_IF_ERROR(im.input_blob(0, xb));
     bool any = std::find(vred.begin(), vred.end(), 1) != vred.end();
-    if (!any) {
-        // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
-        Shape s;
-        NF_RETURN_IF_ERROR(ncnn_shape_of(od, s).with_context(im.where()));
-        int rb;
-        NF_RETURN_IF_ERROR(im.reshape_blob(xb, s, rb));
-        return im.define_runtime(0, rb, od, x.dtype);
-    }
+    if (!any)  // every reduced axis has size 1 and the op leaves such an axis unchanged: a view
+        return define_view(im, xb, p.od, x.dtype);
     if (view.size() > 4)
-        return reduce_in_steps(im, n, xb, view, vred, od);
+        return reduce_in_steps(im, n, xb, view, vred, p.od);
     std::vector<int> l, naxes;
     for (size_t k = 0; k < view.size(); k++) {
         if (view[k] > 0x7fffffff)
@@ -782,18 +775,28 @@ Status op_reduce_high_rank(Importer& im, const Node& n) {
     }
     int rb;
     NF_RETURN_IF_ERROR(im.reshape_blob(xb, Shape::from_list(l), rb));
-    for (int a : naxes)
-        l[a] = 1;
-    ParamDict pd;
-    pd.set_int(0, code);
-    pd.set_int(1, 0);
-    pd.set_float(2, 1.f);
-    pd.set_ints(3, naxes);
-    pd.set_int(4, 1);
-    pd.set_int(5, 1);  // fixbug0: axes count from the outermost ncnn axis
-    int top = im.temp_blob(Shape::from_list(l));
-    im.emit("Reduction", "", {rb}, {top}, pd);
-    return im.define_runtime(0, top, od, x.dtype);
+    int top = emit_reduction(im, "", p.code, naxes, rb, l);
+    return im.define_runtime(0, top, p.od, x.dtype);
+}
+
+// The entry of both paths: the plan first (and nothing more when the axes ask for the input).
+Status translate_reduce(Importer& im, const Node& n, bool high_rank) {
+    ReducePlan p;
+    bool done;
+    NF_RETURN_IF_ERROR(reduce_plan(im, n, p, done));
+    if (done)
+        return Status::ok();
+    return high_rank ? reduce_high_rank(im, n, p) : reduce_4d(im, p);
+}
+
+Status op_reduce(Importer& im, const Node& n) {
+    return translate_reduce(im, n, false);
+}
+
+}  // namespace
+
+Status op_reduce_high_rank(Importer& im, const Node& n) {
+    return translate_reduce(im, n, true);
 }
 
 void register_nn_ops(std::map<std::string, OpFn>& t) {

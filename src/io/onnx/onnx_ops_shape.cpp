@@ -240,11 +240,7 @@ bool uniform_const(const Value& v, float& value) {
 
 Status op_concat(Importer& im, const Node& n) {
     std::vector<size_t> ks;
-    for (size_t k = 0; k < n.inputs.size(); k++)
-        if (im.has_in(k))
-            ks.push_back(k);
-    if (ks.empty())
-        return im.invalid_here("no inputs");
+    NF_RETURN_IF_ERROR(present_inputs(im, n, ks));
     const Dims& s0 = im.in(ks[0]).shape;
     size_t r = s0.size();
     int ax;
@@ -307,13 +303,8 @@ Status op_concat(Importer& im, const Node& n) {
 Status op_split(Importer& im, const Node& n) {
     const Value& x = im.in(0);
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
     Dims sizes;
-    const Tensor* split_in = nullptr;
-    if (im.has_in(1))
-        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
-    NF_RETURN_IF_ERROR(split_sizes(n, im.opset, x.shape[ax], split_in, sizes).with_context(im.where()));
+    NF_RETURN_IF_ERROR(split_node_sizes(im, n, ax, sizes));
     int shift = drops_batch(x.shape) ? 1 : 0;
     if (ax < shift) {
         if (sizes.size() == 1)
@@ -377,21 +368,8 @@ Status crop(Importer& im, int xb, const Dims& xs, const std::vector<std::pair<in
 
 Status op_slice(Importer& im, const Node& n) {
     const Value& x = im.in(0);
-    Dims starts, ends, axes, steps;
-    if (im.opset < 10) {
-        im.attr_ints("starts", starts);
-        im.attr_ints("ends", ends);
-        im.attr_ints("axes", axes);
-    } else {
-        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
-        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
-        if (im.has_in(3))
-            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
-        if (im.has_in(4))
-            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
-    }
     std::vector<SliceRange> rg;
-    NF_RETURN_IF_ERROR(slice_ranges(x.shape, starts, ends, axes, steps, rg).with_context(im.where()));
+    NF_RETURN_IF_ERROR(slice_node_ranges(im, rg));
     Dims od;
     std::vector<std::pair<int64_t, int64_t>> ranges;
     for (size_t a = 0; a < rg.size(); a++) {
@@ -414,19 +392,8 @@ Status op_gather(Importer& im, const Node&) {
     const Tensor* idx;
     NF_RETURN_IF_ERROR(im.need_const(1, "indices", idx));
     int ax;
-    if (!norm_axis(im.attr_i("axis", 0), x.shape.size(), ax))
-        return im.invalid_here("axis out of range");
-    int64_t dim = x.shape[ax];
     std::vector<int64_t> ids;
-    for (size_t k = 0; k < idx->numel(); k++) {
-        int64_t q = saturate_int64(idx->at(k));
-        if (q < 0)
-            q += dim;
-        if (q < 0 || q >= dim)
-            return im.invalid_here("index " + std::to_string(saturate_int64(idx->at(k))) + " out of range for dimension " +
-                                   std::to_string(dim));
-        ids.push_back(q);
-    }
+    NF_RETURN_IF_ERROR(gather_positions(im, *idx, ax, ids));
     Dims od(x.shape.begin(), x.shape.begin() + ax);
     od.insert(od.end(), idx->dims.begin(), idx->dims.end());
     od.insert(od.end(), x.shape.begin() + ax + 1, x.shape.end());

@@ -88,6 +88,86 @@ Status squeeze_shape(const Dims& in, const Dims& axes, bool has_axes, Dims& out)
     return Status::ok();
 }
 
+Status axis_view(Importer& im, const Dims& s, int ax, Shape& view) {
+    uint64_t outer = 1, inner = 1;
+    for (int k = 0; k < ax; k++)
+        outer *= (uint64_t)s[k];
+    for (size_t k = ax + 1; k < s.size(); k++)
+        inner *= (uint64_t)s[k];
+    if (outer > 0x7fffffff || inner > 0x7fffffff || s[ax] > 0x7fffffff)
+        return im.unsupported_here("tensor of shape " + dims_str(s) + " is too large to view along axis " +
+                                   std::to_string(ax));
+    view = Shape::from_list({(int)outer, (int)s[ax], (int)inner});
+    return Status::ok();
+}
+
+Status present_inputs(Importer& im, const Node& n, std::vector<size_t>& ks) {
+    ks.clear();
+    for (size_t k = 0; k < n.inputs.size(); k++)
+        if (im.has_in(k))
+            ks.push_back(k);
+    if (ks.empty())
+        return im.invalid_here("no inputs");
+    return Status::ok();
+}
+
+Status zeros_blob(Importer& im, const Dims& dims, const Shape& s, int& blob) {
+    Tensor zeros;
+    zeros.name = "#zeros" + dims_str(dims);
+    zeros.dtype = kFloat;
+    zeros.dims = dims;
+    size_t count = 1;
+    for (int64_t d : dims)
+        count *= (size_t)d;
+    zeros.f.assign(count, 0.f);
+    return im.const_blob(zeros, s, blob);
+}
+
+Status gather_positions(Importer& im, const Tensor& idx, int& ax, std::vector<int64_t>& ids) {
+    const Dims& xs = im.in(0).shape;
+    if (!norm_axis(im.attr_i("axis", 0), xs.size(), ax))
+        return im.invalid_here("axis out of range");
+    const int64_t dim = xs[ax];
+    ids.clear();
+    for (size_t k = 0; k < idx.numel(); k++) {
+        int64_t q = saturate_int64(idx.at(k));
+        if (q < 0)
+            q += dim;
+        if (q < 0 || q >= dim)
+            return im.invalid_here("index " + std::to_string(saturate_int64(idx.at(k))) + " out of range for dimension " +
+                                   std::to_string(dim));
+        ids.push_back(q);
+    }
+    return Status::ok();
+}
+
+Status split_node_sizes(Importer& im, const Node& n, int& ax, Dims& sizes) {
+    const Dims& xs = im.in(0).shape;
+    if (!norm_axis(im.attr_i("axis", 0), xs.size(), ax))
+        return im.invalid_here("axis out of range");
+    const Tensor* split_in = nullptr;
+    if (im.has_in(1))
+        NF_RETURN_IF_ERROR(im.need_const(1, "split", split_in));
+    return split_sizes(n, im.opset, xs[ax], split_in, sizes).with_context(im.where());
+}
+
+Status slice_node_ranges(Importer& im, std::vector<SliceRange>& out) {
+    Dims starts, ends, axes, steps;
+    if (im.opset < 10) {
+        im.attr_ints("starts", starts);
+        im.attr_ints("ends", ends);
+        im.attr_ints("axes", axes);
+    } else {
+        NF_RETURN_IF_ERROR(im.need_ints(1, "starts", starts));
+        NF_RETURN_IF_ERROR(im.need_ints(2, "ends", ends));
+        if (im.has_in(3))
+            NF_RETURN_IF_ERROR(im.need_ints(3, "axes", axes));
+        if (im.has_in(4))
+            NF_RETURN_IF_ERROR(im.need_ints(4, "steps", steps));
+    }
+    return slice_ranges(im.in(0).shape, starts, ends, axes, steps, out).with_context(im.where());
+}
+
 Status slice_ranges(const Dims& in, const Dims& starts, const Dims& ends, const Dims& axes_in, const Dims& steps_in,
                     std::vector<SliceRange>& out) {
     size_t n = starts.size();
