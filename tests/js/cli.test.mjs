@@ -98,7 +98,7 @@ test('the launcher: flavours, arguments as given, absolute paths, clear errors',
     assert.deepEqual([simd, base], [true, false]);
     const bad = cli('js', ['--version'], { flavour: 'fast' });
     assert.equal(bad.status, 2);
-    assert.equal(bad.stderr, "nnfold: NNFOLD_WASM must be 'simd' or 'base', got 'fast'\n");
+    assert.equal(bad.stderr, "nnfold: NNFOLD_WASM must be 'simd', 'base' or 'simd-threads', got 'fast'\n");
     // a package without its CLI files: exit 3 naming the missing file
     const pkg = path.join(tmp, 'pkg');
     fs.mkdirSync(path.join(pkg, 'bin'), { recursive: true });
@@ -189,7 +189,9 @@ test('zoo models: randomize, convert and run give the native bytes', { skip: nee
         const summaries = [];
         for (const [w, flavour, extra] of runs) {
           const dir = p(`run-${w}-${flavour}`);
-          const r = cli(w, ['run', param, p('native.bin'), '--seed', '2', '--output-dir', dir, ...shapeArgs, ...extra], { flavour });
+          // one thread on both sides: peak_bytes is compared, and a split layer holds a scratch
+          // buffer per part (the outputs are the same bits at any count: tests/cpp/threads)
+          const r = cli(w, ['run', param, p('native.bin'), '--seed', '2', '--output-dir', dir, '--threads', '1', ...shapeArgs, ...extra], { flavour });
           assert.equal(r.status, 0, r.stderr);
           const s = JSON.parse(r.stdout);
           delete s.ms;
