@@ -1665,20 +1665,27 @@ function zipPlan(which, stock) {
 
 $('dl-zip').addEventListener('click', downloadZip);
 
-async function downloadZip() {
-  setError('download-error', null);
-  const which = S.opt ? 'opt' : 'orig';
-  let f;
+// The model's files from the worker (the original or the optimized one), their warnings shown;
+// null after showing the error when writing failed.
+async function writeFiles(which) {
   try {
     setBusy('download');
-    f = await worker.request('files', { which });
+    const f = await worker.request('files', { which });
+    renderWarnings('download-warnings', f.warnings);
+    return f;
   } catch (e) {
     setError('download-error', explain(e, 'Writing the files failed'));
-    return;
+    return null;
   } finally {
     setBusy(null);
   }
-  renderWarnings('download-warnings', f.warnings);
+}
+
+async function downloadZip() {
+  setError('download-error', null);
+  const which = S.opt ? 'opt' : 'orig';
+  const f = await writeFiles(which);
+  if (!f) return;
   const stock = !(f.warnings ?? []).some((w) => /stock ncnn|extension layer|custom layer/i.test(w));
   const plan = zipPlan(which, stock);
   const data = {
@@ -1719,17 +1726,8 @@ async function download(which, part) {
     saveFile(`${base}.report.json`, JSON.stringify(S.opt.report, null, 2), 'application/json');
     return;
   }
-  let f;
-  try {
-    setBusy('download');
-    f = await worker.request('files', { which });
-  } catch (e) {
-    setError('download-error', explain(e, 'Writing the files failed'));
-    return;
-  } finally {
-    setBusy(null);
-  }
-  renderWarnings('download-warnings', f.warnings);
+  const f = await writeFiles(which);
+  if (!f) return;
   const stem = which === 'opt' ? `${base}.opt` : base;
   if (part === 'param') saveFile(`${stem}.param`, f.param, 'text/plain');
   else if (part === 'bin') saveFile(`${stem}.bin`, f.bin);
