@@ -17,7 +17,8 @@ const headInputs = {
   mobilenet_ssd: ['mbox_loc', 'mbox_conf_flatten', 'mbox_priorbox'],
   'yolov4-tiny': ['29_208', '36_259'],
 };
-const onnxModels = ['convnext_block', 'yolov5_head', 'lstm_bidir_2layer', 'gru_batch_first', 'rnn_tanh', 'logmel', 'text_encoder'];
+const onnxModels = ['convnext_block', 'yolov5_head', 'lstm_bidir_2layer', 'gru_batch_first', 'rnn_tanh', 'logmel', 'text_encoder',
+  'vit_block', 'swin_block', 'vit_block_batch2'];
 const threadCounts = [1, 2, 3];
 
 function sameBits(a, b, what) {
