@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ googletest emscripten nodejs npm libprotozero-dev nlohmann-json3-dev
-  libsimde-dev chromium clang libclang-rt-14-dev)
+  libsimde-dev libstb-dev chromium clang libclang-rt-14-dev)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -21,8 +21,9 @@ set(NNFOLD_LAYERS
   "io=5:io" "io/onnx=5:io"
   "passes=5:passes"
   "runtime=6:runtime"
-  "api=7:api"
-  "cli=8:cli")
+  "quant=7:quant"
+  "api=8:api"
+  "cli=9:cli")
 
 # Sets `out` to "<rank>:<group>" for `rel` (a path under src/), or "" when no layer claims it.
 function(nnfold_layer_of rel out)

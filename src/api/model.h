@@ -16,6 +16,7 @@
 #include "core/mat.h"
 #include "core/status.h"
 #include "io/io_map.h"
+#include "io/picture.h"
 #include "model/graph.h"
 #include "runtime/net.h"
 
@@ -87,6 +88,14 @@ struct OptimizeRequest {
     // before optimizing (src/passes/cut.h); blobs entering the range become inputs
     std::string cut_start, cut_end;
     std::map<std::string, Shape> input_shapes;  // set by ModelHandle::optimize from its shapes
+};
+
+// Options of quantization as the front ends pass them (src/quant/quantize.h).
+struct QuantizeRequest {
+    std::string method = "kl";            // "kl" | "aciq" | "eq"
+    std::vector<std::string> keep_fp32;   // layer names left fp32
+    double max_layer_error = 0;           // > 0: layers quantizing worse than this stay fp32
+    bool optimize = true;                 // run the optimizer first, as ncnn2int8 expects
 };
 
 class ModelHandle {
@@ -166,6 +175,18 @@ public:
     // replaced, the Net rebuilt on the next run, and `report_json` holds the docs/optimizer.md
     // report.
     Status optimize(const OptimizeRequest& req, std::string& report_json, const ProgressFn& progress = nullptr);
+
+    // Quantizes this fp32 model into `out` (a new, loaded handle holding the int8 model, same io
+    // map and input shapes), calibrated on `samples`: each maps every input, by the name inputs()
+    // gives, to its value (in the presented shape and layout). `report_json`: quantize_graph's
+    // report (src/quant/quantize.h).
+    Status quantize(const std::vector<std::map<std::string, Mat>>& samples, const QuantizeRequest& req,
+                    ModelHandle& out, std::string& report_json, const ProgressFn& progress = nullptr);
+    // One calibration sample from an encoded PNG/JPEG picture (src/io/picture.h): the model must have
+    // exactly one input, of 1 or 3 channels with known height and width (presented NCHW or NHWC);
+    // `name` is used in messages.
+    Status picture_sample(const uint8_t* data, size_t size, const std::string& name, const PictureToTensor& opt,
+                          std::map<std::string, Mat>& sample) const;
 
     // The shape to present for a tensor `m` that run()/random_inputs() returned under `name`:
     // the io map's original shape for mapped tensors, m's shape otherwise.
