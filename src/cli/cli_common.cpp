@@ -299,5 +299,31 @@ Status load_cli_model(const std::string& model_path, const std::string& bin_path
                           : model.load_ncnn(param, bin.data(), bin.size(), has_bin, lo);
 }
 
+int int_option(const std::string& cmd, const Args& a, const char* name, long lo, long hi, int& out) {
+    if (!a.has(name))
+        return -1;
+    const std::string v = a.get(name);
+    // an optional '-' and digits only, then the range
+    bool digits = !v.empty() && v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
+    for (size_t i = (!v.empty() && v[0] == '-') ? 1 : 0; digits && i < v.size(); i++)
+        digits = v[i] >= '0' && v[i] <= '9';
+    const long long n = digits ? std::strtoll(v.c_str(), nullptr, 10) : lo - 1;
+    if (!digits || n < lo || n > hi) {
+        fprintf(stderr, "nnfold %s: --%s expects an integer from %ld to %ld, got '%s'\n", cmd.c_str(), name, lo, hi,
+                v.c_str());
+        return kUsage;
+    }
+    out = (int)n;
+    return -1;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 }  // namespace cli
 }  // namespace nnfold

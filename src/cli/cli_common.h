@@ -51,6 +51,12 @@ Status seed_option(const Args& a, uint32_t& seed);
 // 1) is reported as the error it is (1).
 int threads_option(const std::string& cmd, const Args& a);
 
+// --NAME N when given: an integer in [lo, hi] into `out` (left as it is when absent). Returns -1 to
+// go on, or kUsage after printing "nnfold <cmd>: --NAME expects an integer from lo to hi, got '...'".
+int int_option(const std::string& cmd, const Args& a, const char* name, long lo, long hi, int& out);
+// Median of `v` (the mean of the middle two for an even count); 0 for none.
+double median_of(std::vector<double> v);
+
 int exit_code_for(const Status& st);
 // Prints "nnfold <cmd>: <message>" to stderr and returns the exit code.
 int report(const std::string& cmd, const Status& st);

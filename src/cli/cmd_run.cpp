@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "cli/cli_common.h"
 #include "cli/cpu_clock.h"
@@ -93,21 +94,10 @@ int cmd_run(int argc, char** argv) {
     if (!st)
         return usage_error("run", st);
     int runs = 1, warmup = 0;
-    for (const char* opt : {"runs", "warmup"}) {
-        if (!a.has(opt))
-            continue;
-        const std::string v = a.get(opt);
-        // an optional '-' and digits only, then the range
-        bool digits = v.size() > (v[0] == '-' ? 1u : 0u) && v.size() <= 12;
-        for (size_t i = v[0] == '-' ? 1 : 0; digits && i < v.size(); i++)
-            digits = v[i] >= '0' && v[i] <= '9';
-        const long long n = digits ? std::strtoll(v.c_str(), nullptr, 10) : -1;
-        const long lo = std::strcmp(opt, "runs") == 0 ? 1 : 0;
-        if (!digits || n < lo || n > 100000) {
-            fprintf(stderr, "nnfold run: --%s expects an integer from %ld to 100000, got '%s'\n", opt, lo, v.c_str());
-            return kUsage;
-        }
-        (std::strcmp(opt, "runs") == 0 ? runs : warmup) = (int)n;
+    for (auto [opt, lo, out] : {std::make_tuple("runs", 1L, &runs), std::make_tuple("warmup", 0L, &warmup)}) {
+        code = int_option("run", a, opt, lo, 100000, *out);
+        if (code >= 0)
+            return code;
     }
     if (runs > 1 && !a.has("warmup"))
         warmup = 3;
@@ -259,22 +249,17 @@ int cmd_run(int argc, char** argv) {
         text = dump_json(summary, 2) + "\n";
     }
     if (runs > 1 || warmup > 0) {
-        auto median = [](std::vector<double> v) {
-            std::sort(v.begin(), v.end());
-            const size_t n = v.size();
-            return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        };
         json summary = json::parse(text);
         json r;
         r["count"] = times.size();
         r["warmup"] = warmup;
-        r["median_ms"] = median(times);
+        r["median_ms"] = median_of(times);
         r["min_ms"] = *std::min_element(times.begin(), times.end());
         r["max_ms"] = *std::max_element(times.begin(), times.end());
         // CPU time of the running thread per run: the same as wall time on an idle machine,
         // unaffected by other processes holding the core on a busy one
         if (cpu_times.size() == times.size())
-            r["median_cpu_ms"] = median(cpu_times);
+            r["median_cpu_ms"] = median_of(cpu_times);
         summary["runs"] = r;
         text = dump_json(summary, 2) + "\n";
     }

@@ -59,6 +59,8 @@ test('help, version and usage errors match the native CLI', { skip }, () => {
       [['run', 'm.param', '--threads', '0'], 2], [['run', 'm.param', '--threads', 'x'], 2],
       [['run', 'm.param', '--threads', '65'], 2], [['run', 'm.param', '--threads'], 2], [['info', 'm.param', '--threads', '1'], 2],
       [['verify', 'm.param', 'null', 'm.param', 'null', '--threads', '-1'], 2],
+      [['bench', '--help'], 0], [['bench'], 2], [['bench', 'm.bin'], 2], [['bench', 'm.param', '--runs', '0'], 2],
+      [['bench', 'm.param', '--layers', 'x'], 2], [['bench', 'm.param', '--shape', 'nope'], 2],
     ];
     for (const flavour of ['base', 'simd']) {
       for (const [args, code] of cases) {
@@ -149,6 +151,40 @@ test('inline models: info, run with given inputs and intermediate outputs, conve
       delete s.threads;
     }
     assert.deepEqual(b, a);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('bench: a row per model, JSON with the timing fields, a failing model reported while the others run', { skip }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nnfold-cli-'));
+  try {
+    fs.writeFileSync(path.join(tmp, 'm.param'), convReluParam);
+    fs.writeFileSync(path.join(tmp, 'm.bin'), convReluBin());
+    fs.writeFileSync(path.join(tmp, 's.param'), smallNetParam);
+    for (const w of ['native', 'js']) {
+      const t = cli(w, ['bench', 'm.param', 'm.bin', 's.param', '--runs', '2', '--warmup', '1', '--threads', '1', '--layers', '2'], { cwd: tmp });
+      assert.equal(t.status, 0, `${w}: ${t.stderr}`);
+      const lines = t.stdout.trim().split('\n');
+      assert.match(lines[0], /^nnfold bench: 1 thread, 2 runs after 1 warm-up$/);
+      const rows = lines.filter((l) => /min = .* max = .* avg = .* median = .* ms$/.test(l));
+      assert.deepEqual(rows.map((l) => l.trim().split(/\s+/)[0]), ['m', 's'], t.stdout);
+      const j = cli(w, ['bench', 's.param', 'missing.param', 'm.param', '--json', '--runs', '3', '--threads', '1', '--layers', '1'], { cwd: tmp });
+      assert.equal(j.status, 1, `${w}: one model failed: exit 1`);
+      const r = JSON.parse(j.stdout);
+      assert.equal(r.runs, 3);
+      assert.equal(r.warmup, 3);
+      assert.equal(r.threads, 1);
+      assert.deepEqual(r.models.map((m) => m.model), ['s.param', 'missing.param', 'm.param']);
+      for (const m of [r.models[0], r.models[2]]) {
+        for (const k of ['min_ms', 'max_ms', 'mean_ms', 'median_ms', 'peak_bytes']) assert.ok(Number.isFinite(m[k]) && m[k] >= 0, `${m.model} ${k}: ${m[k]}`);
+        assert.ok(m.min_ms <= m.median_ms && m.median_ms <= m.max_ms, JSON.stringify(m));
+        assert.equal(m.layers.length, 1);
+        assert.ok(m.peak_bytes > 0);
+      }
+      assert.equal(r.models[1].error, 'invalid_argument');
+      assert.match(r.models[1].message, /missing\.param/);
+    }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
