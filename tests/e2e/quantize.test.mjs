@@ -4,8 +4,10 @@
 //   of both is timed, every output has an error against fp32, and fp32's and int8's faces are drawn
 //   side by side; the downloaded int8 .param/.bin load and run in the npm package in Node and hold
 //   ncnn2int8's int8 layers;
-// - M-LSD (4-channel input: the page makes the tensors) gives lines side by side;
+// - M-LSD (4-channel input: the page makes the tensors) gives lines side by side; Cancel while
+//   calibrating is said as such, leaves no int8 model, and the page goes on;
 // - a classifier (a zoo structure with random weights) gets a top-1 agreement;
+// - a picture dropped on the card joins the calibration list (not Run's input);
 // - bad input: a non-picture file and an image bomb among the chosen pictures are left out with a
 //   message; a corrupt PNG that passes the header check is refused by nnfold, named and marked in
 //   the list, and quantizing works once it is removed; a model with nothing to quantize says so;
@@ -28,8 +30,23 @@ const text = async (page, sel) => ((await page.locator(sel).textContent()) ?? ''
 
 async function snap(page, name) {
   fs.mkdirSync(artifacts, { recursive: true });
+  // the sticky section bar would be drawn over the card being captured
+  await page.evaluate(() => { document.querySelector('.steps').style.position = 'static'; });
   await page.locator('#quantize').scrollIntoViewIfNeeded();
   await page.locator('#quantize').screenshot({ path: path.join(artifacts, `quantize-${name}-${page.viewportSize().width}.png`) });
+  await page.evaluate(() => { document.querySelector('.steps').style.position = ''; });
+}
+
+// Nothing on the page is wider than the window (phones).
+async function noSideScroll(page, what) {
+  const r = await page.evaluate(() => {
+    const wide = [...document.querySelectorAll('body *')].filter((e) => {
+      const b = e.getBoundingClientRect();
+      return b.width > 0 && b.right > window.innerWidth + 1 && !e.closest('.graph-host, .table-scroll');
+    }).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`);
+    return { sw: document.documentElement.scrollWidth, iw: window.innerWidth, wide };
+  });
+  assert.ok(r.sw <= r.iw, `${what}: page is ${r.sw}px wide in a ${r.iw}px window; too wide: ${r.wide.join(', ')}`);
 }
 
 async function openSample(page, id, namePrefix) {
@@ -109,6 +126,7 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       await snap(page, 'blazeface');
       await page.setViewportSize({ width: 390, height: 844 });
       await page.waitForTimeout(300);
+      await noSideScroll(page, 'the Quantize results on a phone');
       await snap(page, 'blazeface');
       await page.setViewportSize({ width: 1366, height: 850 });
 
@@ -143,6 +161,20 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       assert.ok(found[0] > 0 && found[1] > 0, `lines ${found}`);
       assert.match(await text(page, '#quant-pair'), /fp32: \d+ lines?.*int8: \d+ lines?/s);
       await snap(page, 'mlsd');
+
+      // Cancel while calibrating: said as the user's choice, no int8 model, the page goes on
+      await page.click('#quant-run');
+      await page.waitForFunction(() => /calibrating/.test(document.getElementById('quant-label').textContent), null, { timeout: 120000 });
+      await page.click('#quant-cancel');
+      await page.waitForFunction(() => document.body.dataset.quant !== 'running', null, { timeout: 120000 });
+      await waitIdle(page);
+      assert.equal(await page.evaluate(() => document.body.dataset.quant), 'cancelled');
+      assert.match(await text(page, '#quant-error'), /cancelled/i);
+      assert.equal(await page.locator('#quant-error').getAttribute('role'), 'status', 'a cancel is information, not an error');
+      assert.equal(await page.locator('#quant-result').isVisible(), false);
+      await page.click('#run-go');
+      await waitIdle(page);
+      assert.equal(await page.locator('#run-error').isVisible(), false, await text(page, '#run-error'));
     });
 
     await t.test('a classifier: top-1 agreement on the pictures', async (st) => {
@@ -162,6 +194,16 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
 
     await t.test('bad input: non-pictures and bombs left out, a corrupt picture named, nothing to quantize', async () => {
       await openSample(page, 'blazeface-front', 'BlazeFace front');
+      await page.click('#quant-clear');
+      // a picture dropped on the card joins the list (it does not become Run's input)
+      const dropped = Array.from(picture(40, 30, 4));
+      await page.evaluate((bytes) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
+        document.getElementById('quant-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, dropped);
+      await page.waitForSelector('#quant-list li[data-name="dropped.png"]');
+      assert.doesNotMatch(await text(page, '#toast'), /dropped\.png ready/);
       await page.click('#quant-clear');
       const good = path.join(tmp, 'good.png');
       fs.writeFileSync(good, picture(96, 80, 2));
