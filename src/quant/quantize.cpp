@@ -170,13 +170,11 @@ uint64_t graph_bytes(const Graph& g) {
     return n;
 }
 
-// Index of the largest value; the output is one class vector when exactly one extent exceeds 1.
+// One class vector: a 1-D [N] output, N >= 2 (a detection list [6, n] or a map is not one).
 bool class_vector(const Mat& m) {
-    int big = 0;
-    for (int e : {m.w, m.h, m.d, m.c})
-        big += e > 1 ? 1 : 0;
-    return big == 1 && !m.int8;
+    return m.dims == 1 && m.w >= 2 && !m.int8;
 }
+// Index of the largest value (the first one on ties).
 size_t argmax(const Mat& m) {
     size_t n = m.total_floats(), best = 0;
     for (size_t i = 1; i < n; i++)
