@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <cstring>
 #include <set>
 
 #include "analysis/analysis.h"
 #include "core/json.h"
 #include "core/strings.h"
 #include "quant/calibration.h"
+#include "quant/eq.h"
 #include "quant/int8_rewrite.h"
 #include "runtime/net.h"
 #include "runtime/verify.h"
@@ -114,45 +116,6 @@ Status check_samples(const Graph& g, const std::vector<CalibrationSample>& sampl
         }
     }
     return Status::ok();
-}
-
-// One layer built alone from a node, as Net::load builds it.
-Status build_layer(const LayerNode& node, Allocator* alloc, std::unique_ptr<Layer>& out) {
-    const std::string who = layer_desc(node.name, node.type);
-    std::unique_ptr<Layer> l = create_layer(node.type, true);
-    if (!l)
-        return internal_error(who + ": unknown layer type");
-    l->name = node.name;
-    Status st = l->load_param(node.params);
-    if (st)
-        st = l->load_model(node.weights);
-    Option o;
-    o.blob_allocator = alloc;
-    o.workspace_allocator = alloc;
-    if (st)
-        st = l->create_pipeline(o);
-    if (!st)
-        return st.with_context(who);
-    out = std::move(l);
-    return Status::ok();
-}
-
-Status forward_layer(const Layer& l, const Mat& bottom, Allocator* alloc, Mat& top) {
-    Option o;
-    o.blob_allocator = alloc;
-    o.workspace_allocator = alloc;
-    std::vector<Mat> bottoms{bottom}, tops(1);
-    NF_RETURN_IF_ERROR(l.forward(bottoms, tops, o));
-    top = tops[0];
-    return Status::ok();
-}
-
-// The int8 form of one layer (dequantizing: int8_scale_term 1/2) with the given scales.
-Status int8_layer(const Graph& g, const LayerState& s, const std::vector<float>& weight_scales, float bottom_scale,
-                  Allocator* alloc, std::unique_ptr<Layer>& out) {
-    LayerNode node = g.layers[(size_t)s.c.layer];
-    NF_RETURN_IF_ERROR(quant::quantize_layer(node, s.c, weight_scales, bottom_scale));
-    return build_layer(node, alloc, out);
 }
 
 json number_or_null(double v) {
@@ -345,35 +308,14 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 ins[(size_t)i] = got.at(s.bottom);
                 outs[(size_t)i] = got.at(s.top);
             }
-            Status err;
-            auto similarity = [&](const std::vector<float>& ws, float bs) -> double {
-                std::unique_ptr<Layer> l;
-                double sum = 0;
-                Status st = int8_layer(fp32, s, ws, bs, alloc.get(), l);
-                for (int i = 0; st && i < ne; i++) {
-                    Mat o;
-                    st = forward_layer(*l, ins[(size_t)i], alloc.get(), o);
-                    if (st)
-                        sum += quant::cosine_similarity(outs[(size_t)i].data, o.data,
-                                                        std::min(o.total_floats(), outs[(size_t)i].total_floats()));
-                }
-                if (!st && err)
-                    err = st;
-                return st ? sum : 0.0;
-            };
-            for (size_t j = 0; j < s.weight_scales.size(); j++) {
-                std::vector<float> ws = s.weight_scales;
-                s.weight_scales[j] = quant::eq_search(s.weight_scales[j], [&](float cand) {
-                    ws[j] = cand;
-                    return similarity(ws, s.bottom_scale);
-                });
-                NF_RETURN_IF_ERROR(err);
-                if (progress && !progress(prog.done, prog.total))
-                    return Status(ErrorCode::Cancelled, "quantization cancelled");
-            }
-            s.bottom_scale = quant::eq_search(s.bottom_scale,
-                                              [&](float cand) { return similarity(s.weight_scales, cand); });
-            NF_RETURN_IF_ERROR(err);
+            const LayerNode& node = fp32.layers[(size_t)s.c.layer];
+            NF_RETURN_IF_ERROR(quant::eq_weight_scales(node, s.c, s.bottom_scale, ins, outs, alloc.get(),
+                                                       s.weight_scales, [&] {
+                                                           return !progress || progress(prog.done, prog.total);
+                                                       })
+                                   .with_context(layer_desc(s.name, s.c.type)));
+            NF_RETURN_IF_ERROR(quant::eq_bottom_scale(node, s.c, s.weight_scales, ins, outs, alloc.get(), s.bottom_scale)
+                                   .with_context(layer_desc(s.name, s.c.type)));
             NF_RETURN_IF_ERROR(prog.step());
         }
     }
@@ -399,8 +341,9 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
         std::vector<std::unique_ptr<Layer>> q(layers.size());
         for (size_t k = 0; k < layers.size(); k++)
             if (layers[k].int8)
-                NF_RETURN_IF_ERROR(
-                    int8_layer(fp32, layers[k], layers[k].weight_scales, layers[k].bottom_scale, alloc.get(), q[k]));
+                NF_RETURN_IF_ERROR(quant::build_int8_layer(fp32.layers[(size_t)layers[k].c.layer], layers[k].c,
+                                                           layers[k].weight_scales, layers[k].bottom_scale,
+                                                           alloc.get(), q[k]));
         for (int i = 0; i < n; i++) {
             std::map<std::string, Mat> got;
             Status st = net.run(samples[(size_t)i], wanted_all, got);
@@ -411,7 +354,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 if (!s.int8)
                     continue;
                 Mat o;
-                st = forward_layer(*q[k], got.at(s.bottom), alloc.get(), o);
+                st = quant::forward_layer(*q[k], got.at(s.bottom), alloc.get(), o);
                 if (!st)
                     return sample_error(i, st.with_context(layer_desc(s.name, s.c.type) + " (int8)"));
                 const Mat& ref = got.at(s.top);
