@@ -125,3 +125,50 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooQuantTest,
                                            ZooQuant{"mobilenet_v2", 0.2}, ZooQuant{"googlenet", 0.2},
                                            ZooQuant{"mobilenet_ssd", 0.2}),
                          [](const ::testing::TestParamInfo<ZooQuant>& i) { return i.param.name; });
+
+// resnet18 (no ncnn-made twin in the zoo) through the whole facade path: optimizer first, then
+// calibration on one random sample; the int8 model has int8 layers (the residual Adds keep their
+// inputs fp32: a convolution feeding an Add is dequantized), runs, and round-trips its files.
+TEST(ZooQuant, Resnet18ThroughTheOptimizer) {
+    const std::string param = test::zoo_dir() + "/resnet18.param";
+    NNFOLD_REQUIRE_FIXTURE(file_exists(param), "resnet18.param in ../shared/zoo/ncnn", "the team's shared zoo folder");
+    ModelHandle fp32;
+    LoadOptions lo;
+    lo.seed = 1;
+    ASSERT_TRUE(fp32.load_ncnn(test::read_text(param), nullptr, 0, false, lo).is_ok());
+    std::vector<std::pair<std::string, Mat>> in;
+    ASSERT_TRUE(fp32.random_inputs(7, in).is_ok());
+    std::vector<std::map<std::string, Mat>> samples = {{in.begin(), in.end()}};
+    ModelHandle q;
+    std::string rep;
+    int calls = 0;
+    Status st = fp32.quantize(samples, QuantizeRequest(), q, rep, [&](int, int) {
+        calls++;
+        return true;
+    });
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_GT(calls, 0);
+    json r = json::parse(rep);
+    int int8 = 0, requantized = 0;
+    for (auto& l : r["layers"]) {
+        int8 += l["int8"].get<bool>() ? 1 : 0;
+        requantized += l["top_scale"].is_null() ? 0 : 1;
+    }
+    EXPECT_EQ(int8, 22);  // resnet18's 21 convolutions and its classifier
+    EXPECT_GT(requantized, 0);
+    for (auto& o : r["outputs"]) {
+        std::printf("[ resnet18 ] output %s: error %.4f; %d int8 layers, %d requantized; bytes %.0f -> %.0f\n",
+                    o["name"].get<std::string>().c_str(), o["error"].get<double>(), int8, requantized,
+                    r["bytes_before"].get<double>(), r["bytes_after"].get<double>());
+        EXPECT_LT(o["error"].get<double>(), 0.2);
+    }
+    Warnings w;
+    std::string p1, p2;
+    std::vector<uint8_t> b1, b2;
+    ASSERT_TRUE(q.to_ncnn(-1, p1, b1, w).is_ok());
+    ModelHandle back;
+    ASSERT_TRUE(back.load_ncnn(p1, b1.data(), b1.size(), true, LoadOptions()).is_ok());
+    ASSERT_TRUE(back.to_ncnn(-1, p2, b2, w).is_ok());
+    EXPECT_EQ(p1, p2);
+    EXPECT_TRUE(b1 == b2);
+}
