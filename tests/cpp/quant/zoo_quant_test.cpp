@@ -45,6 +45,9 @@ TEST_P(ZooQuantTest, MatchesNcnnToolsAndRoundTrips) {
     NNFOLD_REQUIRE_FIXTURE(file_exists(fp32_param) && file_exists(int8_param) && file_exists(int8_bin),
                            name + " in ../shared/zoo/ncnn and ../shared/zoo/ncnn-int8",
                            "the team's shared zoo folder");
+    // as the other zoo tests: the sanitizer build runs the small ones (the code paths are the same)
+    if (test::sanitizer_build() && name != "squeezenet" && name != "mobilenet_v2")
+        GTEST_SKIP() << "large model skipped under sanitizers";
 
     ModelHandle fp32;
     LoadOptions lo;
@@ -132,6 +135,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooQuantTest,
 TEST(ZooQuant, Resnet18ThroughTheOptimizer) {
     const std::string param = test::zoo_dir() + "/resnet18.param";
     NNFOLD_REQUIRE_FIXTURE(file_exists(param), "resnet18.param in ../shared/zoo/ncnn", "the team's shared zoo folder");
+    if (test::sanitizer_build())
+        GTEST_SKIP() << "large model skipped under sanitizers";
     ModelHandle fp32;
     LoadOptions lo;
     lo.seed = 1;
