@@ -80,7 +80,8 @@ struct Progress {
     }
 };
 
-Status check_samples(const Graph& g, const std::vector<CalibrationSample>& samples) {
+Status check_samples(const Graph& g, const std::vector<CalibrationSample>& samples,
+                     const std::map<std::string, Shape>& given) {
     if (samples.empty())
         return invalid_argument("quantization needs at least one calibration sample");
     std::vector<int> ins = g.input_blobs();
@@ -106,7 +107,10 @@ Status check_samples(const Graph& g, const std::vector<CalibrationSample>& sampl
                 return invalid_argument(who + ": input " + quote(name) + " must be a plain fp32 tensor");
             Shape want;
             int p = g.producer(b);
-            if (p >= 0)
+            auto gs = given.find(name);
+            if (gs != given.end())
+                want = gs->second;
+            else if (p >= 0)
                 want = declared_input_shape(g.layers[(size_t)p].params);
             if (!want.known() && s > 0)
                 want = samples[0].at(name).shape();  // no declared shape: every sample as the first
@@ -165,7 +169,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     for (auto& name : opt.keep_fp32)
         if (fp32.find_layer(name) < 0)
             return invalid_argument("keep_fp32 names " + quote(name) + ", which is no layer of the model");
-    NF_RETURN_IF_ERROR(check_samples(fp32, samples));
+    NF_RETURN_IF_ERROR(check_samples(fp32, samples, opt.input_shapes));
 
     std::vector<LayerState> layers;
     for (auto& c : cands) {
