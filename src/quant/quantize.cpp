@@ -4,11 +4,12 @@
 //
 // Passes over the calibration set (each one fp32 run per sample, activations kept only for the
 // sample at hand, so memory stays at one run's worth whatever the set's size):
-//   A  absmax of every quantizable layer's input (and the fp32 outputs, kept for pass D)
+//   A  absmax of every quantizable layer's input
 //   B  KL and EQ: the 2048-bin histograms of those inputs (needs A's absmax, as ncnn2table)
 //   EQ per layer, the layer's input and output on the first 50 samples, then the scale search
 //   C  per layer, its int8 form (dequantized output) against its fp32 output on the same input
-//   D  the int8 model against the fp32 model: per-output error, top-1 agreement
+//   D  the int8 model against the fp32 model: per-output error, top-1 agreement (in C's loop,
+//      on C's fp32 run, unless max_layer_error must first decide which layers stay fp32)
 #include "quant/quantize.h"
 
 #include <algorithm>
@@ -201,7 +202,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     Net net;
     NF_RETURN_IF_ERROR(net.load(fp32));
     const std::vector<std::string> outputs = net.output_names();
-    std::vector<std::string> wanted_bottoms = outputs;
+    std::vector<std::string> wanted_bottoms;
     std::vector<std::string> wanted_all = outputs;
     for (auto& s : layers)
         if (s.reason.empty()) {
@@ -225,13 +226,13 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     int eq_layers = 0;
     for (auto& s : layers)
         eq_layers += s.reason.empty() && opt.method == CalibrationMethod::EQ ? 1 : 0;
-    Progress prog{progress, 0, n * (histograms ? 4 : 3) + eq_layers};
+    const int passes = 2 + (histograms ? 1 : 0) + (opt.max_layer_error > 0 ? 1 : 0);  // A, B, C, D
+    Progress prog{progress, 0, n * passes + eq_layers};
     auto sample_error = [](int i, const Status& st) {
         return st.with_context("calibration sample " + std::to_string(i + 1));
     };
 
-    // A: absmax of each input; the fp32 outputs for D
-    std::vector<std::map<std::string, Mat>> fp32_outputs((size_t)n);
+    // A: absmax of each input
     for (int i = 0; i < n; i++) {
         std::map<std::string, Mat> got;
         Status st = net.run(samples[(size_t)i], wanted_bottoms, got);
@@ -244,8 +245,6 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
             s.absmax = std::max(s.absmax, quant::absmax(m.data, m.total_floats()));
             s.count = (int)m.total_floats();
         }
-        for (auto& o : outputs)
-            fp32_outputs[(size_t)i][o] = got.at(o);
         NF_RETURN_IF_ERROR(prog.step());
     }
     for (auto& s : layers) {
@@ -340,6 +339,64 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
             s.int8 = true;
     }
 
+    // The rewrite (ncnn2int8): the layers decided int8, then the requantize fusion.
+    Graph g;
+    auto rewrite = [&]() -> Status {
+        g = fp32;
+        int int8_count = 0;
+        for (auto& s : layers)
+            if (s.int8) {
+                NF_RETURN_IF_ERROR(
+                    quant::quantize_layer(g.layers[(size_t)s.c.layer], s.c, s.weight_scales, s.bottom_scale));
+                int8_count++;
+            }
+        if (int8_count == 0)
+            warnings.add("no layer was quantized: every candidate stays fp32 (see the report's reasons)");
+        if (opt.fuse_requantize)
+            quant::fuse_requantize(g);
+        for (auto& s : layers) {
+            const LayerNode& l = g.layers[(size_t)s.c.layer];
+            s.top_scale = quant::int8_scale_term(l) > 100 ? l.weights.back().data[0] : 0.f;
+        }
+        return Status::ok();
+    };
+
+    // D's measure: the int8 model's outputs against the fp32 ones of the same sample
+    std::map<std::string, double> out_err;
+    std::map<std::string, int> top1_same;
+    std::set<std::string> is_class;
+    for (auto& o : outputs) {
+        out_err[o] = 0;
+        top1_same[o] = 0;
+        is_class.insert(o);
+    }
+    Net qnet;
+    auto compare_outputs = [&](int i, const std::map<std::string, Mat>& ref_out) -> Status {
+        std::map<std::string, Mat> got;
+        Status st = qnet.run(samples[(size_t)i], outputs, got);
+        if (!st)
+            return sample_error(i, st.with_context("the quantized model"));
+        for (auto& o : outputs) {
+            const Mat& ref = ref_out.at(o);
+            const Mat& m = got.at(o);
+            double e = m.total_floats() == ref.total_floats() ? relative_error(ref.data, m.data, ref.total_floats())
+                                                              : INFINITY;
+            out_err[o] = std::max(out_err[o], e);
+            if (!class_vector(ref) || m.total_floats() != ref.total_floats())
+                is_class.erase(o);
+            else if (argmax(ref) == argmax(m))
+                top1_same[o]++;
+        }
+        return Status::ok();
+    };
+    // Without an error bound the int8 layers are known before C, so C's fp32 run of each sample also
+    // serves D (no fp32 outputs are kept across samples); with one, D runs after C decides.
+    const bool merged = !(opt.max_layer_error > 0);
+    if (merged) {
+        NF_RETURN_IF_ERROR(rewrite());
+        NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
+    }
+
     // C: each int8 layer alone against its fp32 output
     {
         std::vector<std::unique_ptr<Layer>> q(layers.size());
@@ -368,63 +425,30 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 s.error = std::max(s.error, e);
                 s.measured = true;
             }
+            if (merged)
+                NF_RETURN_IF_ERROR(compare_outputs(i, got));
             NF_RETURN_IF_ERROR(prog.step());
         }
     }
-    if (opt.max_layer_error > 0)
+
+    if (!merged) {
         for (auto& s : layers)
             if (s.int8 && !(s.error <= opt.max_layer_error)) {
                 s.int8 = false;
                 s.reason = "error " + std::to_string(s.error) + " above max_layer_error " +
                            std::to_string(opt.max_layer_error);
             }
-
-    // the rewrite
-    Graph g = fp32;
-    int int8_count = 0;
-    for (auto& s : layers)
-        if (s.int8) {
-            NF_RETURN_IF_ERROR(quant::quantize_layer(g.layers[(size_t)s.c.layer], s.c, s.weight_scales, s.bottom_scale));
-            int8_count++;
+        NF_RETURN_IF_ERROR(rewrite());
+        NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
+        // D: the int8 model against the fp32 one
+        for (int i = 0; i < n; i++) {
+            std::map<std::string, Mat> ref;
+            Status st = net.run(samples[(size_t)i], outputs, ref);
+            if (!st)
+                return sample_error(i, st);
+            NF_RETURN_IF_ERROR(compare_outputs(i, ref));
+            NF_RETURN_IF_ERROR(prog.step());
         }
-    if (int8_count == 0)
-        warnings.add("no layer was quantized: every candidate stays fp32 (see the report's reasons)");
-    if (opt.fuse_requantize)
-        quant::fuse_requantize(g);
-    for (auto& s : layers) {
-        const LayerNode& l = g.layers[(size_t)s.c.layer];
-        if (quant::int8_scale_term(l) > 100)
-            s.top_scale = l.weights.back().data[0];
-    }
-
-    // D: the int8 model against the fp32 one
-    Net qnet;
-    NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
-    std::map<std::string, double> out_err;
-    std::map<std::string, int> top1_same;
-    std::set<std::string> is_class;
-    for (auto& o : outputs) {
-        out_err[o] = 0;
-        top1_same[o] = 0;
-        is_class.insert(o);
-    }
-    for (int i = 0; i < n; i++) {
-        std::map<std::string, Mat> got;
-        Status st = qnet.run(samples[(size_t)i], outputs, got);
-        if (!st)
-            return sample_error(i, st.with_context("the quantized model"));
-        for (auto& o : outputs) {
-            const Mat& ref = fp32_outputs[(size_t)i].at(o);
-            const Mat& m = got.at(o);
-            double e = m.total_floats() == ref.total_floats() ? relative_error(ref.data, m.data, ref.total_floats())
-                                                              : INFINITY;
-            out_err[o] = std::max(out_err[o], e);
-            if (!class_vector(ref) || m.total_floats() != ref.total_floats())
-                is_class.erase(o);
-            else if (argmax(ref) == argmax(m))
-                top1_same[o]++;
-        }
-        NF_RETURN_IF_ERROR(prog.step());
     }
 
     json rep;
