@@ -25,6 +25,7 @@ Status ModelHandle::quantize(const std::vector<std::map<std::string, Mat>>& samp
         return invalid_argument("max_layer_error must be 0 (off) or positive");
     qo.keep_fp32 = req.keep_fp32;
     qo.max_layer_error = req.max_layer_error;
+    qo.input_shapes = shapes_;
 
     std::vector<CalibrationSample> blob_samples(samples.size());
     for (size_t i = 0; i < samples.size(); i++) {

@@ -62,8 +62,13 @@ void accumulate_histogram(const float* x, size_t n, float amax, std::vector<uint
 
 float kl_divergence(const std::vector<float>& a, const std::vector<float>& b) {
     float result = 0;
-    for (size_t i = 0; i < a.size(); i++)
+    for (size_t i = 0; i < a.size(); i++) {
+        // equal bins add exactly 0 (log(1) = 0): skipping their log changes no bit (the empty
+        // bins of a histogram's tail, where both sides hold only eps)
+        if (a[i] == b[i])
+            continue;
         result += a[i] * std::log(a[i] / b[i]);  // float log, as ncnn's log(float) in C++
+    }
     return result;
 }
 

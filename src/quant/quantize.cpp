@@ -4,22 +4,25 @@
 //
 // Passes over the calibration set (each one fp32 run per sample, activations kept only for the
 // sample at hand, so memory stays at one run's worth whatever the set's size):
-//   A  absmax of every quantizable layer's input (and the fp32 outputs, kept for pass D)
+//   A  absmax of every quantizable layer's input
 //   B  KL and EQ: the 2048-bin histograms of those inputs (needs A's absmax, as ncnn2table)
 //   EQ per layer, the layer's input and output on the first 50 samples, then the scale search
 //   C  per layer, its int8 form (dequantized output) against its fp32 output on the same input
-//   D  the int8 model against the fp32 model: per-output error, top-1 agreement
+//   D  the int8 model against the fp32 model: per-output error, top-1 agreement (in C's loop,
+//      on C's fp32 run, unless max_layer_error must first decide which layers stay fp32)
 #include "quant/quantize.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <cstring>
 #include <set>
 
 #include "analysis/analysis.h"
 #include "core/json.h"
 #include "core/strings.h"
 #include "quant/calibration.h"
+#include "quant/eq.h"
 #include "quant/int8_rewrite.h"
 #include "runtime/net.h"
 #include "runtime/verify.h"
@@ -78,7 +81,8 @@ struct Progress {
     }
 };
 
-Status check_samples(const Graph& g, const std::vector<CalibrationSample>& samples) {
+Status check_samples(const Graph& g, const std::vector<CalibrationSample>& samples,
+                     const std::map<std::string, Shape>& given) {
     if (samples.empty())
         return invalid_argument("quantization needs at least one calibration sample");
     std::vector<int> ins = g.input_blobs();
@@ -104,7 +108,10 @@ Status check_samples(const Graph& g, const std::vector<CalibrationSample>& sampl
                 return invalid_argument(who + ": input " + quote(name) + " must be a plain fp32 tensor");
             Shape want;
             int p = g.producer(b);
-            if (p >= 0)
+            auto gs = given.find(name);
+            if (gs != given.end())
+                want = gs->second;
+            else if (p >= 0)
                 want = declared_input_shape(g.layers[(size_t)p].params);
             if (!want.known() && s > 0)
                 want = samples[0].at(name).shape();  // no declared shape: every sample as the first
@@ -114,45 +121,6 @@ Status check_samples(const Graph& g, const std::vector<CalibrationSample>& sampl
         }
     }
     return Status::ok();
-}
-
-// One layer built alone from a node, as Net::load builds it.
-Status build_layer(const LayerNode& node, Allocator* alloc, std::unique_ptr<Layer>& out) {
-    const std::string who = layer_desc(node.name, node.type);
-    std::unique_ptr<Layer> l = create_layer(node.type, true);
-    if (!l)
-        return internal_error(who + ": unknown layer type");
-    l->name = node.name;
-    Status st = l->load_param(node.params);
-    if (st)
-        st = l->load_model(node.weights);
-    Option o;
-    o.blob_allocator = alloc;
-    o.workspace_allocator = alloc;
-    if (st)
-        st = l->create_pipeline(o);
-    if (!st)
-        return st.with_context(who);
-    out = std::move(l);
-    return Status::ok();
-}
-
-Status forward_layer(const Layer& l, const Mat& bottom, Allocator* alloc, Mat& top) {
-    Option o;
-    o.blob_allocator = alloc;
-    o.workspace_allocator = alloc;
-    std::vector<Mat> bottoms{bottom}, tops(1);
-    NF_RETURN_IF_ERROR(l.forward(bottoms, tops, o));
-    top = tops[0];
-    return Status::ok();
-}
-
-// The int8 form of one layer (dequantizing: int8_scale_term 1/2) with the given scales.
-Status int8_layer(const Graph& g, const LayerState& s, const std::vector<float>& weight_scales, float bottom_scale,
-                  Allocator* alloc, std::unique_ptr<Layer>& out) {
-    LayerNode node = g.layers[(size_t)s.c.layer];
-    NF_RETURN_IF_ERROR(quant::quantize_layer(node, s.c, weight_scales, bottom_scale));
-    return build_layer(node, alloc, out);
 }
 
 json number_or_null(double v) {
@@ -170,13 +138,11 @@ uint64_t graph_bytes(const Graph& g) {
     return n;
 }
 
-// Index of the largest value; the output is one class vector when exactly one extent exceeds 1.
+// One class vector: a 1-D [N] output, N >= 2 (a detection list [6, n] or a map is not one).
 bool class_vector(const Mat& m) {
-    int big = 0;
-    for (int e : {m.w, m.h, m.d, m.c})
-        big += e > 1 ? 1 : 0;
-    return big == 1 && !m.int8;
+    return m.dims == 1 && m.w >= 2 && !m.int8;
 }
+// Index of the largest value (the first one on ties).
 size_t argmax(const Mat& m) {
     size_t n = m.total_floats(), best = 0;
     for (size_t i = 1; i < n; i++)
@@ -204,7 +170,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     for (auto& name : opt.keep_fp32)
         if (fp32.find_layer(name) < 0)
             return invalid_argument("keep_fp32 names " + quote(name) + ", which is no layer of the model");
-    NF_RETURN_IF_ERROR(check_samples(fp32, samples));
+    NF_RETURN_IF_ERROR(check_samples(fp32, samples, opt.input_shapes));
 
     std::vector<LayerState> layers;
     for (auto& c : cands) {
@@ -236,7 +202,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     Net net;
     NF_RETURN_IF_ERROR(net.load(fp32));
     const std::vector<std::string> outputs = net.output_names();
-    std::vector<std::string> wanted_bottoms = outputs;
+    std::vector<std::string> wanted_bottoms;
     std::vector<std::string> wanted_all = outputs;
     for (auto& s : layers)
         if (s.reason.empty()) {
@@ -260,13 +226,13 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
     int eq_layers = 0;
     for (auto& s : layers)
         eq_layers += s.reason.empty() && opt.method == CalibrationMethod::EQ ? 1 : 0;
-    Progress prog{progress, 0, n * (histograms ? 4 : 3) + eq_layers};
+    const int passes = 2 + (histograms ? 1 : 0) + (opt.max_layer_error > 0 ? 1 : 0);  // A, B, C, D
+    Progress prog{progress, 0, n * passes + eq_layers};
     auto sample_error = [](int i, const Status& st) {
         return st.with_context("calibration sample " + std::to_string(i + 1));
     };
 
-    // A: absmax of each input; the fp32 outputs for D
-    std::vector<std::map<std::string, Mat>> fp32_outputs((size_t)n);
+    // A: absmax of each input
     for (int i = 0; i < n; i++) {
         std::map<std::string, Mat> got;
         Status st = net.run(samples[(size_t)i], wanted_bottoms, got);
@@ -279,8 +245,6 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
             s.absmax = std::max(s.absmax, quant::absmax(m.data, m.total_floats()));
             s.count = (int)m.total_floats();
         }
-        for (auto& o : outputs)
-            fp32_outputs[(size_t)i][o] = got.at(o);
         NF_RETURN_IF_ERROR(prog.step());
     }
     for (auto& s : layers) {
@@ -347,35 +311,14 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 ins[(size_t)i] = got.at(s.bottom);
                 outs[(size_t)i] = got.at(s.top);
             }
-            Status err;
-            auto similarity = [&](const std::vector<float>& ws, float bs) -> double {
-                std::unique_ptr<Layer> l;
-                double sum = 0;
-                Status st = int8_layer(fp32, s, ws, bs, alloc.get(), l);
-                for (int i = 0; st && i < ne; i++) {
-                    Mat o;
-                    st = forward_layer(*l, ins[(size_t)i], alloc.get(), o);
-                    if (st)
-                        sum += quant::cosine_similarity(outs[(size_t)i].data, o.data,
-                                                        std::min(o.total_floats(), outs[(size_t)i].total_floats()));
-                }
-                if (!st && err)
-                    err = st;
-                return st ? sum : 0.0;
-            };
-            for (size_t j = 0; j < s.weight_scales.size(); j++) {
-                std::vector<float> ws = s.weight_scales;
-                s.weight_scales[j] = quant::eq_search(s.weight_scales[j], [&](float cand) {
-                    ws[j] = cand;
-                    return similarity(ws, s.bottom_scale);
-                });
-                NF_RETURN_IF_ERROR(err);
-                if (progress && !progress(prog.done, prog.total))
-                    return Status(ErrorCode::Cancelled, "quantization cancelled");
-            }
-            s.bottom_scale = quant::eq_search(s.bottom_scale,
-                                              [&](float cand) { return similarity(s.weight_scales, cand); });
-            NF_RETURN_IF_ERROR(err);
+            const LayerNode& node = fp32.layers[(size_t)s.c.layer];
+            NF_RETURN_IF_ERROR(quant::eq_weight_scales(node, s.c, s.bottom_scale, ins, outs, alloc.get(),
+                                                       s.weight_scales, [&] {
+                                                           return !progress || progress(prog.done, prog.total);
+                                                       })
+                                   .with_context(layer_desc(s.name, s.c.type)));
+            NF_RETURN_IF_ERROR(quant::eq_bottom_scale(node, s.c, s.weight_scales, ins, outs, alloc.get(), s.bottom_scale)
+                                   .with_context(layer_desc(s.name, s.c.type)));
             NF_RETURN_IF_ERROR(prog.step());
         }
     }
@@ -396,13 +339,72 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
             s.int8 = true;
     }
 
+    // The rewrite (ncnn2int8): the layers decided int8, then the requantize fusion.
+    Graph g;
+    auto rewrite = [&]() -> Status {
+        g = fp32;
+        int int8_count = 0;
+        for (auto& s : layers)
+            if (s.int8) {
+                NF_RETURN_IF_ERROR(
+                    quant::quantize_layer(g.layers[(size_t)s.c.layer], s.c, s.weight_scales, s.bottom_scale));
+                int8_count++;
+            }
+        if (int8_count == 0)
+            warnings.add("no layer was quantized: every candidate stays fp32 (see the report's reasons)");
+        if (opt.fuse_requantize)
+            quant::fuse_requantize(g);
+        for (auto& s : layers) {
+            const LayerNode& l = g.layers[(size_t)s.c.layer];
+            s.top_scale = quant::int8_scale_term(l) > 100 ? l.weights.back().data[0] : 0.f;
+        }
+        return Status::ok();
+    };
+
+    // D's measure: the int8 model's outputs against the fp32 ones of the same sample
+    std::map<std::string, double> out_err;
+    std::map<std::string, int> top1_same;
+    std::set<std::string> is_class;
+    for (auto& o : outputs) {
+        out_err[o] = 0;
+        top1_same[o] = 0;
+        is_class.insert(o);
+    }
+    Net qnet;
+    auto compare_outputs = [&](int i, const std::map<std::string, Mat>& ref_out) -> Status {
+        std::map<std::string, Mat> got;
+        Status st = qnet.run(samples[(size_t)i], outputs, got);
+        if (!st)
+            return sample_error(i, st.with_context("the quantized model"));
+        for (auto& o : outputs) {
+            const Mat& ref = ref_out.at(o);
+            const Mat& m = got.at(o);
+            double e = m.total_floats() == ref.total_floats() ? relative_error(ref.data, m.data, ref.total_floats())
+                                                              : INFINITY;
+            out_err[o] = std::max(out_err[o], e);
+            if (!class_vector(ref) || m.total_floats() != ref.total_floats())
+                is_class.erase(o);
+            else if (argmax(ref) == argmax(m))
+                top1_same[o]++;
+        }
+        return Status::ok();
+    };
+    // Without an error bound the int8 layers are known before C, so C's fp32 run of each sample also
+    // serves D (no fp32 outputs are kept across samples); with one, D runs after C decides.
+    const bool merged = !(opt.max_layer_error > 0);
+    if (merged) {
+        NF_RETURN_IF_ERROR(rewrite());
+        NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
+    }
+
     // C: each int8 layer alone against its fp32 output
     {
         std::vector<std::unique_ptr<Layer>> q(layers.size());
         for (size_t k = 0; k < layers.size(); k++)
             if (layers[k].int8)
-                NF_RETURN_IF_ERROR(
-                    int8_layer(fp32, layers[k], layers[k].weight_scales, layers[k].bottom_scale, alloc.get(), q[k]));
+                NF_RETURN_IF_ERROR(quant::build_int8_layer(fp32.layers[(size_t)layers[k].c.layer], layers[k].c,
+                                                           layers[k].weight_scales, layers[k].bottom_scale,
+                                                           alloc.get(), q[k]));
         for (int i = 0; i < n; i++) {
             std::map<std::string, Mat> got;
             Status st = net.run(samples[(size_t)i], wanted_all, got);
@@ -413,7 +415,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 if (!s.int8)
                     continue;
                 Mat o;
-                st = forward_layer(*q[k], got.at(s.bottom), alloc.get(), o);
+                st = quant::forward_layer(*q[k], got.at(s.bottom), alloc.get(), o);
                 if (!st)
                     return sample_error(i, st.with_context(layer_desc(s.name, s.c.type) + " (int8)"));
                 const Mat& ref = got.at(s.top);
@@ -423,63 +425,30 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
                 s.error = std::max(s.error, e);
                 s.measured = true;
             }
+            if (merged)
+                NF_RETURN_IF_ERROR(compare_outputs(i, got));
             NF_RETURN_IF_ERROR(prog.step());
         }
     }
-    if (opt.max_layer_error > 0)
+
+    if (!merged) {
         for (auto& s : layers)
             if (s.int8 && !(s.error <= opt.max_layer_error)) {
                 s.int8 = false;
                 s.reason = "error " + std::to_string(s.error) + " above max_layer_error " +
                            std::to_string(opt.max_layer_error);
             }
-
-    // the rewrite
-    Graph g = fp32;
-    int int8_count = 0;
-    for (auto& s : layers)
-        if (s.int8) {
-            NF_RETURN_IF_ERROR(quant::quantize_layer(g.layers[(size_t)s.c.layer], s.c, s.weight_scales, s.bottom_scale));
-            int8_count++;
+        NF_RETURN_IF_ERROR(rewrite());
+        NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
+        // D: the int8 model against the fp32 one
+        for (int i = 0; i < n; i++) {
+            std::map<std::string, Mat> ref;
+            Status st = net.run(samples[(size_t)i], outputs, ref);
+            if (!st)
+                return sample_error(i, st);
+            NF_RETURN_IF_ERROR(compare_outputs(i, ref));
+            NF_RETURN_IF_ERROR(prog.step());
         }
-    if (int8_count == 0)
-        warnings.add("no layer was quantized: every candidate stays fp32 (see the report's reasons)");
-    if (opt.fuse_requantize)
-        quant::fuse_requantize(g);
-    for (auto& s : layers) {
-        const LayerNode& l = g.layers[(size_t)s.c.layer];
-        if (quant::int8_scale_term(l) > 100)
-            s.top_scale = l.weights.back().data[0];
-    }
-
-    // D: the int8 model against the fp32 one
-    Net qnet;
-    NF_RETURN_IF_ERROR(qnet.load(g).with_context("the quantized model"));
-    std::map<std::string, double> out_err;
-    std::map<std::string, int> top1_same;
-    std::set<std::string> is_class;
-    for (auto& o : outputs) {
-        out_err[o] = 0;
-        top1_same[o] = 0;
-        is_class.insert(o);
-    }
-    for (int i = 0; i < n; i++) {
-        std::map<std::string, Mat> got;
-        Status st = qnet.run(samples[(size_t)i], outputs, got);
-        if (!st)
-            return sample_error(i, st.with_context("the quantized model"));
-        for (auto& o : outputs) {
-            const Mat& ref = fp32_outputs[(size_t)i].at(o);
-            const Mat& m = got.at(o);
-            double e = m.total_floats() == ref.total_floats() ? relative_error(ref.data, m.data, ref.total_floats())
-                                                              : INFINITY;
-            out_err[o] = std::max(out_err[o], e);
-            if (!class_vector(ref) || m.total_floats() != ref.total_floats())
-                is_class.erase(o);
-            else if (argmax(ref) == argmax(m))
-                top1_same[o]++;
-        }
-        NF_RETURN_IF_ERROR(prog.step());
     }
 
     json rep;

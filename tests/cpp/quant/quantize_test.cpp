@@ -156,7 +156,7 @@ TEST(Quantize, ProgressAndCancel) {
     ASSERT_TRUE(q.st.is_ok());
     ASSERT_FALSE(calls.empty());
     EXPECT_EQ(calls.back().first, calls.back().second);  // ends at total
-    EXPECT_EQ(calls.back().second, 3 * 4);               // KL: four passes over 3 samples
+    EXPECT_EQ(calls.back().second, 3 * 3);               // KL: three passes over 3 samples
     for (size_t i = 1; i < calls.size(); i++)
         EXPECT_GE(calls[i].first, calls[i - 1].first);
     int n = 0;
@@ -250,6 +250,23 @@ TEST(Quantize, ModelHandleQuantize) {
     std::map<std::string, Mat> o8b;
     ASSERT_TRUE(back.run(samples[0], {}, o8b).is_ok());
     EXPECT_EQ(test::to_vector(o8.at("prob")), test::to_vector(o8b.at("prob")));
+
+    // input shapes given at load replace the declared 8x8: samples of 10x10 calibrate
+    {
+        ModelHandle m10;
+        LoadOptions lo;
+        lo.shapes["data"] = Shape::d3(10, 10, 3);
+        ASSERT_TRUE(m10.load_ncnn(kSmall, nullptr, 0, false, lo).is_ok());
+        std::vector<std::pair<std::string, Mat>> in;
+        ASSERT_TRUE(m10.random_inputs(3, in).is_ok());
+        ASSERT_EQ(in[0].second.w, 10);
+        ModelHandle q10;
+        st = m10.quantize({{in.begin(), in.end()}}, QuantizeRequest(), q10, rep);
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        EXPECT_EQ(q10.input_shapes().at("data"), Shape::d3(10, 10, 3));
+        std::map<std::string, Mat> o;
+        ASSERT_TRUE(q10.run({in.begin(), in.end()}, {}, o).is_ok());
+    }
 
     req.method = "median";
     st = m.quantize(samples, req, out, rep);
