@@ -103,6 +103,8 @@ function setBusy(kind) {
   document.body.classList.toggle('busy', !!kind);
   document.body.dataset.busy = kind ?? '';
   for (const id of ACTION_IDS) $(id).disabled = !!kind || !enabledWhenIdle(id);
+  // the calibration list's remove buttons: the list is fixed while work runs
+  for (const b of document.querySelectorAll('#quant-list button')) b.disabled = !!kind;
   $('file-input').disabled = kind === 'load';
 }
 

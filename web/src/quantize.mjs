@@ -15,8 +15,8 @@ import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } fr
 import { drawDetections } from './draw.mjs';
 import { speedVerdict } from './results.mjs';
 
-export const QUANT_ACTION_IDS = ['quant-run', 'quant-samples', 'quant-clear', 'quant-time', 'quant-dl-param', 'quant-dl-bin', 'quant-dl-io',
-  'quant-dl-report'];
+export const QUANT_ACTION_IDS = ['quant-run', 'quant-samples', 'quant-files', 'quant-clear', 'quant-time', 'quant-dl-param', 'quant-dl-bin',
+  'quant-dl-io', 'quant-dl-report'];
 
 const MAX_PICTURES = 32;
 // The limits nnfold's decoder applies (src/io/picture.h PictureLimits), checked here from the
@@ -78,7 +78,7 @@ export function setupQuantize(ctx) {
     const runnable = !!S.loaded && !S.loaded.structureOnly;
     switch (id) {
       case 'quant-run': return runnable;
-      case 'quant-samples': return runnable && mode() !== 'random';
+      case 'quant-samples': case 'quant-files': return runnable && mode() !== 'random';
       case 'quant-clear': return Q.pictures.length > 0;
       default: return runnable && !!Q.result; // timing and downloads need the int8 model
     }
@@ -144,7 +144,7 @@ export function setupQuantize(ctx) {
       h('span', { class: 'muted' }, p.width ? `${p.width}×${p.height}` : ''),
       h('span', { class: 'muted' }, fmtBytes(p.file.size)),
       h('button', {
-        class: 'btn btn-small', type: 'button', 'aria-label': `Remove ${p.name}`,
+        class: 'btn btn-small', type: 'button', 'aria-label': `Remove ${p.name}`, disabled: !!S.busy,
         onclick: () => {
           Q.pictures.splice(i, 1);
           renderList();
@@ -162,6 +162,7 @@ export function setupQuantize(ctx) {
   // The page's busy state decides the buttons (main.mjs setBusy); refreshed when the list changes.
   function setBusyState() {
     for (const id of QUANT_ACTION_IDS) $(id).disabled = !!S.busy || !enabled(id);
+    for (const b of $('quant-list').querySelectorAll('button')) b.disabled = !!S.busy;
   }
 
   // ---- preprocessing, as Run's fields say -----------------------------------------------------
