@@ -11,6 +11,7 @@
 // - bad input: a non-picture file and an image bomb among the chosen pictures are left out with a
 //   message; a corrupt PNG that passes the header check is refused by nnfold, named and marked in
 //   the list, and quantizing works once it is removed; a model with nothing to quantize says so;
+// - a model whose input is no picture is calibrated on seeded random inputs, said as such;
 // Screenshots of the Quantize card at 1366x850 and 390x844 go to tests/artifacts/ (quantize-*.png).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -246,6 +247,21 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       await page.click('#run-go');
       await waitIdle(page);
       assert.equal(await page.locator('#run-error').isVisible(), false);
+    });
+
+    await t.test('an input that is no picture: calibrated on seeded random inputs, said as such', async () => {
+      const fc = path.join(tmp, 'fc.param');
+      fs.writeFileSync(fc, '7767517\n3 3\nInput data 0 1 data 0=16\nInnerProduct fc 1 1 data fc 0=8 1=1 2=128\nReLU relu 1 1 fc out\n');
+      await page.setInputFiles('#file-input', [fc]);
+      await page.waitForSelector('#bin-offer:not([hidden])');
+      await page.click('#bin-random');
+      await waitIdle(page);
+      assert.equal(await page.locator('#quant-pictures').isVisible(), false);
+      assert.match(await text(page, '#quant-pre-note'), /not a picture: the page calibrates on 8 seeded random inputs/);
+      assert.deepEqual(await quantizeAndWait(page), { end: 'done', message: '' });
+      assert.match(await text(page, '#quant-stats'), /8 random inputs/);
+      assert.match(await text(page, '#quant-agree'), /on the 8 random calibration inputs/);
+      assert.equal(await page.locator('#quant-agree-table tbody tr').count(), 1);
     });
 
     assert.deepEqual(errors, []);
