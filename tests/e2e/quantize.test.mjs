@@ -11,6 +11,7 @@
 // - bad input: a non-picture file and an image bomb among the chosen pictures are left out with a
 //   message; a corrupt PNG that passes the header check is refused by nnfold, named and marked in
 //   the list, and quantizing works once it is removed; a model with nothing to quantize says so;
+// - an int8 model made by ncnn's tools is refused as already quantized;
 // - a model whose input is no picture is calibrated on seeded random inputs, said as such;
 // Screenshots of the Quantize card at 1366x850 and 390x844 go to tests/artifacts/ (quantize-*.png).
 import { test } from 'node:test';
@@ -19,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, skipReason, startProxy, startPage, launch, closeServer, artifacts } from './harness.mjs';
-import { skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
+import { fixture, skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
 import { makePng, picture } from '../js/png.mjs';
 
 const nf = skipReason ? null : await (await import(path.join(root, 'dist/index.mjs'))).init({ threads: 1 });
@@ -247,6 +248,20 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       await page.click('#run-go');
       await waitIdle(page);
       assert.equal(await page.locator('#run-error').isVisible(), false);
+    });
+
+    await t.test('an int8 model (made by ncnn\'s tools): already quantized, said as such', async (st) => {
+      const dir = path.join(zooDir, '../ncnn-int8');
+      const int8 = fixture(`ncnn's int8 zoo models at ${dir}`, fs.existsSync(path.join(dir, 'squeezenet_int8.bin')),
+        'put int8 models made by ncnn2table + ncnn2int8 (with their .bin) in ncnn-int8/ beside the zoo folder (NNFOLD_ZOO_DIR)');
+      if (!int8.present) return skipOrFail(st, int8);
+      await page.setInputFiles('#file-input', [path.join(dir, 'squeezenet_int8.param'), path.join(dir, 'squeezenet_int8.bin')]);
+      await page.waitForFunction(() => document.getElementById('model-name').textContent === 'squeezenet_int8.param', null, { timeout: 60000 });
+      await waitIdle(page);
+      await addSamples(page);
+      const r = await quantizeAndWait(page);
+      assert.equal(r.end, 'failed');
+      assert.match(r.message, /already quantized.*quantize its fp32 original instead/s);
     });
 
     await t.test('an input that is no picture: calibrated on seeded random inputs, said as such', async () => {

@@ -324,10 +324,10 @@ export function setupQuantize(ctx) {
     if (bad) {
       markBad(bad.name);
       el.textContent = `${text}${/[.!?]$/.test(text) ? '' : '.'} Remove ${bad.name} from the pictures (✕) and quantize again.`;
-    } else if (/nothing to quantize|no Convolution/.test(text)) {
+    } else if (/no Convolution\/ConvolutionDepthWise\/InnerProduct to quantize/.test(text)) {
       el.textContent = 'This model has nothing to quantize: int8 applies to Convolution, ConvolutionDepthWise and InnerProduct layers, ' +
         'and it has none. Its fp32 form is what runs here.';
-    } else if (/int8/.test(text) && /already|is int8/.test(text)) {
+    } else if (/already quantized/.test(text)) {
       el.textContent = `${text} An int8 model runs as it is: quantize its fp32 original instead.`;
     }
   }
@@ -541,6 +541,9 @@ export function setupQuantize(ctx) {
     } finally {
       ctx.setBusy(null);
     }
+    const ul = $('quant-warnings');
+    ul.replaceChildren(...(f.warnings ?? []).map((w) => h('li', {}, w)));
+    show(ul, !!f.warnings?.length);
     if (part === 'param') saveFile(`${stem}.param`, f.param, 'text/plain');
     else if (part === 'bin') saveFile(`${stem}.bin`, f.bin);
     else if (f.ioJson) saveFile(`${stem}.io.json`, typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1), 'application/json');
