@@ -282,6 +282,9 @@ TEST(Quantize, ModelHandleQuantize) {
         ASSERT_TRUE(q10.run({in.begin(), in.end()}, {}, o).is_ok());
     }
 
+    st = m.quantize({}, QuantizeRequest(), out, rep);
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+
     req.method = "median";
     st = m.quantize(samples, req, out, rep);
     EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
