@@ -23,6 +23,8 @@ Status ModelHandle::quantize(const std::vector<std::map<std::string, Mat>>& samp
         return invalid_argument("unknown calibration method " + quote(req.method) + " (kl, aciq or eq)");
     if (!(req.max_layer_error >= 0))
         return invalid_argument("max_layer_error must be 0 (off) or positive");
+    if (samples.empty())  // before the optimizer's work (quantize_graph says the same)
+        return invalid_argument("quantization needs at least one calibration sample");
     qo.keep_fp32 = req.keep_fp32;
     qo.max_layer_error = req.max_layer_error;
     qo.input_shapes = shapes_;

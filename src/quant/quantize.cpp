@@ -228,6 +228,9 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
         eq_layers += s.reason.empty() && opt.method == CalibrationMethod::EQ ? 1 : 0;
     const int passes = 2 + (histograms ? 1 : 0) + (opt.max_layer_error > 0 ? 1 : 0);  // A, B, C, D
     Progress prog{progress, 0, n * passes + eq_layers};
+    // (0, total) first, so that a front end can show the whole length before the first run
+    if (progress && !progress(0, prog.total))
+        return Status(ErrorCode::Cancelled, "quantization cancelled");
     auto sample_error = [](int i, const Status& st) {
         return st.with_context("calibration sample " + std::to_string(i + 1));
     };

@@ -155,6 +155,7 @@ TEST(Quantize, ProgressAndCancel) {
     });
     ASSERT_TRUE(q.st.is_ok());
     ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.front(), std::make_pair(0, 9));  // the length first
     EXPECT_EQ(calls.back().first, calls.back().second);  // ends at total
     EXPECT_EQ(calls.back().second, 3 * 3);               // KL: three passes over 3 samples
     for (size_t i = 1; i < calls.size(); i++)
@@ -162,6 +163,19 @@ TEST(Quantize, ProgressAndCancel) {
     int n = 0;
     Quantized c = run_quantize(g, samples, QuantizeOptions(), [&](int, int) { return ++n < 4; });
     EXPECT_EQ(c.st.code(), ErrorCode::Cancelled);
+    EXPECT_EQ(n, 4);  // stopped at the first false
+    // EQ checks between rows too
+    QuantizeOptions eq;
+    eq.method = CalibrationMethod::EQ;
+    n = 0;
+    int eq_total = 0;
+    c = run_quantize(g, samples, eq, [&](int, int t) {
+        eq_total = t;
+        return ++n < 3 * 2 + 3;  // into EQ's first layer (after A and B)
+    });
+    EXPECT_EQ(c.st.code(), ErrorCode::Cancelled);
+    EXPECT_EQ(eq_total, 3 * 3 + 4);  // A, B, C over 3 samples + 4 layers of EQ
+    EXPECT_EQ(n, 3 * 2 + 3);
 }
 
 TEST(Quantize, Errors) {
@@ -267,6 +281,9 @@ TEST(Quantize, ModelHandleQuantize) {
         std::map<std::string, Mat> o;
         ASSERT_TRUE(q10.run({in.begin(), in.end()}, {}, o).is_ok());
     }
+
+    st = m.quantize({}, QuantizeRequest(), out, rep);
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
 
     req.method = "median";
     st = m.quantize(samples, req, out, rep);
