@@ -99,7 +99,7 @@ int cmd_verify(int argc, char** argv) {
     print_warnings(warnings);
     if (!st)
         return report("verify", st);
-    // CONVENTIONS section 7: an int8 model against its fp32 original reports its accuracy unless
+    // docs/cli.md (verify): an int8 model against its fp32 original reports its accuracy unless
     // a tolerance is given
     opt.accuracy = !a.has("tolerance") && has_int8_layers(ga) != has_int8_layers(gb);
     VerifyResult r;

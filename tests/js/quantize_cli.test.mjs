@@ -1,4 +1,4 @@
-// `nnfold quantize` and `nnfold verify` on int8 models (CONVENTIONS section 7, docs/cli.md).
+// `nnfold quantize` and `nnfold verify` on int8 models (docs/cli.md, docs/numbers.md).
 // quantize: usage errors (exit 2), calibration folders with nothing usable, bad files (exit 1, no
 // output written, earlier outputs kept), pictures + .f32 tensors with the per-layer report and the
 // report JSON, SAMPLE.INPUT.f32 for several inputs, and the npm CLI (bin/nnfold.mjs: the wasm CLI
