@@ -371,6 +371,78 @@ public:
         });
     }
 
+    // Calibration samples for quantize(), built one at a time by the JS layer: beginSample()
+    // starts one; sampleInput() allocates one of its inputs (presented shape, as prepareInput)
+    // and returns a Float32Array view to fill at once; pictureSample() decodes an encoded PNG/JPEG
+    // into a whole sample (ModelHandle::picture_sample). quantize() consumes them all;
+    // clearSamples() drops them after a failure.
+    void clearSamples() { samples_.clear(); }
+    void beginSample() { samples_.emplace_back(); }
+    val sampleInput(const std::string& name, const std::string& shape_json) {
+        return result_of([&](val& v) -> Status {
+            if (samples_.empty())
+                return internal_error("sampleInput before beginSample");
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(shape_json, j));
+            Shape s;
+            NF_RETURN_IF_ERROR(shape_from_json(j, s, "calibration input " + quote(name)));
+            Mat m;
+            NF_RETURN_IF_ERROR(m.create(s));
+            samples_.back()[name] = m;
+            v = val(emscripten::typed_memory_view(m.total_floats(), m.data));
+            return Status::ok();
+        });
+    }
+    // opts: {mean: number[], norm: number[], rgb: bool} (checked by the JS layer)
+    val pictureSample(uintptr_t ptr, size_t len, const std::string& name, const std::string& opts) {
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(opts, j));
+            PictureToTensor pt;
+            for (const char* key : {"mean", "norm"}) {
+                if (!j.contains(key) || !j[key].is_array())
+                    continue;
+                std::vector<float>& dst = key[0] == 'm' ? pt.mean : pt.norm;
+                for (auto& x : j[key]) {
+                    if (!x.is_number())
+                        return invalid_argument(std::string(key) + " must be numbers");
+                    dst.push_back(x.get<float>());
+                }
+            }
+            pt.rgb = j.value("rgb", true);
+            std::map<std::string, Mat> sample;
+            NF_RETURN_IF_ERROR(model_.picture_sample((const uint8_t*)ptr, len, name, pt, sample));
+            samples_.push_back(std::move(sample));
+            return Status::ok();
+        });
+    }
+    // Quantizes this model on the samples built so far (which are then dropped) into `out`, a
+    // fresh handle. opts: {method, keepFp32, maxLayerError, optimize}. Returns {report (the
+    // quantize report's JSON text), warnings (out's)} as JSON.
+    val quantize(WasmModel& out, const std::string& opts, val progress) {
+        std::vector<std::map<std::string, Mat>> samples;
+        samples.swap(samples_);
+        return result_of([&](val& v) -> Status {
+            json j;
+            NF_RETURN_IF_ERROR(parse_json(opts, j));
+            QuantizeRequest req;
+            req.method = j.value("method", std::string("kl"));
+            if (j.contains("keepFp32") && j["keepFp32"].is_array())
+                for (auto& k : j["keepFp32"])
+                    if (k.is_string())
+                        req.keep_fp32.push_back(k.get<std::string>());
+            req.max_layer_error = j.value("maxLayerError", 0.0);
+            req.optimize = j.value("optimize", true);
+            std::string report;
+            NF_RETURN_IF_ERROR(model_.quantize(samples, req, out.model_, report, progress_from(progress)));
+            json r;
+            r["report"] = report;
+            r["warnings"] = warnings_json(out.model_.warnings());
+            v = val(dump_json(r));
+            return Status::ok();
+        });
+    }
+
     ModelHandle& handle() { return model_; }
 
 private:
@@ -397,6 +469,7 @@ private:
     std::map<std::string, Mat> outputs_;
     std::string param_out_;
     std::vector<uint8_t> bin_out_;
+    std::vector<std::map<std::string, Mat>> samples_;
 };
 
 // opts: {seed, tolerance, divergence} (the JS layer checks their types)
@@ -477,7 +550,12 @@ EMSCRIPTEN_BINDINGS(nnfold) {
         .function("outputView", &WasmModel::outputView)
         .function("clearOutputs", &WasmModel::clearOutputs)
         .function("profile", &WasmModel::profile)
-        .function("optimize", &WasmModel::optimize);
+        .function("optimize", &WasmModel::optimize)
+        .function("clearSamples", &WasmModel::clearSamples)
+        .function("beginSample", &WasmModel::beginSample)
+        .function("sampleInput", &WasmModel::sampleInput)
+        .function("pictureSample", &WasmModel::pictureSample)
+        .function("quantize", &WasmModel::quantize);
     emscripten::function("verify", &verify);
     emscripten::function("buildInfo", &build_info);
     emscripten::function("heapStats", &heap_stats);

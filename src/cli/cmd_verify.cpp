@@ -20,10 +20,14 @@ static const char* kVerifyHelp =
     "whose error is over the tolerance, and the layer producing it. Detection outputs are judged\n"
     "by the tensors feeding their head. Exit code 1 when an error is over the tolerance.\n"
     "\n"
+    "An int8 model against an fp32 one (one has int8 layers, the other none): without --tolerance\n"
+    "its accuracy is reported instead (per-output error, top-1 agreement for a class vector) and\n"
+    "only a missing output or a shape that differs fails; with --tolerance it is held to it.\n"
+    "\n"
     "options:\n"
     "  --seed N             seed for the inputs and for 'null' random weights (default 0)\n"
     "  --shape NAME=c,h,w   input shape (needed when the models declare none)\n"
-    "  --tolerance X        default 1e-4 (the optimizer's budget)\n"
+    "  --tolerance X        default 1e-4 (the optimizer's budget); int8 against fp32: none\n"
     "  --json               print the result as JSON\n"
     "  --no-simd            use the scalar reference layers\n"
     "  --no-divergence      compare outputs only\n"
@@ -31,6 +35,19 @@ static const char* kVerifyHelp =
     "                       1 runs everything on one thread, without a thread pool)\n";
 
 namespace {
+
+// Whether a model computes in int8 (ncnn2int8's output): an int8 Convolution/ConvolutionDepthWise/
+// InnerProduct (int8_scale_term, param 8, non-zero) or a Quantize/Dequantize/Requantize layer.
+bool has_int8_layers(const Graph& g) {
+    for (auto& l : g.layers) {
+        if (l.type == "Quantize" || l.type == "Dequantize" || l.type == "Requantize")
+            return true;
+        if ((l.type == "Convolution" || l.type == "ConvolutionDepthWise" || l.type == "InnerProduct") &&
+            l.params.get_int(8, 0) != 0)
+            return true;
+    }
+    return false;
+}
 
 std::string err_str(double e) {
     if (!std::isfinite(e))
@@ -82,6 +99,9 @@ int cmd_verify(int argc, char** argv) {
     print_warnings(warnings);
     if (!st)
         return report("verify", st);
+    // docs/cli.md (verify): an int8 model against its fp32 original reports its accuracy unless
+    // a tolerance is given
+    opt.accuracy = !a.has("tolerance") && has_int8_layers(ga) != has_int8_layers(gb);
     VerifyResult r;
     st = verify_models(ga, gb, opt, r);
     if (!st)
@@ -90,15 +110,33 @@ int cmd_verify(int argc, char** argv) {
     if (a.has("json")) {
         printf("%s\n", verify_json(r).c_str());
     } else {
-        auto line = [](const char* kind, const BlobDiff& d) {
-            printf("%s %s %s: err %s%s%s\n", kind, quote(d.name).c_str(),
+        int classes = 0, agree = 0;
+        auto line = [&](const char* kind, const BlobDiff& d) {
+            std::string top1;
+            if (d.top1_a >= 0) {
+                classes++;
+                agree += d.top1_a == d.top1_b;
+                top1 = d.top1_a == d.top1_b ? ", top-1 same (class " + std::to_string(d.top1_a) + ")"
+                                            : ", top-1 differs (A class " + std::to_string(d.top1_a) + ", B class " +
+                                                  std::to_string(d.top1_b) + ")";
+            }
+            printf("%s %s %s: err %s%s%s%s\n", kind, quote(d.name).c_str(),
                    (d.shape_a.known() ? d.shape_a.str() : std::string("[?]")).c_str(), err_str(d.err).c_str(),
-                   d.note.empty() ? "" : " - ", d.note.c_str());
+                   top1.c_str(), d.note.empty() ? "" : " - ", d.note.c_str());
         };
         for (auto& d : r.outputs)
             line("output", d);
         for (auto& d : r.head_inputs)
             line("head input", d);
+        if (opt.accuracy) {
+            printf("first divergence: not searched (int8 against fp32)\n");
+            std::string t = classes ? "; top-1 agrees on " + std::to_string(agree) + " of " + std::to_string(classes) +
+                                          " class output(s)"
+                                    : std::string();
+            printf("%s: int8 against fp32, no --tolerance: max err %s%s\n", r.passed ? "ACCURACY" : "FAIL",
+                   err_str(r.max_err).c_str(), t.c_str());
+            return r.passed ? kOk : kBadInput;
+        }
         if (!opt.find_divergence)
             printf("first divergence: not searched\n");
         else if (r.diverged)

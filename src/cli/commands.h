@@ -11,6 +11,7 @@ int cmd_convert(int argc, char** argv);
 int cmd_optimize(int argc, char** argv);
 int cmd_verify(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_quantize(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace nnfold

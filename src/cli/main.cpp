@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"convert", cmd_convert, "read a model and write it back in canonical form (optionally fp16)"},
     {"optimize", cmd_optimize, "fuse and remove layers (ncnnoptimize's passes, exact), to a fixed point"},
     {"verify", cmd_verify, "run two models on the same random inputs and compare their outputs"},
+    {"quantize", cmd_quantize, "int8 quantization calibrated on pictures or tensors (ncnn2table + ncnn2int8)"},
     {"bench", cmd_bench, "time models (min/max/avg of N runs after a warm-up, as benchncnn), slowest layers"},
 };
 

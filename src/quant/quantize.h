@@ -30,6 +30,9 @@ struct QuantizeOptions {
     // error, docs/numbers.md's measure, worst over the calibration set) is left fp32.
     double max_layer_error = 0;
     bool fuse_requantize = true;  // ncnn2int8's requantize fusion (int8_scale_term + 100)
+    // Input shapes that replace the Input layers' declared ones (ModelHandle's shapes), by blob
+    // name: samples must have these shapes.
+    std::map<std::string, Shape> input_shapes;
 };
 
 // One calibration sample: a value for every input blob of the graph, by ncnn blob name.

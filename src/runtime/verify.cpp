@@ -20,6 +20,25 @@ bool is_detection_head(const std::string& type) {
     return type == "DetectionOutput" || type == "YoloDetectionOutput" || type == "Yolov3DetectionOutput";
 }
 
+// The index of the largest value of a class vector (one extent above 1), else -1.
+int top1_index(const Mat& m) {
+    if (m.empty() || m.int8)
+        return -1;
+    Shape s = m.shape();
+    int big = 0;
+    for (int e : s.to_list())
+        big += e > 1;
+    if (big != 1)
+        return -1;
+    size_t n = (size_t)s.total();
+    const float* p = m.data;  // one extent above 1: the values are contiguous whatever the packing
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (p[i] > p[best])
+            best = i;
+    return (int)best;
+}
+
 BlobDiff diff(const std::string& name, const Mat& a, const Mat& b) {
     BlobDiff d;
     d.name = name;
@@ -33,6 +52,8 @@ BlobDiff diff(const std::string& name, const Mat& a, const Mat& b) {
     d.err = a.empty() ? 0.0 : relative_error(a.data, b.data, a.total_floats());
     if (std::isinf(d.err))
         d.note = "NaN in one model only";
+    d.top1_a = top1_index(a);
+    d.top1_b = top1_index(b);
     return d;
 }
 
@@ -79,6 +100,7 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
     r = VerifyResult();
     r.tolerance = opt.tolerance;
     r.seed = opt.seed;
+    r.accuracy = opt.accuracy;
     Net a, b;
     NF_RETURN_IF_ERROR(load_net(ga, opt, "A", a));
     NF_RETURN_IF_ERROR(load_net(gb, opt, "B", b));
@@ -214,11 +236,11 @@ Status verify_models(const Graph& ga, const Graph& gb, const VerifyOptions& opt,
         for (auto& d : *list)
             if (d.judged)
                 r.max_err = std::max(r.max_err, d.err);
-    r.passed = !missing && r.max_err <= opt.tolerance;
+    r.passed = !missing && (opt.accuracy || r.max_err <= opt.tolerance);
     ra.clear();
     rb.clear();
 
-    if (!opt.find_divergence)
+    if (!opt.find_divergence || opt.accuracy)
         return Status::ok();
     // shared blobs in A's execution order, in runs that fit the memory budget
     std::vector<Shape> shapes;
@@ -302,6 +324,10 @@ std::string verify_json(const VerifyResult& r) {
         o["judged"] = d.judged;
         if (!d.note.empty())
             o["note"] = d.note;
+        if (d.top1_a >= 0) {
+            o["top1_a"] = d.top1_a;
+            o["top1_b"] = d.top1_b;
+        }
         return o;
     };
     oj j = oj::object();
@@ -327,6 +353,8 @@ std::string verify_json(const VerifyResult& r) {
     } else {
         j["first_divergence"] = nullptr;
     }
+    if (r.accuracy)
+        j["accuracy"] = true;
     return j.dump(-1, ' ', false, oj::error_handler_t::replace);
 }
 

@@ -25,6 +25,10 @@ struct VerifyOptions {
     uint32_t seed = 0;                           // random inputs
     std::map<std::string, Shape> input_shapes;   // for inputs without a declared shape (or overrides)
     double tolerance = 1e-4;                     // the optimizer's budget (docs/numbers.md)
+    // An int8 model against its fp32 original without a tolerance (docs/numbers.md): errors and
+    // top-1 agreement are reported, not judged; only a missing output or a shape that differs
+    // fails. The divergence search is skipped (every int8 layer differs by design).
+    bool accuracy = false;
     bool use_simd = true;
     // Compare the blobs both models share to find the first divergence.
     bool find_divergence = true;
@@ -41,6 +45,9 @@ struct BlobDiff {
     double err = 0;             // +inf when shapes differ, a blob is missing or NaNs disagree
     bool judged = true;         // false for detection outputs (their head's inputs decide)
     std::string note;           // why err is +inf, or "detection output (judged by its inputs)"
+    // A class vector (one extent above 1, e.g. [1000]): the index of the largest value in each
+    // model (the first one on ties); -1 for any other tensor.
+    int top1_a = -1, top1_b = -1;
 };
 
 struct VerifyResult {
@@ -49,6 +56,7 @@ struct VerifyResult {
     double max_err = 0;                 // over judged outputs and head inputs
     double tolerance = 0;
     bool passed = false;
+    bool accuracy = false;              // VerifyOptions::accuracy
     uint32_t seed = 0;
     // first shared blob over tolerance, in A's execution order
     bool diverged = false;
@@ -62,8 +70,9 @@ struct VerifyResult {
 Status verify_models(const Graph& a, const Graph& b, const VerifyOptions& opt, VerifyResult& r);
 
 // {"passed", "tolerance", "max_err", "seed", "outputs": [{"name", "shape_a", "shape_b", "err",
-//  "judged", "note"}], "head_inputs": [...], "blobs_compared", "first_divergence": null |
-//  {"blob", "layer", "type", "layer_b", "err"}}. An infinite err is written as null.
+//  "judged", "note", "top1_a", "top1_b" (class vectors only)}], "head_inputs": [...], "blobs_compared", "first_divergence": null |
+//  {"blob", "layer", "type", "layer_b", "err"}, "accuracy": true (accuracy mode only)}. An infinite
+// err is written as null.
 std::string verify_json(const VerifyResult& r);
 
 // The error measure of docs/numbers.md over `n` floats (+inf when NaNs disagree).

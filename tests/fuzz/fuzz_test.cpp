@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "api/model.h"
+#include "io/picture.h"
 #include "optfuzz.h"
 #include "targets.h"
 #include "test_util.h"
@@ -48,6 +49,22 @@ int replay(const std::string& target) {
 TEST(FuzzReplay, Param) { EXPECT_GE(replay("param"), 20); }
 TEST(FuzzReplay, Bin) { EXPECT_GE(replay("bin"), 10); }
 TEST(FuzzReplay, Int8) { EXPECT_GE(replay("int8"), 4); }
+TEST(FuzzReplay, Picture) {
+    EXPECT_GE(replay("picture"), 12);
+    // the seeds are pictures the decoder takes (every PNG color type and depth, interlacing, JPEG
+    // gray/color), except the refused ones whose structure the fuzzer also starts from
+    int decoded = 0;
+    for (auto& e : fs::directory_iterator(fs::path(test::source_dir()) / "tests/fuzz/corpus/picture")) {
+        std::string name = e.path().filename().string();
+        auto bytes = test::read_bytes(e.path().string());
+        Picture p;
+        Status st = decode_picture(bytes.data(), bytes.size(), name, p);
+        bool refused = name.find("bomb") != std::string::npos || name.find("truncated") != std::string::npos;
+        EXPECT_EQ(st.is_ok(), !refused) << name << ": " << st.message();
+        decoded += st.is_ok();
+    }
+    EXPECT_GE(decoded, 10);
+}
 TEST(FuzzReplay, Optimize) { EXPECT_GE(replay("optimize"), 10); }
 TEST(FuzzReplay, Onnx) {
     EXPECT_GE(replay("onnx"), 15);

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: fuzz_replay param|bin|optimize|onnx PATH...\n");
+        fprintf(stderr, "usage: fuzz_replay param|bin|optimize|onnx|int8|picture PATH...\n");
         return 2;
     }
     nnfold::fuzz::TargetFn fn = nnfold::fuzz::find_target(argv[1]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time-boxed libFuzzer runs (clang, ASan + UBSan) of the fuzz targets in tests/fuzz/targets.h.
 #
-#   tests/fuzz/run.sh [param|bin|optimize|onnx|int8|all] [seconds per target, default 60]
+#   tests/fuzz/run.sh [param|bin|optimize|onnx|int8|picture|all] [seconds per target, default 60]
 #   RUNS=1000000 tests/fuzz/run.sh param      # stop after N executions instead of a time
 #   MERGE=1 tests/fuzz/run.sh param 600        # afterwards, merge new coverage into the committed
 #                                              # corpus tests/fuzz/corpus/<target>/ (kept small)
@@ -23,7 +23,7 @@ command -v ninja >/dev/null && GEN=(-G Ninja)
 CC=clang CXX=clang++ cmake -S . -B build-fuzz "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNNFOLD_FUZZ=ON -DNNFOLD_SANITIZE=ON -DNNFOLD_BUILD_TESTS=OFF -DNNFOLD_BUILD_BENCH=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
-targets=(param bin optimize onnx int8)
+targets=(param bin optimize onnx int8 picture)
 [ "$target" != all ] && targets=("$target")
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done

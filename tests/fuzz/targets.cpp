@@ -9,6 +9,8 @@
 #include "analysis/weight_specs.h"
 #include "api/model.h"
 #include "io/ncnn_io.h"
+#include "core/strings.h"
+#include "io/picture.h"
 #include "layers/layer.h"
 #include "passes/optimizer.h"
 #include "runtime/net.h"
@@ -236,7 +238,51 @@ int fuzz_int8(const uint8_t* data, size_t size) {
     return 0;
 }
 
+int fuzz_picture(const uint8_t* data, size_t size) {
+    if (size > kMaxInput)
+        return 0;
+    // limits well below the defaults: a fuzzer's 64 KB input may legitimately declare a large
+    // picture, and the point here is the decoder's handling of the bytes, not memory
+    PictureLimits limits;
+    limits.max_pixels = 1 << 20;
+    limits.max_side = 1 << 12;
+    Picture pic;
+    Status st = decode_picture(data, size, "fuzz.png", pic, limits);
+    if (!st) {
+        if (st.code() != ErrorCode::InvalidArgument && st.code() != ErrorCode::ResourceLimit)
+            broken("picture", "a picture was refused with an unexpected code: " + st.message());
+        if (st.message().find("'fuzz.png'") == std::string::npos)
+            broken("picture", "the error names no file: " + st.message());
+        for (unsigned char c : st.message())
+            if (c < 0x20)
+                broken("picture", "a control character in the message: " + escape_controls(st.message()));
+        if (!pic.pixels.empty())
+            broken("picture", "a refused picture left pixels behind");
+        return 0;
+    }
+    if (pic.width <= 0 || pic.height <= 0 || (uint64_t)pic.width * pic.height > limits.max_pixels ||
+        pic.width > limits.max_side || pic.height > limits.max_side || pic.channels < 1 || pic.channels > 4 ||
+        pic.pixels.size() != (size_t)pic.width * pic.height * pic.channels)
+        broken("picture", "a decoded picture is " + std::to_string(pic.width) + " x " + std::to_string(pic.height) +
+                              " x " + std::to_string(pic.channels) + " with " + std::to_string(pic.pixels.size()) +
+                              " bytes");
+    for (int c : {1, 3}) {
+        Mat m;
+        st = picture_to_mat(pic, c, 7, 5, PictureToTensor(), "fuzz.png", m);
+        if (!st)
+            broken("picture", "a decoded picture does not convert: " + st.message());
+        if (m.shape() != Shape::d3(5, 7, c))
+            broken("picture", "converted to " + m.shape().str());
+        for (size_t i = 0; i < m.total_floats(); i++)
+            if (!(m.data[i] >= 0.f && m.data[i] <= 255.f))
+                broken("picture", "a converted value outside 0..255: " + std::to_string(m.data[i]));
+    }
+    return 0;
+}
+
 TargetFn find_target(const char* name) {
+    if (!strcmp(name, "picture"))
+        return fuzz_picture;
     if (!strcmp(name, "int8"))
         return fuzz_int8;
     if (!strcmp(name, "param"))

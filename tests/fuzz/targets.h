@@ -16,6 +16,9 @@
 //   fuzz_int8      .bin bytes for a built-in int8 .param (every int8_scale_term, an int8 blob
 //                  between layers): read and load; bad scales are refused at load with
 //                  invalid_model naming the layer, and a model that loads runs.
+//   fuzz_picture   PNG/JPEG bytes (src/io/picture.h): decode; refusals are invalid_argument or
+//                  resource_limit with a one-line message; a decoded picture has the size it
+//                  declares within the limits, and converts to gray and RGB tensors of 0..255.
 #pragma once
 
 #include <cstddef>
@@ -31,11 +34,12 @@ int fuzz_bin(const uint8_t* data, size_t size);
 int fuzz_optimize(const uint8_t* data, size_t size);
 int fuzz_onnx(const uint8_t* data, size_t size);
 int fuzz_int8(const uint8_t* data, size_t size);
+int fuzz_picture(const uint8_t* data, size_t size);
 
 // The .param that fuzz_bin pairs with inputs that hold no NUL byte.
 extern const char* const kDefaultBinParam;
 
-// By name ("param", "bin", "optimize", "onnx", "int8"); nullptr for an unknown name.
+// By name ("param", "bin", "optimize", "onnx", "int8", "picture"); nullptr for an unknown name.
 using TargetFn = int (*)(const uint8_t*, size_t);
 TargetFn find_target(const char* name);
 

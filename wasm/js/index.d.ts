@@ -331,6 +331,98 @@ export interface VerifyReport {
   first_divergence: { blob: string; layer: string; type: string; layer_b: string; err: number | null } | null;
 }
 
+/** Calibration methods of ncnn2table: KL divergence, ACIQ, EQ (equalization search). */
+export type CalibrationMethod = 'kl' | 'aciq' | 'eq';
+
+/**
+ * One calibration sample:
+ * - an encoded PNG or JPEG picture (`Uint8Array`, `ArrayBuffer`, or a `Blob`/`File`, whose name
+ *   is used in messages), for a model with one input of 1 or 3 channels and known height and
+ *   width: resized bilinearly to the input and normalized with `mean`/`norm`/`rgb`;
+ * - a tensor for a model with one input: `{data, shape?}` or a bare `Float32Array`/`number[]`
+ *   (the input's declared shape), as `run()` takes it;
+ * - a value for every input by name, `{inputName: data | {data, shape}}`, for models with several.
+ */
+export type CalibrationItem =
+  | Uint8Array
+  | ArrayBuffer
+  | Blob
+  | Float32Array
+  | number[]
+  | { data: InputData; shape?: Shape }
+  | Record<string, InputData | { data: InputData; shape?: Shape }>;
+
+/** Progress of `quantize`: `stage` 'reading' (calibration samples) then 'quantizing'. */
+export interface QuantizeProgress extends Progress {
+  stage: 'reading' | 'quantizing';
+}
+
+export interface QuantizeOptions {
+  /** The calibration set: a handful of typical inputs (pictures or tensors); at least one. */
+  calibration: CalibrationItem[];
+  /** ncnn2table's method (default 'kl'). */
+  method?: CalibrationMethod | undefined;
+  /**
+   * Pictures only: value = (pixel - mean) * norm, per channel of the model input (one number or
+   * one per channel; defaults 0 and 1), as ncnn's `substract_mean_normalize`.
+   */
+  mean?: number | number[] | undefined;
+  norm?: number | number[] | undefined;
+  /** Pictures only: channel order the model expects (default true; false: BGR). */
+  rgb?: boolean | undefined;
+  /** Layer names to leave fp32 (as ncnn2int8 allows). */
+  keepFp32?: string[] | undefined;
+  /**
+   * > 0: a layer whose int8 output differs from its fp32 output by more than this relative error
+   * (docs/numbers.md's measure, worst over the calibration set) stays fp32. Default 0: no bound.
+   */
+  maxLayerError?: number | undefined;
+  /** Run the optimizer first, as ncnn2int8 expects an ncnnoptimize'd model (default true). */
+  optimize?: boolean | undefined;
+  /** Return false to cancel (`cancelled` error). */
+  onProgress?: ((p: QuantizeProgress) => boolean | void) | undefined;
+  /**
+   * Cancels with a `cancelled` error. Checked before the work starts and at every progress step
+   * (the work itself is synchronous: abort it from `onProgress` or before it starts).
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** A quantized layer (or one left fp32, with the reason) in the quantize report. */
+export interface QuantizeLayer {
+  name: string;
+  type: string;
+  int8: boolean;
+  /** Why the layer stays fp32; "" when it is int8. */
+  reason: string;
+  bottom_scale: number | null;
+  weight_scale_min: number | null;
+  weight_scale_max: number | null;
+  /** Set when the layer's output is requantized for the next int8 layer (ncnn2int8's fusion). */
+  top_scale: number | null;
+  /** Relative error of this layer's output against fp32 over the calibration set. */
+  error: number | null;
+}
+
+/** `model.quantize()`'s report, the JSON `nnfold quantize` writes (src/quant/quantize.h). */
+export interface QuantizeReport {
+  method: CalibrationMethod;
+  /** Calibration samples used. */
+  samples: number;
+  layers: QuantizeLayer[];
+  /** Per output: error against fp32 over the set; top-1 agreement for one class vector, else null. */
+  outputs: { name: string; error: number | null; top1_agreement: number | null }[];
+  /** Weight bytes of the fp32 model and of the int8 one. */
+  bytes_before: number;
+  bytes_after: number;
+}
+
+export interface QuantizeResult {
+  /** A new model holding the int8 model (same inputs and outputs); dispose it when done. */
+  model: Model;
+  report: QuantizeReport;
+}
+
 export interface NcnnFiles {
   /** The .param text. */
   param: string;
@@ -384,6 +476,14 @@ export class Model {
   run(inputs: Inputs, options?: RunOptions): Outputs;
   /** Per-layer times; inputs default to random inputs with seed 0. */
   profile(inputs?: Inputs | null, options?: ProfileOptions): ProfileReport;
+  /**
+   * Quantizes this fp32 model to int8 as ncnn's ncnn2table + ncnn2int8 do, calibrated on
+   * `options.calibration`; this model is left unchanged. The int8 model runs here and writes
+   * ncnn2int8's format with `toNcnn()`. Rejects with `invalid_argument` for bad calibration items
+   * (naming the item or file), `resource_limit` for an image bomb, `unsupported` for a model with
+   * nothing to quantize or one already int8, `cancelled`.
+   */
+  quantize(options: QuantizeOptions): Promise<QuantizeResult>;
   /** Frees the model; later calls throw `invalid_argument`. Safe to call twice. */
   dispose(): void;
 }

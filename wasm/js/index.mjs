@@ -213,9 +213,9 @@ function wrapProgress(fn) {
   if (typeof fn !== 'function') fail('invalid_argument', 'onProgress must be a function');
   let error = null;
   return {
-    cb: (done, total) => {
+    cb: (done, total, stage) => {
       try {
-        return fn({ done, total }) !== false;
+        return fn(stage === undefined ? { done, total } : { done, total, stage }) !== false;
       } catch (e) {
         error = e;
         return false;
@@ -476,6 +476,75 @@ class Nnfold {
   }
 }
 
+// ---- quantize(): options and calibration items ------------------------------------------------
+
+const QUANT_METHODS = ['kl', 'aciq', 'eq'];
+
+function quantizeOptions(o) {
+  const method = o.method ?? 'kl';
+  if (!QUANT_METHODS.includes(method)) fail('invalid_argument', `method must be one of ${QUANT_METHODS.map((m) => `'${m}'`).join(', ')} (got ${JSON.stringify(method)})`);
+  const out = { method, keepFp32: o.keepFp32 === undefined ? [] : strList(o.keepFp32, 'keepFp32'), optimize: o.optimize !== false };
+  if (o.maxLayerError !== undefined) {
+    if (typeof o.maxLayerError !== 'number' || !Number.isFinite(o.maxLayerError) || o.maxLayerError < 0) {
+      fail('invalid_argument', 'maxLayerError must be a non-negative number (0: no bound)');
+    }
+    out.maxLayerError = o.maxLayerError;
+  }
+  return out;
+}
+
+// mean / norm: a number or 1 to 4 numbers (one per channel); value = (pixel - mean) * norm, as
+// ncnn's substract_mean_normalize.
+function quantizePictureOptions(o) {
+  const list = (x, what) => {
+    if (x === undefined) return [];
+    const a = typeof x === 'number' ? [x] : x;
+    if (!Array.isArray(a) || a.length < 1 || a.length > 4 || !a.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+      fail('invalid_argument', `${what} must be a finite number or an array of 1 to 4 (one per channel)`);
+    }
+    return a.slice();
+  };
+  if (o.rgb !== undefined && typeof o.rgb !== 'boolean') fail('invalid_argument', 'rgb must be a boolean (false: BGR)');
+  return { mean: list(o.mean, 'mean'), norm: list(o.norm, 'norm'), rgb: o.rgb !== false };
+}
+
+function checkSignal(signal) {
+  if (signal === undefined || signal === null) return null;
+  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean') fail('invalid_argument', 'signal must be an AbortSignal');
+  return signal;
+}
+
+function cancelledBy(signal) {
+  throw new NnfoldError('cancelled', signal?.aborted ? 'quantize cancelled (the signal was aborted)' : 'quantize cancelled',
+    signal?.aborted ? { cause: signal.reason } : undefined);
+}
+
+function abortIfAborted(signal) {
+  if (signal?.aborted) cancelledBy(signal);
+}
+
+const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
+
+// {bytes, name} for an encoded picture (a Blob read here), else {value}: a tensor or a record by
+// input name, told apart once the model's inputs are known (#addTensorSample).
+async function calibrationItem(x, i) {
+  const what = `calibration[${i}]`;
+  if (x instanceof Uint8Array || x instanceof ArrayBuffer) return { bytes: toBytes(x, what), name: what };
+  if (isBlob(x)) {
+    const name = typeof x.name === 'string' && x.name ? x.name : what;
+    let buf;
+    try {
+      buf = await x.arrayBuffer();
+    } catch (e) {
+      throw new NnfoldError('invalid_argument', `${name}: cannot read the file: ${e?.message ?? e}`, { cause: e });
+    }
+    return { bytes: new Uint8Array(buf), name };
+  }
+  if (x instanceof Float32Array || Array.isArray(x) || (x && typeof x === 'object' && !ArrayBuffer.isView(x))) return { value: x };
+  fail('invalid_argument', `${what} must be an encoded PNG/JPEG picture (Uint8Array, ArrayBuffer, Blob) or a tensor ` +
+    `({data: Float32Array, shape}, a Float32Array, or {inputName: data}); got ${x === null ? 'null' : ArrayBuffer.isView(x) ? x.constructor.name : typeof x}`);
+}
+
 class Model {
   #nf;
   #h;
@@ -635,10 +704,20 @@ class Model {
   }
 
   #setInputs(inputs) {
+    for (const x of this.#checkInputs(inputs)) {
+      const view = this.#call('prepareInput', x.name, JSON.stringify(x.shape));
+      view.set(x.data); // at once: a later allocation may grow (and detach) the heap
+    }
+  }
+
+  // Checks `inputs` against the declared inputs: [{name, shape (as the facade takes it), data
+  // (the float32 values the graph holds)}].
+  #checkInputs(inputs) {
     if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs) || ArrayBuffer.isView(inputs)) {
       fail('invalid_argument', 'inputs must be an object {inputName: typed array | number[] | {data, shape}}');
     }
     const known = this.#ioInfo().inputs;
+    const out = [];
     for (const [name, value] of Object.entries(inputs)) {
       const decl = known.find((x) => x.name === name);
       if (!decl) {
@@ -667,8 +746,121 @@ class Model {
       }
       data = toGraphValues(name, decl.dtype, data);
       // an original shape of more than 4 dims travels flat (the facade checks the count)
-      const view = this.#call('prepareInput', name, JSON.stringify(shape.length > 4 ? [product(shape)] : shape));
-      view.set(data); // at once: a later allocation may grow (and detach) the heap
+      out.push({ name, shape: shape.length > 4 ? [product(shape)] : shape, data });
+    }
+    return out;
+  }
+
+  /**
+   * Quantizes this fp32 model to int8 (ncnn2table's calibration, ncnn2int8's rewrite) on a
+   * calibration set: encoded PNG/JPEG pictures (Uint8Array, ArrayBuffer, Blob/File) resized to
+   * the input and normalized with mean/norm/rgb, or tensors ({data, shape}, a Float32Array, or a
+   * record by input name). Resolves to {model: a new Model holding the int8 model, report}.
+   * Blobs are read first; the rest runs synchronously, so `signal` is seen before that part and
+   * at each progress step.
+   */
+  async quantize(options) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      fail('invalid_argument', 'quantize options must be an object with `calibration` (an array of pictures or tensors)');
+    }
+    const opts = quantizeOptions(options);
+    const signal = checkSignal(options.signal);
+    const cal = options.calibration;
+    if (!Array.isArray(cal) || cal.length === 0) {
+      fail('invalid_argument', 'calibration must be a non-empty array of encoded pictures (Uint8Array, ArrayBuffer, Blob) ' +
+        'or tensors ({data, shape}, Float32Array, or {inputName: data} for several inputs)');
+    }
+    const picture = quantizePictureOptions(options);
+    // Blobs (Files) are read before anything touches the module: after this no await, so nothing
+    // else can run on this model (or dispose it) between the calls below.
+    const items = [];
+    for (let i = 0; i < cal.length; i++) items.push(await calibrationItem(cal[i], i));
+    abortIfAborted(signal);
+    const pr = wrapProgress(options.onProgress);
+    const progress = (stage) => (done, total) => {
+      if (signal?.aborted) return false;
+      return pr.cb ? pr.cb(done, total, stage) : true;
+    };
+    const h = this._handle();
+    const nf = this.#nf;
+    let out = null;
+    try {
+      h.clearSamples();
+      const reading = progress('reading');
+      for (let i = 0; i < items.length; i++) {
+        const it = items[i];
+        if (it.bytes) {
+          let p = 0;
+          try {
+            let len;
+            [p, len] = nf._copyIn(it.bytes);
+            this.#call('pictureSample', p, len, it.name, JSON.stringify(picture));
+          } finally {
+            if (p) nf._free(p);
+          }
+        } else {
+          this.#addTensorSample(it, i);
+        }
+        if (!pr.run(() => reading(i + 1, items.length))) cancelledBy(signal);
+      }
+      out = nf._newHandle();
+      const cb = progress('quantizing');
+      const r = JSON.parse(pr.run(() => this.#call('quantize', out, JSON.stringify(opts), cb)));
+      const model = new Model(nf, out, r.warnings);
+      out = null;
+      return { model, report: JSON.parse(r.report) };
+    } catch (e) {
+      // a cancel through the signal reads as such, not as the core's generic "cancelled"
+      if (signal?.aborted && e instanceof NnfoldError && e.code === 'cancelled') cancelledBy(signal);
+      throw e;
+    } finally {
+      // (after a trap the module is unusable: the original error is the one to see)
+      try {
+        if (this.#h) h.clearSamples();
+        out?.delete();
+      } catch { /* module gone */ }
+    }
+  }
+
+  // One tensor calibration sample: every input of the model, checked as run() checks inputs.
+  #addTensorSample(it, i) {
+    const known = this.#ioInfo().inputs;
+    const x = it.value;
+    // a record by input name when every key names an input; else one input's value
+    const keys = isInputData(x) ? [] : Object.keys(x);
+    let record = keys.length && keys.every((k) => known.some((io) => io.name === k)) ? x : null;
+    if (!record) {
+      if (!isInputData(x) && !('data' in x)) {
+        fail('invalid_argument', `calibration[${i}]: an object is {data, shape} or {inputName: data} with the model's ` +
+          `input names (${known.map((io) => `'${io.name}'`).join(', ')}); got keys ${keys.map((k) => `'${k}'`).join(', ') || 'none'}`);
+      }
+      if (known.length !== 1) {
+        fail('invalid_argument', `calibration[${i}]: this model has ${known.length} inputs ` +
+          `(${known.map((x) => `'${x.name}'`).join(', ')}): give each sample as {inputName: data | {data, shape}}`);
+      }
+      record = { [known[0].name]: x };
+    }
+    const missing = known.filter((x) => !(x.name in record)).map((x) => `'${x.name}'`);
+    if (missing.length) fail('invalid_argument', `calibration[${i}]: no value for input ${missing.join(', ')}`);
+    let list;
+    try {
+      list = this.#checkInputs(record);
+    } catch (e) {
+      if (e instanceof NnfoldError) throw new NnfoldError(e.code, `calibration[${i}]: ${e.message}`);
+      throw e;
+    }
+    // a sample has the model's input shapes (run() may re-plan for others; calibration cannot)
+    for (const x of list) {
+      const decl = known.find((io) => io.name === x.name);
+      if (decl.shape && decl.blob === undefined && x.shape.join(',') !== decl.shape.join(',')) {
+        fail('shape_mismatch', `calibration[${i}]: input '${x.name}' has the shape [${x.shape.join(',')}]; the model takes ` +
+          `[${decl.shape.join(',')}]`);
+      }
+    }
+    this.#call('beginSample');
+    for (const x of list) {
+      const view = this.#call('sampleInput', x.name, JSON.stringify(x.shape));
+      view.set(x.data); // at once: a later allocation may grow (and detach) the heap
     }
   }
 

@@ -8,6 +8,8 @@ import { planDrop, baseName } from './files.mjs';
 import { imageLayout, parseNumberList, imageToTensor, drawSamplePicture } from './image.mjs';
 import { cameraError, openCamera, grabFrame } from './camera.mjs';
 import { findBlazefaceOutputs, decodeBlazeface, findMlsdOutputs, decodeMlsd } from './decoders.mjs';
+import { drawDetections } from './draw.mjs';
+import { setupQuantize, QUANT_ACTION_IDS } from './quantize.mjs';
 import { readOnnxInputs, needsShape, guessShape, describeDims } from './onnx-inputs.mjs';
 import { safeFileName, zipFiles, topK, speedVerdict, unknownShapesNote, PREPROCESS } from './results.mjs';
 
@@ -94,13 +96,15 @@ function toast(text) {
 }
 
 const ACTION_IDS = ['sample-open', 'bin-random', 'shape-apply', 'opt-run', 'verify-run', 'speed-run', 'run-go', 'profile-go', 'bench-go',
-  'dl-zip', 'dl-opt-param', 'dl-opt-bin', 'dl-opt-io', 'dl-report', 'dl-conv-param', 'dl-conv-bin', 'dl-conv-io', 'image-sample'];
+  'dl-zip', 'dl-opt-param', 'dl-opt-bin', 'dl-opt-io', 'dl-report', 'dl-conv-param', 'dl-conv-bin', 'dl-conv-io', 'image-sample', ...QUANT_ACTION_IDS];
 
 function setBusy(kind) {
   S.busy = kind;
   document.body.classList.toggle('busy', !!kind);
   document.body.dataset.busy = kind ?? '';
   for (const id of ACTION_IDS) $(id).disabled = !!kind || !enabledWhenIdle(id);
+  // the calibration list's remove buttons: the list is fixed while work runs
+  for (const b of document.querySelectorAll('#quant-list button')) b.disabled = !!kind;
   $('file-input').disabled = kind === 'load';
 }
 
@@ -114,7 +118,7 @@ function enabledWhenIdle(id) {
     case 'run-go': case 'profile-go': case 'bench-go': return runnable;
     case 'dl-opt-param': case 'dl-opt-bin': case 'dl-opt-io': case 'dl-report': return !!S.opt;
     case 'dl-conv-param': case 'dl-conv-bin': case 'dl-conv-io': return runnable && S.source?.kind === 'onnx';
-    default: return true;
+    default: return QUANT_ACTION_IDS.includes(id) ? quant.enabled(id) : true;
   }
 }
 
@@ -163,7 +167,7 @@ async function runStep(kind, { progress, errorId, request: [type, payload], clea
   return error ? (error.code === 'cancelled' ? 'cancelled' : 'failed') : 'ok';
 }
 
-const CANCEL_BUTTONS = [['load-cancel', true], ['opt-cancel', false], ['verify-cancel', false], ['speed-cancel', false], ['profile-cancel', false], ['bench-cancel', false]];
+const CANCEL_BUTTONS = [['load-cancel', true], ['opt-cancel', false], ['verify-cancel', false], ['speed-cancel', false], ['profile-cancel', false], ['bench-cancel', false], ['quant-cancel', false]];
 for (const [btn, hard] of CANCEL_BUTTONS) {
   $(btn).addEventListener('click', () => {
     $(btn).disabled = true;
@@ -197,6 +201,7 @@ async function restoreAfterRestart(request) {
   try {
     await request('load', { source: S.source, structureOnly: !!S.source.structureOnly });
     if (S.opt && S.lastOptions) await request('optimize', { options: S.lastOptions });
+    quant.modelChanged(); // the new worker has no int8 model
     toast('Stopped. The model was reloaded.');
   } catch (e) {
     setError('load-error', explain(e, 'Reloading the model after cancelling'));
@@ -214,6 +219,14 @@ async function restartAfterCrash() {
     setError('load-error', explain(e, 'Restarting the model worker'));
   }
 }
+
+// The Quantize step (web/src/quantize.mjs): pictures in, the int8 model's size, speed, agreement
+// and files out. Its buttons follow setBusy like the others.
+const quant = setupQuantize({
+  S, worker, runStep, setError, focusResult, toast, explain, setBusy,
+  fileStem: () => fileStem(),
+  dropEnded: () => dropEnded(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Loading
@@ -531,11 +544,14 @@ window.addEventListener('dragleave', () => {
     $('dropzone').classList.remove('over');
   }
 });
-window.addEventListener('drop', (e) => {
-  e.preventDefault();
+function dropEnded() {
   dragDepth = 0;
   show($('drop-overlay'), false);
   $('dropzone').classList.remove('over');
+}
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  dropEnded();
   handleFiles(e.dataTransfer?.files);
 });
 
@@ -574,6 +590,7 @@ function renderModel() {
   $('graph-count-b').textContent = '';
   $('blob-names').replaceChildren(...[...new Set(L.info.layer_list.flatMap((l) => l.tops))].slice(0, 5000).map((n) => h('option', { value: n })));
   renderRunSetup();
+  quant.modelChanged();
   renderDownloads();
   setBusy(S.busy);
 }
@@ -1317,51 +1334,7 @@ function drawRunCanvas(result) {
     ctx.fillText('Random input (seeded): no picture to draw on', cv.width / 2, cv.height / 2);
     return;
   }
-  const src = img.canvas;
-  const scale = Math.min(1, 640 / Math.max(src.width, src.height));
-  cv.width = Math.round(src.width * scale);
-  cv.height = Math.round(src.height * scale);
-  ctx.drawImage(src, 0, 0, cv.width, cv.height);
-  if (!result) return;
-  const W = cv.width, H = cv.height;
-  const lw = Math.max(2, W / 220);
-  if (result.kind === 'faces') {
-    for (const f of result.items) {
-      ctx.strokeStyle = '#ff2d6f';
-      ctx.lineWidth = lw;
-      ctx.strokeRect((f.cx - f.w / 2) * W, (f.cy - f.h / 2) * H, f.w * W, f.h * H);
-      ctx.fillStyle = '#ffd400';
-      for (const p of f.keypoints) {
-        ctx.beginPath();
-        ctx.arc(p.x * W, p.y * H, lw * 1.3, 0, Math.PI * 2);
-        ctx.fill();
-      }
-      const label = `face ${(f.score * 100).toFixed(0)}%`;
-      ctx.font = `${Math.round(lw * 6)}px system-ui, sans-serif`;
-      const tw = ctx.measureText(label).width;
-      const x = (f.cx - f.w / 2) * W, y = Math.max(lw * 7, (f.cy - f.h / 2) * H);
-      ctx.fillStyle = '#ff2d6f';
-      ctx.fillRect(x, y - lw * 7, tw + lw * 3, lw * 7);
-      ctx.fillStyle = '#fff';
-      ctx.fillText(label, x + lw * 1.5, y - lw * 1.5);
-    }
-  } else if (result.kind === 'lines') {
-    ctx.lineCap = 'round';
-    for (const s of result.items) {
-      ctx.strokeStyle = '#ff2d6f';
-      ctx.lineWidth = lw;
-      ctx.beginPath();
-      ctx.moveTo(s.x0 * W, s.y0 * H);
-      ctx.lineTo(s.x1 * W, s.y1 * H);
-      ctx.stroke();
-      ctx.fillStyle = '#00c2ff';
-      for (const [x, y] of [[s.x0, s.y0], [s.x1, s.y1]]) {
-        ctx.beginPath();
-        ctx.arc(x * W, y * H, lw * 1.1, 0, Math.PI * 2);
-        ctx.fill();
-      }
-    }
-  }
+  drawDetections(cv, img.canvas, result);
 }
 
 function imageTensor() {

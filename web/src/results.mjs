@@ -28,8 +28,8 @@ export function zipFiles(files) {
 
 // The median and interquartile range of each model's ms per run -> a verdict that does not claim
 // more than the measurement shows: medians closer than the larger IQR are "no measurable
-// difference".
-export function speedVerdict(orig, opt) {
+// difference". `name`: what the second model is called ('Optimized', 'int8').
+export function speedVerdict(orig, opt, name = 'Optimized') {
   const diff = orig.median_ms - opt.median_ms;
   const noise = Math.max(orig.iqr_ms, opt.iqr_ms);
   if (Math.abs(diff) < noise || diff === 0) {
@@ -37,8 +37,8 @@ export function speedVerdict(orig, opt) {
   }
   const ratio = orig.median_ms / opt.median_ms;
   return diff > 0
-    ? { measurable: true, faster: true, text: `Optimized is ${ratio.toFixed(2)}× as fast (${fmt(orig.median_ms)} → ${fmt(opt.median_ms)} ms per run)` }
-    : { measurable: true, faster: false, text: `Optimized is slower: ${(1 / ratio).toFixed(2)}× the time (${fmt(orig.median_ms)} → ${fmt(opt.median_ms)} ms per run)` };
+    ? { measurable: true, faster: true, text: `${name} is ${ratio.toFixed(2)}× as fast (${fmt(orig.median_ms)} → ${fmt(opt.median_ms)} ms per run)` }
+    : { measurable: true, faster: false, text: `${name} is slower: ${(1 / ratio).toFixed(2)}× the time (${fmt(orig.median_ms)} → ${fmt(opt.median_ms)} ms per run)` };
 }
 
 const fmt = (ms) => (ms < 10 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(1));

@@ -5,7 +5,8 @@
 // Messages in: {id, type, ...}; out: {id, ok: true, ...} | {id, ok: false, code, message,
 // warnings?} | {id, progress: {done, total, label?}}.
 //
-// Models: `orig` as loaded (or imported from ONNX), `opt` a second copy optimized in place. The
+// Models: `orig` as loaded (or imported from ONNX), `opt` a second copy optimized in place, `int8`
+// the original quantized (model.quantize, on the page's calibration pictures). The
 // worker keeps the source bytes so it can make the copy (and the page keeps them too, to reload
 // after a hard cancel, which terminates this worker).
 //
@@ -21,6 +22,7 @@ let cancelFlag = null;
 let source = null;
 let orig = null;
 let opt = null;
+let int8 = null;
 
 const PROBE_PARAM = '7767517\n2 2\nInput data 0 1 data 0=4\nReLU relu 1 1 data out\n';
 
@@ -88,8 +90,8 @@ function shapesOf(m) {
 }
 
 function model(which) {
-  const m = which === 'opt' ? opt : orig;
-  if (!m) fail('invalid_argument', which === 'opt' ? 'optimize the model first' : 'load a model first');
+  const m = which === 'opt' ? opt : which === 'int8' ? int8 : orig;
+  if (!m) fail('invalid_argument', which === 'opt' ? 'optimize the model first' : which === 'int8' ? 'quantize the model first' : 'load a model first');
   return m;
 }
 
@@ -108,6 +110,28 @@ function spread(xs) {
     return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (i - lo);
   };
   return { median_ms: q(0.5), q1_ms: q(0.25), q3_ms: q(0.75), iqr_ms: q(0.75) - q(0.25) };
+}
+
+// docs/numbers.md: max|a - b| / max(max|a|, 1e-6); non-finite values make it infinite (null).
+function relErr(a, b) {
+  let d = 0;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = Math.abs(a[i] - b[i]);
+    if (!Number.isFinite(x)) return null;
+    if (x > d) d = x;
+    if (Math.abs(a[i]) > m) m = Math.abs(a[i]);
+  }
+  return d / Math.max(m, 1e-6);
+}
+
+// One class vector: a single axis of at least 2 values, the others 1 ([N], [1, N], [N, 1, 1]).
+const classVector = (o) => (o.shape ?? [o.data.length]).filter((d) => d > 1).length === 1 && o.data.length >= 2;
+
+function argmax(d) {
+  let best = 0;
+  for (let i = 1; i < d.length; i++) if (d[i] > d[best]) best = i;
+  return best;
 }
 
 const handlers = {
@@ -138,6 +162,8 @@ const handlers = {
     }
     opt?.dispose();
     opt = null;
+    int8?.dispose();
+    int8 = null;
     orig?.dispose();
     orig = m;
     source = msg.source;
@@ -243,9 +269,11 @@ const handlers = {
   // GC, thermal throttling) hits both alike. A round times a batch of runs long enough (~5 ms)
   // for the timer's resolution; each sample is ms per run. Then one profile of each for the time
   // per layer type. Rounds stop at `rounds` or after `budgetMs` (at least 5 rounds).
+  // `pair`: the two models (default original and optimized; the quantize step times original and int8).
   compare(msg, id) {
-    const a = model('orig');
-    const b = model('opt');
+    const [wa, wb] = msg.pair ?? ['orig', 'opt'];
+    const a = model(wa);
+    const b = model(wb);
     const rounds = Math.max(5, Math.min(100, msg.rounds ?? 21));
     const budgetMs = msg.budgetMs ?? 4000;
     const progress = progressFor(id, 'timing');
@@ -318,6 +346,76 @@ const handlers = {
       warnings: f.warnings,
       transfer: [f.paramBytes.buffer, f.bin.buffer],
     };
+  },
+
+  // The original quantized to int8 (it replaces an earlier int8 model). `calibration`: as
+  // model.quantize takes it (the page sends picture Files, decoded by nnfold in C++ as the CLI and
+  // the package decode them, or tensors it made); or `random`: that many seeded random inputs, for
+  // a model whose input is no picture. Returns the report and both models' file sizes.
+  async quantize(msg, id) {
+    const m = model('orig');
+    int8?.dispose();
+    int8 = null;
+    const reading = progressFor(id, 'reading pictures');
+    const quantizing = progressFor(id, 'calibrating and quantizing');
+    const calibration = msg.random
+      ? Array.from({ length: msg.random }, (_, k) => Object.fromEntries(Object.entries(nf.randomInputs(m, k + 1)).map(([n, v]) => [n, { data: v.data, shape: v.shape }])))
+      : msg.calibration;
+    const { model: q, report } = await m.quantize({
+      calibration,
+      method: msg.method,
+      mean: msg.mean,
+      norm: msg.norm,
+      rgb: msg.rgb,
+      onProgress: (p) => (p.stage === 'reading' ? reading(p) : quantizing(p)),
+    });
+    try {
+      const a = m.toNcnn();
+      const b = q.toNcnn();
+      const r = { report, files: { fp32: { param: a.paramBytes.length, bin: a.bin.length }, int8: { param: b.paramBytes.length, bin: b.bin.length } }, warnings: q.warnings };
+      int8 = q;
+      return r;
+    } catch (e) {
+      q.dispose();
+      throw e;
+    }
+  },
+
+  // The original and the int8 model on the same inputs (one set per picture): per output the
+  // error (docs/numbers.md's measure, worst over the pictures) and, for an output of one class
+  // vector, how often both pick the same top class (`classes: false`: the outputs are a detector's,
+  // no class vectors). `keep`: also return every output of both (for the page's face and line
+  // decoders).
+  agree(msg) {
+    const a = model('orig');
+    const b = model('int8');
+    const per = {};
+    const outs = [];
+    for (const inputs of msg.inputs) {
+      const oa = a.run(inputs);
+      const ob = b.run(inputs);
+      for (const [name, x] of Object.entries(oa)) {
+        const y = ob[name];
+        const e = (per[name] ??= { name, shape: x.shape, err: 0, top1: null, samples: 0 });
+        e.samples++;
+        if (!y || y.data.length !== x.data.length) {
+          e.err = null;
+          continue;
+        }
+        if (e.err !== null) {
+          const r = relErr(x.data, y.data);
+          e.err = r === null ? null : Math.max(e.err, r);
+        }
+        if (msg.classes !== false && classVector(x)) {
+          e.top1 ??= { same: 0, of: 0 };
+          e.top1.of++;
+          if (argmax(x.data) === argmax(y.data)) e.top1.same++;
+        }
+      }
+      if (msg.keep) outs.push({ fp32: oa, int8: ob });
+    }
+    const transfer = outs.flatMap((o) => [...Object.values(o.fp32), ...Object.values(o.int8)].map((t) => t.data.buffer));
+    return { outputs: Object.values(per), runs: msg.keep ? outs : null, transfer };
   },
 
   heap() {

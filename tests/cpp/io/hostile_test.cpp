@@ -48,8 +48,35 @@ bool ends_with(const std::string& s, const std::string& e) {
     return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
 }
 
+// Stage "calibrate": the companion model (random weights) quantized on the one calibration file,
+// a picture or a .f32 tensor of its input's shape, as `nnfold quantize` reads a folder.
+Status try_calibration(const Case& c, ModelHandle& h) {
+    LoadOptions opt;
+    opt.param_name = c.companion;
+    std::string text = test::read_text(dir() + c.companion);
+    NF_RETURN_IF_ERROR(h.load_ncnn(text, nullptr, 0, false, opt));
+    auto bytes = test::read_bytes(dir() + c.file);
+    std::map<std::string, Mat> sample;
+    if (ends_with(c.file, ".f32")) {
+        auto ins = h.inputs();
+        Mat m;
+        NF_RETURN_IF_ERROR(f32_to_mat(bytes.data(), bytes.size(), ins.at(0).shape, c.file, m));
+        sample[ins[0].name] = m;
+    } else {
+        NF_RETURN_IF_ERROR(h.picture_sample(bytes.data(), bytes.size(), c.file, PictureToTensor(), sample));
+    }
+    ModelHandle q;
+    std::string report;
+    NF_RETURN_IF_ERROR(h.quantize({sample}, QuantizeRequest(), q, report));
+    // the int8 model runs on the sample
+    std::map<std::string, Mat> out;
+    return q.run(sample, {}, out);
+}
+
 // Loads (and for stage "run" runs on seeded random inputs) one case; returns the first error.
 Status try_case(const Case& c, ModelHandle& h) {
+    if (c.stage == "calibrate")
+        return guard([&]() { return try_calibration(c, h); });
     return guard([&]() -> Status {
         LoadOptions opt;
         opt.param_name = c.file;

@@ -144,3 +144,60 @@ w('int8_bottom_scale_zero.bin', int8_bin(bottom=0.0))
 w('int8_bottom_scale_nan.bin', int8_bin(bottom=float('nan')))
 w('int8_weight_scale_inf.bin', int8_bin(wscales=(100.0, float('inf'), 80.0)))
 w('int8_top_scale_inf.bin', int8_bin(top=float('-inf')))
+
+
+# --- calibration files (issue 14 item 5): what `nnfold quantize --calibration DIR` and
+# model.quantize may be handed. Stage 'calibrate' in cases.tsv: the companion model (random
+# weights) is quantized on the one file. picture_model.param takes a [3, 8, 8] image;
+# rgba_input.param a 4-channel one, which pictures cannot give; nothing_to_quantize.param has no
+# Convolution/ConvolutionDepthWise/InnerProduct.
+w('picture_model.param', param(['Input data 0 1 data 0=8 1=8 2=3', 'Convolution conv 1 1 data out 0=4 1=3 4=1 5=1 6=108']))
+w('rgba_input.param', param(['Input data 0 1 data 0=8 1=8 2=4', 'Convolution conv 1 1 data out 0=4 1=3 4=1 5=1 6=144']))
+w('nothing_to_quantize.param', param(['Input data 0 1 data 0=8 1=8 2=3', 'ReLU relu 1 1 data out']))
+
+
+def png_chunk(t, d):
+    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+
+
+def picture_png(width, height, color_type, channels):
+    rows = b''.join(b'\x00' + bytes((x * 23 + y * 41 + k * 77) % 256 for x in range(width) for k in range(channels))
+                    for y in range(height))
+    return (b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', struct.pack('>IIBBBBB', width, height, 8, color_type, 0, 0, 0)) +
+            png_chunk(b'IDAT', zlib.compress(rows)) + png_chunk(b'IEND', b''))
+
+
+calib_png = picture_png(16, 12, 2, 3)
+w('calib_ok.png', calib_png)
+w('calib_gray.png', picture_png(5, 7, 0, 1))
+w('calib_truncated.png', calib_png[:len(calib_png) // 2])
+# 100000 x 100000 RGB declared in 65 bytes: refused from the header, before any allocation
+w('calib_bomb.png', b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', struct.pack('>IIBBBBB', 100000, 100000, 8, 2, 0, 0, 0)) +
+  png_chunk(b'IDAT', zlib.compress(b'')) + png_chunk(b'IEND', b''))
+# a 16x12 baseline JPEG (written by stb_image_write, quality 90), whole and cut at two thirds
+CALIB_JPG = bytes.fromhex(
+    'ffd8ffe000104a46494600010100000100010000ffdb0084000302020302020303030304030304050805050404050a07'
+    '0706080c0a0c0c0b0a0b0b0d0e12100d0e110e0b0b1016101113141515150c0f17181614181214151401030404050405'
+    '09050509140d0b0d14141414141414141414141414141414141414141414141414141414141414141414141414141414'
+    '14141414141414141414ffc0001108000c001003012200021101031101ffc401a2000001050101010101010000000000'
+    '0000000102030405060708090a0b100002010303020403050504040000017d0102030004110512213141061351610722'
+    '7114328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a'
+    '535455565758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8'
+    'a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9'
+    'fa0100030101010101010101010000000000000102030405060708090a0b110002010204040304070504040001027700'
+    '0102031104052131061241510761711322328108144291a1b1c109233352f0156272d10a162434e125f11718191a2627'
+    '28292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a82838485868788'
+    '898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2'
+    'e3e4e5e6e7e8e9eaf2f3f4f5f6f7f8f9faffda000c03010002110311003f0063786a2b7682defb429618e260a93db956'
+    '4da3a6db68dbfda882c48dce42c67e7d34ab9ae48f32f3fb6ae9649d8acd1eb16c2eda7cfcec225e11c33dced38dbe6f'
+    'da828db0df466df91b7d4a392d39b0b609716f3ccd12191235d91ea4caaa8ae1553fd0106d0301652140115b791dcf86'
+    'bce9a5f164d79752ea33692275864bbdafe608ceb8c77ae369deda6e5b00645edda8c248aa979a41e5c9cf156972bd6f'
+    'eb6bfbcaa35af6926add775b53854ab839e2ecf929be571fb37d3549c9a6b5b7c2ba68ada7ffd9')
+w('calib_ok.jpg', CALIB_JPG)
+w('calib_truncated.jpg', CALIB_JPG[:len(CALIB_JPG) * 2 // 3])
+# a JPEG frame header (SOF0) declaring 65000 x 65000 pixels, 3 components
+w('calib_bomb.jpg', bytes([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xfd, 0xe8, 0xfd, 0xe8, 0x03, 0x01, 0x11, 0x00, 0x02,
+                           0x11, 0x01, 0x03, 0x11, 0x01, 0xff, 0xd9]))
+w('calib_html.png', HTML)
+w('calib_ok.f32', f32([((i * 37) % 200) / 100.0 - 1.0 for i in range(3 * 8 * 8)]))
+w('calib_wrong_size.f32', f32([0.5] * 100))  # 400 bytes; [3, 8, 8] needs 768

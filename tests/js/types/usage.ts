@@ -4,7 +4,7 @@
 // misuses marked below with expect-error directives must be rejected (tsc fails on an unused
 // directive), so the types are not `any`. `using` / Symbol.dispose: usage-disposable.ts.
 import init, { NnfoldError, Model, simdSupported, terminate, threadsUnavailableReason, defaultThreads } from 'nnfold';
-import type { DType, ErrorCode, GraphJson, InitOptions, Inputs, ModelInfo, Nnfold, Outputs, ProfileReport } from 'nnfold';
+import type { CalibrationItem, DType, ErrorCode, GraphJson, InitOptions, Inputs, ModelInfo, Nnfold, Outputs, ProfileReport, QuantizeReport } from 'nnfold';
 
 async function main(): Promise<void> {
   const opts: InitOptions = { simd: simdSupported(), wasmPaths: '/assets/', locateFile: (f, prefix) => prefix + f };
@@ -87,6 +87,32 @@ async function main(): Promise<void> {
       void code, message;
     }
   }
+  // quantization: pictures (bytes, Blobs) or tensors in; a new model and the report out
+  const controller = new AbortController();
+  const calibration: CalibrationItem[] = [
+    new Uint8Array(8), new ArrayBuffer(8), new Blob([new Uint8Array(8)]),
+    { data: new Float32Array(12), shape: [3, 2, 2] }, new Float32Array(12), { data: new Float32Array(12), mask: [1, 0] },
+  ];
+  const q = await model.quantize({
+    calibration, method: 'aciq', mean: [127.5, 127.5, 127.5], norm: 1 / 127.5, rgb: false, keepFp32: ['conv1'],
+    maxLayerError: 0.05, optimize: true, signal: controller.signal,
+    onProgress: ({ done, total, stage }) => stage === 'quantizing' && done < total,
+  });
+  const int8: Model = q.model;
+  const qr: QuantizeReport = q.report;
+  const top1: number | null | undefined = qr.outputs[0]?.top1_agreement;
+  const kept: string[] = qr.layers.filter((l) => !l.int8).map((l) => `${l.name}: ${l.reason}`);
+  const smaller: number = qr.bytes_before / qr.bytes_after;
+  int8.toNcnn();
+  int8.dispose();
+  void top1, kept, smaller;
+  // @ts-expect-error: no such calibration method
+  await model.quantize({ calibration, method: 'minmax' });
+  // @ts-expect-error: calibration is required
+  await model.quantize({ method: 'kl' });
+  // @ts-expect-error: a string is no calibration item
+  await model.quantize({ calibration: ['photo.png'] });
+
   const heap: number = nf.heapStats().allocated;
   model.dispose();
   fromBytes.dispose();
