@@ -76,6 +76,19 @@ TEST(LayersThreads, ConvolutionWinograd) {
                      {});
 }
 
+// F(6,3) (96 channels, a 38x33 output) and F(4,3) on a 512-channel layer (U over 2 MB: wide
+// tile blocks) split over threads by tile blocks.
+TEST(LayersThreads, ConvolutionWinogradLargeTiles) {
+    expect_same_bits("winograd63 96->104 38x33",
+                     net(2, 2, "Input in 0 1 x 0=33 1=38 2=96\n"
+                               "Convolution c 1 1 x y 0=104 1=3 4=1 5=1 6=89856 9=1\n"),
+                     {});
+    expect_same_bits("winograd43 512->512 14x14",
+                     net(2, 2, "Input in 0 1 x 0=14 1=14 2=512\n"
+                               "Convolution c 1 1 x y 0=512 1=3 4=1 5=1 6=2359296\n"),
+                     {});
+}
+
 TEST(LayersThreads, ConvolutionGemmForms) {
     expect_same_bits("1x1 5->7 9x13 leaky",
                      net(2, 2, "Input in 0 1 x 0=13 1=9 2=5\n"
