@@ -37,28 +37,27 @@ public:
     }
 
     // The algorithm for an eligible layer and an output of out_w x out_h, by multiply-adds per
-    // output pixel and (input, output) channel pair:
-    //   im2col   9
-    //   F(m,3)   (m + 2)^2 per tile, the tiles covering ceil(w/m) x ceil(h/m) * m^2 pixels
-    //            (7x7 by F(6,3) computes 12x12)
-    // Against im2col both also count the GEMM's 8-column panels (pixels, or tiles: 4 tiles fill
-    // half a panel), which decide tiny maps. F(6,3) needs 96 channels on each side (its 8x8
-    // transforms cost ~1.8x F(4,3)'s per tile; at 64 channels F(4,3) measured faster on every map)
-    // and 5% fewer multiply-adds than F(4,3) (its U is 1.8x larger). Beyond 256 x 256 channels
-    // Winograd must save a third over im2col, U being then many MB streamed from memory, which the
-    // count does not show. Measured natively with nnfold_kernel_bench --winograd-sweep (CPU time):
-    // 512x512 at 28x28 F(4,3) 37 ms, F(6,3) 36, im2col 113; at 7x7 5.3, 9.5, 8.4; at 4x4 5.1, 9.1,
-    // 3.1; 64x64 at 224x224 40, 45, 122; 96->128 at 28x28 2.05, 1.81, 5.0.
+    // output pixel and (input, output) channel pair, as the kernels compute them:
+    //   im2col   9, on 8-column GEMM panels over the pixels (a 2x2 map fills half of one)
+    //   F(m,3)   (m + 2)^2 per tile, the tiles covering ceil(w/m) x ceil(h/m) * m^2 pixels (7x7 by
+    //            F(6,3) computes 12x12), on 8-tile panels (4 tiles fill half of one)
+    // Beyond 256 x 256 channels Winograd must save a third over im2col (U, 4x or 7x the weights, is
+    // then many MB streamed from memory, which the count does not show). F(6,3) needs 256 channels
+    // on each side and 5% fewer multiply-adds than F(4,3): its larger transforms and U eat the rest
+    // of its advantage. Measured on the wasm SIMD build (nnfold_kernel_bench --winograd-sweep, ms of
+    // thread CPU time, F(4,3) / F(6,3) / im2col): 512x512 at 28x28 29.0 / 30.3 / 120; at 14x14
+    // 7.9 / 18.5 / 23.9; at 7x7 5.0 / 8.0 / 7.6; 256x256 at 56x56 29.5 / 27.5 / 102; at 28x28
+    // 8.0 / 8.0 / 25.1; 128x128 at 112x112 31.7 / 37.2 / 106; 64x64 at 224x224 35.8 / 41.6 / 109.
     enum class Algo { Im2col, F43, F63 };
     static Algo winograd_choice(int inch, int outch, int out_w, int out_h) {
         const double pixels = (double)out_w * out_h;
-        auto tiles = [&](int m) { return (int64_t)((out_w + m - 1) / m) * ((out_h + m - 1) / m); };
         auto panels = [](int64_t n) { return (double)((n + 7) / 8 * 8); };
-        const bool f63 = inch >= 96 && outch >= 96 && 64.0 * tiles(6) < 0.95 * 36.0 * tiles(4);
-        const double cw = f63 ? 64.0 * panels(tiles(6)) / pixels : 36.0 * panels(tiles(4)) / pixels;
+        auto tiles = [&](int m) { return (int64_t)((out_w + m - 1) / m) * ((out_h + m - 1) / m); };
+        const double c43 = 36.0 * panels(tiles(4)) / pixels, c63 = 64.0 * panels(tiles(6)) / pixels;
+        const bool f63 = inch >= 256 && outch >= 256 && c63 <= 0.95 * c43;
         const double cim = 9.0 * panels((int64_t)out_w * out_h) / pixels;
         const double margin = (int64_t)inch * outch <= 256 * 256 ? 1.0 : 2.0 / 3.0;
-        if (cw >= cim * margin)
+        if ((f63 ? c63 : c43) >= cim * margin)
             return Algo::Im2col;
         return f63 ? Algo::F63 : Algo::F43;
     }
