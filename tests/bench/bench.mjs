@@ -197,8 +197,14 @@ async function startOrtWorker(threads) {
       worker.once('error', (e) => resolve({ ready: false, error: e.message }));
     });
     if (first.ready) {
-      entry = { worker };
-      worker.on('error', (e) => entry.reject?.(e));
+      entry = { worker, dead: null };
+      // a worker that died (a wasm abort, out of memory) fails its pending model and every later one
+      const die = (why) => {
+        entry.dead ??= why;
+        entry.reject?.(new Error(entry.dead));
+      };
+      worker.on('error', (e) => die(`onnxruntime-web at ${threads} threads failed: ${e.message}`));
+      worker.on('exit', (code) => die(`onnxruntime-web's worker at ${threads} threads exited (code ${code})`));
       worker.on('message', (m) => entry.resolve?.(m));
     } else {
       entry = `onnxruntime-web at ${threads} threads did not start: ${first.error}`;
@@ -212,6 +218,7 @@ async function startOrtWorker(threads) {
 // Times one model on the worker of `threads`; resolves to the worker's answer.
 function ortRun(entry, model, bytes, inputs) {
   return new Promise((resolve, reject) => {
+    if (entry.dead) return reject(new Error(entry.dead));
     entry.resolve = resolve;
     entry.reject = reject;
     entry.worker.postMessage({ model, bytes, inputs });
@@ -515,7 +522,11 @@ if (opt.onnx) {
   for (const [t, ratios] of onnxRatios)
     if (ratios.length > 1) note(`geometric mean nnfold/ort at ${t} thread${t > 1 ? 's' : ''}: ${geo(ratios).toFixed(2)}x`);
 }
-for (const entry of ortWorkers.values()) if (typeof entry !== 'string') await entry.worker.terminate();
+for (const entry of ortWorkers.values()) {
+  if (typeof entry === 'string') continue;
+  entry.dead = 'terminated';
+  await entry.worker.terminate();
+}
 
 // --- 3. kernels (child process: the SIMD build tree's kernel bench) ---
 let peak = null, int8Peak = null;
