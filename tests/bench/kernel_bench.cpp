@@ -27,6 +27,9 @@
 //   i8.gemm.256      i8_gemm 256x256x256 (A packed once, B packed per call), requantized store
 //   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), dequantized store
+//   --winograd-sweep 3x3 stride-1 convolutions C -> O on H x H (the shapes of vgg16, resnet18,
+//                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
+//                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
 //   plane.<kernel>   every kernel of the NNFOLD_DWCONV_FIXED_KERNELS and NNFOLD_POOL_WINDOW_KERNELS
 //                    lists (kernels/dwconv.h, kernels/pooling.h) on one 112x112 plane, pad 1
 //                    (depthwise: 2 FLOPs per tap; pooling: 1 per window cell)
@@ -291,17 +294,18 @@ Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, doub
     return make_result(name, 2.0 * O * K * N, t, "im2col + GEMM");
 }
 
-// The same convolution by Winograd F(4,3) straight from the kernels (the layer's algorithm, with
-// its tile blocking), whatever the channel counts.
-Result bench_winograd3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
-    const int tiles_w = (W + 3) / 4, tiles_h = (H + 3) / 4, ntiles = tiles_w * tiles_h;
-    const int sw = tiles_w * 4 + 2, sh = tiles_h * 4 + 2;
+// The same convolution by Winograd F(4,3) or F(6,3) straight from the kernels (the layer's
+// algorithm, with its tile blocking), whatever the channel counts.
+Result bench_winograd3x3(const std::string& name, kernels::Winograd f, int C, int O, int H, int W, double warm,
+                         double rep) {
+    const int m = kernels::winograd_m(f);
+    const int tiles_w = (W + m - 1) / m, tiles_h = (H + m - 1) / m, ntiles = tiles_w * tiles_h;
+    const int sw = tiles_w * m + 2, sh = tiles_h * m + 2;
     auto wt = random_floats((size_t)O * C * 9, 4), in = random_floats((size_t)C * sw * sh, 5);
-    std::vector<float> u(kernels::winograd43_u_floats(O, C)), out((size_t)O * W * H);
-    kernels::winograd43_transform_kernel(wt.data(), O, C, u.data());
-    int tb = (int)((size_t)(128 * 1024) / ((size_t)36 * (C + O))) / 8 * 8;
-    tb = std::min(std::max(tb, 8), (ntiles + 7) / 8 * 8);
-    std::vector<float> V(36 * kernels::packed_b_floats(C, tb)), M((size_t)36 * O * tb);
+    std::vector<float> u(kernels::winograd_u_floats(f, O, C)), out((size_t)O * W * H);
+    kernels::winograd_transform_kernel(f, wt.data(), O, C, u.data());
+    const int tb = kernels::winograd_tile_block(f, C, O, ntiles);
+    std::vector<float> ws(kernels::winograd_block_floats(f, C, O, tb));
     kernels::WinogradInput wi;
     wi.src = in.data();
     wi.in_w = sw;
@@ -314,26 +318,14 @@ Result bench_winograd3x3(const std::string& name, int C, int O, int H, int W, do
     wo.out_h = H;
     wo.outch = O;
     wo.tiles_w = tiles_w;
-    const size_t u_stride = kernels::packed_a_floats(O, C);
-    const kernels::GemmEpilogue plain;
     Timing t = measure(
         [&] {
-            for (int t0 = 0; t0 < ntiles; t0 += tb) {
-                const int nt = std::min(tb, ntiles - t0);
-                kernels::winograd43_transform_input(wi, t0, nt, V.data());
-                const size_t v_stride = kernels::packed_b_floats(C, nt);
-                for (int pos = 0; pos < 36; pos++) {
-                    kernels::GemmB b;
-                    b.kind = kernels::GemmB::Packed;
-                    b.data = V.data() + pos * v_stride;
-                    kernels::f32_gemm(O, nt, C, u.data() + pos * u_stride, b, M.data() + (size_t)pos * O * nt,
-                                      (size_t)nt, plain, false, nullptr);
-                }
-                kernels::winograd43_transform_output(M.data(), (size_t)nt, wo, t0, nt);
-            }
+            for (int t0 = 0; t0 < ntiles; t0 += tb)
+                kernels::winograd_conv_block(f, u.data(), wi, wo, t0, std::min(tb, ntiles - t0), ws.data());
         },
         warm, rep);
-    return make_result(name, 2.0 * O * C * 9 * W * H, t, "Winograd F(4,3) (direct FLOPs)");
+    return make_result(name, 2.0 * O * C * 9 * W * H, t,
+                       f == kernels::Winograd::F63 ? "Winograd F(6,3) (direct FLOPs)" : "Winograd F(4,3) (direct FLOPs)");
 }
 
 // The taps of a depthwise plane (pooling has none).
@@ -442,16 +434,21 @@ int main(int argc, char** argv) {
     }
 
     if (sweep) {
-        // 3x3 stride-1 convolutions, C -> C channels: Winograd F(4,3) against im2col + GEMM, to
-        // place the layer's Winograd threshold
-        for (int c : {4, 8, 16, 32, 64, 128, 256})
-            for (int hw : {56, 28, 14, 7}) {
-                if ((double)c * c * hw * hw > 64.0 * 64 * 56 * 56 * 2)
-                    continue;
-                const std::string tag = "c" + std::to_string(c) + "." + std::to_string(hw);
-                results.push_back(bench_winograd3x3("winograd3x3." + tag, c, c, hw, hw, warm, rep));
-                results.push_back(bench_im2col3x3("im2col3x3." + tag, c, c, hw, hw, warm, rep));
-            }
+        // 3x3 stride-1 convolutions C -> O: Winograd F(4,3) and F(6,3) against im2col + GEMM, to
+        // place the layer's choice (Convolution_fast::winograd_choice); the shapes of vgg16,
+        // resnet18, googlenet and yolov4-tiny among them
+        const int shapes[][3] = {{16, 16, 56},   {32, 32, 56},   {64, 64, 56},   {64, 64, 112},  {128, 128, 28},
+                                 {128, 128, 56}, {256, 256, 14}, {256, 256, 28}, {256, 256, 7},  {512, 512, 28},
+                                 {512, 512, 14}, {512, 512, 7},  {256, 512, 13}, {256, 512, 28}, {160, 320, 7},
+                                 {192, 384, 7},  {128, 256, 14}, {96, 128, 28},  {64, 64, 28},   {32, 32, 14},
+                                 {64, 64, 224},  {128, 128, 112}, {256, 256, 56}, {96, 96, 56},  {192, 192, 28}};
+        for (const auto& sh : shapes) {
+            const int c = sh[0], o = sh[1], hw = sh[2];
+            const std::string tag = "c" + std::to_string(c) + "o" + std::to_string(o) + "." + std::to_string(hw);
+            results.push_back(bench_winograd3x3("winograd43." + tag, kernels::Winograd::F43, c, o, hw, hw, warm, rep));
+            results.push_back(bench_winograd3x3("winograd63." + tag, kernels::Winograd::F63, c, o, hw, hw, warm, rep));
+            results.push_back(bench_im2col3x3("im2col3x3." + tag, c, o, hw, hw, warm, rep));
+        }
     }
     if (wanted("gemm.256")) {
         const int M = 256, N = 256, K = 256;

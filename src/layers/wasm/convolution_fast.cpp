@@ -1,13 +1,20 @@
 // Convolution_fast: Convolution (layers/convolution.cpp, the reference semantics) computed as
-//   - 3x3 stride 1 dilation 1 with enough channels: Winograd F(4,3) (kernels/winograd.h), the 36
-//     transformed-domain products as GEMMs over blocks of tiles;
+//   - 3x3 stride 1 dilation 1 with enough channels: Winograd F(4,3) or F(6,3) (kernels/winograd.h),
+//     the transformed-domain products as GEMMs over blocks of tiles, or im2col + GEMM, whichever
+//     costs least for the first output size the layer computes (winograd_choice below);
 //   - 1x1 stride 1: one GEMM straight over the (padded) input planes, B[k = channel][n = pixel];
 //   - everything else (3x3 s2, 5x5, 7x7, dilations, 1x1 s2...): GEMM with B packed by im2col from
 //     the padded input (kernels/gemm.h), the K order (channel, ki, kj) being the reference's;
 //   - ncnn's 1D InnerProduct form (1D input, 1x1 kernel): GEMV over the same packed weights.
 // Bias and the fused activation are applied in the GEMM / Winograd stores. Weights are repacked
-// once in create_pipeline (im2col GEMM A panels, or Winograd U) and the original array is freed.
+// once (im2col GEMM A panels, or Winograd U) and the original array is freed: in create_pipeline,
+// except for the 3x3 layers whose algorithm depends on the output size, which repack at their first
+// forward (the size is not known before).
 // Pads (explicit, asymmetric, -233/-234) come from the reference's conv_geometry and make_border.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
 #include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/winograd.h"
@@ -24,12 +31,35 @@ public:
     Convolution_fast() { this->int8.fast = NNFOLD_SIMD != 0; }
 
 public:
-    // Winograd pays off once the GEMMs dominate the transforms (enough channels); above 256x256
-    // channels the 4x larger U costs more memory than it saves time at the small spatial sizes such
-    // layers have (ResNet's 512-channel stage runs at 7x7).
+    // Winograd pays off once the GEMMs dominate the transforms (enough channels).
     static bool winograd_eligible(int kw, int kh, int sw, int sh, int dw, int dh, int inch, int outch) {
-        return kw == 3 && kh == 3 && sw == 1 && sh == 1 && dw == 1 && dh == 1 && inch >= 16 && outch >= 16 &&
-               (int64_t)inch * outch <= 256 * 256;
+        return kw == 3 && kh == 3 && sw == 1 && sh == 1 && dw == 1 && dh == 1 && inch >= 16 && outch >= 16;
+    }
+
+    // The algorithm for an eligible layer and an output of out_w x out_h, by multiply-adds per
+    // output pixel and (input, output) channel pair, as the kernels compute them:
+    //   im2col   9, on 8-column GEMM panels over the pixels (a 2x2 map fills half of one)
+    //   F(m,3)   (m + 2)^2 per tile, the tiles covering ceil(w/m) x ceil(h/m) * m^2 pixels (7x7 by
+    //            F(6,3) computes 12x12), on 8-tile panels (4 tiles fill half of one)
+    // Beyond 256 x 256 channels Winograd must save a third over im2col (U, 4x or 7x the weights, is
+    // then many MB streamed from memory, which the count does not show). F(6,3) needs 256 channels
+    // on each side and 5% fewer multiply-adds than F(4,3): its larger transforms and U eat the rest
+    // of its advantage. Measured on the wasm SIMD build (nnfold_kernel_bench --winograd-sweep, ms of
+    // thread CPU time, F(4,3) / F(6,3) / im2col): 512x512 at 28x28 29.0 / 30.3 / 120; at 14x14
+    // 7.9 / 18.5 / 23.9; at 7x7 5.0 / 8.0 / 7.6; 256x256 at 56x56 29.5 / 27.5 / 102; at 28x28
+    // 8.0 / 8.0 / 25.1; 128x128 at 112x112 31.7 / 37.2 / 106; 64x64 at 224x224 35.8 / 41.6 / 109.
+    enum class Algo { Im2col, F43, F63 };
+    static Algo winograd_choice(int inch, int outch, int out_w, int out_h) {
+        const double pixels = (double)out_w * out_h;
+        auto panels = [](int64_t n) { return (double)((n + 7) / 8 * 8); };
+        auto tiles = [&](int m) { return (int64_t)((out_w + m - 1) / m) * ((out_h + m - 1) / m); };
+        const double c43 = 36.0 * panels(tiles(4)) / pixels, c63 = 64.0 * panels(tiles(6)) / pixels;
+        const bool f63 = inch >= 256 && outch >= 256 && c63 <= 0.95 * c43;
+        const double cim = 9.0 * panels((int64_t)out_w * out_h) / pixels;
+        const double margin = (int64_t)inch * outch <= 256 * 256 ? 1.0 : 2.0 / 3.0;
+        if ((f63 ? c63 : c43) >= cim * margin)
+            return Algo::Im2col;
+        return f63 ? Algo::F63 : Algo::F43;
     }
 
 protected:
@@ -37,24 +67,55 @@ protected:
     Status forward_packed(const Mat& bottom, Mat& top, const Option& opt) const override;
 
 private:
-    Status forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const;
+    Status forward_winograd(const Mat& bottom, const ConvGeometry& g, kernels::Winograd f, Mat& top,
+                            const Option& opt) const;
+    // The deferred repack of a Winograd-eligible layer, for its first output size.
+    Status choose_3x3(const ConvGeometry& g) const;
 
-    std::vector<float> packed_;      // im2col GEMM A: num_output x (inch * kernel_h * kernel_w)
-    std::vector<float> winograd_u_;  // Winograd U (36 packed A panels of num_output x inch)
-    bool winograd_ = false;
+    // im2col GEMM A: num_output x (inch * kernel_h * kernel_w)
+    mutable std::vector<float> packed_;
+    // Winograd U (P packed A panels of num_output x inch)
+    mutable std::vector<float> winograd_u_;
+    mutable Algo algo_ = Algo::Im2col;
+    // an eligible layer keeps its weights ([outch][inch][3][3]) until choose_3x3 has run
+    mutable std::vector<float> pending_weights_;
+    mutable std::atomic<bool> pending_{false};
+    mutable std::mutex pending_mutex_;
 };
 
 Status Convolution_fast::pack() {
     const int inch = num_input(), maxk = kernel_w * kernel_h;
-    winograd_ = winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output);
-    if (winograd_) {
-        NF_RETURN_IF_ERROR(fast_alloc(winograd_u_, kernels::winograd43_u_floats(num_output, inch)));
-        kernels::winograd43_transform_kernel(weight_data.data(), num_output, inch, winograd_u_.data());
-    } else {
-        const int K = inch * maxk;
-        NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, K, weight_data.data(), (size_t)K, 1));
+    if (winograd_eligible(kernel_w, kernel_h, stride_w, stride_h, dilation_w, dilation_h, inch, num_output)) {
+        pending_weights_ = std::move(weight_data);
+        fast_release(weight_data);
+        pending_ = true;
+        return Status::ok();
     }
+    const int K = inch * maxk;
+    NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, K, weight_data.data(), (size_t)K, 1));
+    algo_ = Algo::Im2col;
     fast_release(weight_data);
+    return Status::ok();
+}
+
+Status Convolution_fast::choose_3x3(const ConvGeometry& g) const {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    if (!pending_)
+        return Status::ok();
+    const int inch = num_input();
+    const Algo algo = winograd_choice(inch, num_output, g.out_w, g.out_h);
+    const std::vector<float>& weights = pending_weights_;
+    if (algo == Algo::Im2col) {
+        const int K = inch * 9;
+        NF_RETURN_IF_ERROR(fast_pack_a(packed_, num_output, K, weights.data(), (size_t)K, 1));
+    } else {
+        const kernels::Winograd f = algo == Algo::F63 ? kernels::Winograd::F63 : kernels::Winograd::F43;
+        NF_RETURN_IF_ERROR(fast_alloc(winograd_u_, kernels::winograd_u_floats(f, num_output, inch)));
+        kernels::winograd_transform_kernel(f, weights.data(), num_output, inch, winograd_u_.data());
+    }
+    algo_ = algo;
+    pending_ = false;
+    fast_release(pending_weights_);
     return Status::ok();
 }
 
@@ -71,8 +132,11 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
                                           top.data);
         return Status::ok();
     }
-    if (winograd_)
-        return forward_winograd(bottom, g, top, opt);
+    if (pending_)
+        NF_RETURN_IF_ERROR(choose_3x3(g));
+    if (algo_ != Algo::Im2col)
+        return forward_winograd(bottom, g, algo_ == Algo::F63 ? kernels::Winograd::F63 : kernels::Winograd::F43, top,
+                                opt);
 
     Mat src = bottom;
     if (g.pads.any())
@@ -109,40 +173,37 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     return fast_cancelled(opt);
 }
 
-Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const {
+Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry& g, kernels::Winograd f, Mat& top,
+                                          const Option& opt) const {
     const int inch = num_input(), outch = num_output;
-    const int tiles_w = (g.out_w + 3) / 4, tiles_h = (g.out_h + 3) / 4;
+    const int m = kernels::winograd_m(f), P = kernels::winograd_positions(f);
+    const int tiles_w = (g.out_w + m - 1) / m, tiles_h = (g.out_h + m - 1) / m;
     const int ntiles = tiles_w * tiles_h;
-    // the input with the conv pads, extended right/bottom so every 6x6 tile is inside (the extra
-    // cells only feed output pixels past out_w/out_h, which are dropped)
+    // the input with the conv pads, extended right/bottom so every (m + 2)^2 tile is inside (the
+    // extra cells only feed output pixels past out_w/out_h, which are dropped)
     Planes in;
     NF_RETURN_IF_ERROR(conv_input_planes(bottom.shape(), "Convolution", in));
     Pads p = g.pads;
-    p.right = tiles_w * 4 + 2 - in.w - p.left;
-    p.bottom = tiles_h * 4 + 2 - in.h - p.top;
+    p.right = tiles_w * m + 2 - in.w - p.left;
+    p.bottom = tiles_h * m + 2 - in.h - p.top;
     Mat src;
     NF_RETURN_IF_ERROR(make_border(bottom, src, p, pad_value, opt.workspace_allocator));
-    const int src_w = tiles_w * 4 + 2;
-    const size_t src_plane = (size_t)src_w * (tiles_h * 4 + 2);
+    const int src_w = tiles_w * m + 2;
+    const size_t src_plane = (size_t)src_w * (tiles_h * m + 2);
 
-    // Tiles per block: the block's V (36 x inch) and M (36 x outch) about 512 KB, in panels of 8.
-    const size_t per_tile = (size_t)36 * (inch + outch);
-    int tb = (int)((size_t)(128 * 1024) / per_tile) / 8 * 8;
-    tb = std::max(tb, 8);
-    tb = std::min(tb, (ntiles + 7) / 8 * 8);
+    int tb = kernels::winograd_tile_block(f, inch, outch, ntiles);
     // Threads take whole tile blocks, each with its own V and M (every output is one tile's
     // transform of sums over input channels in a fixed order, whatever the block). Blocks are made
     // smaller when there are fewer than threads.
-    const int64_t tile_cost = (int64_t)36 * inch * outch;  // multiply-adds per tile
+    const int64_t tile_cost = (int64_t)P * inch * outch;  // multiply-adds per tile
     const int parts_wanted = parallel_part_count(ntiles, tile_cost);
     if (parts_wanted > 1)
         tb = std::max(8, std::min(tb, (ntiles + parts_wanted - 1) / parts_wanted + 7) / 8 * 8);
     const int nblocks = (ntiles + tb - 1) / tb;
     const int parts = std::min(parts_wanted, nblocks);
-    const size_t v_floats = 36 * kernels::packed_b_floats(inch, tb);
-    const size_t m_floats = (size_t)36 * outch * tb;
+    const size_t block_floats = kernels::winograd_block_floats(f, inch, outch, tb);
     Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace((v_floats + m_floats) * parts, opt, ws));
+    NF_RETURN_IF_ERROR(fast_workspace(block_floats * parts, opt, ws));
 
     kernels::WinogradInput wi;
     wi.src = src.data;
@@ -158,26 +219,13 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     wo.tiles_w = tiles_w;
     wo.bias = bias_term ? bias_data.data() : nullptr;
     wo.act = fast_act(activation);
-    const size_t u_stride = kernels::packed_a_floats(outch, inch);
-    const kernels::GemmEpilogue plain;
     parallel_for_parts(nblocks, parts, [&](int part, int64_t b0, int64_t b1) {
-        float* V = ws.data + (v_floats + m_floats) * part;
-        float* M = V + v_floats;
+        float* block_ws = ws.data + block_floats * part;
         for (int64_t blk = b0; blk < b1; blk++) {
             if (opt.cancel && *opt.cancel)
                 return;
             const int t0 = (int)blk * tb;
-            const int nt = std::min(tb, ntiles - t0);
-            kernels::winograd43_transform_input(wi, t0, nt, V);
-            const size_t v_stride = kernels::packed_b_floats(inch, nt);
-            for (int pos = 0; pos < 36; pos++) {
-                kernels::GemmB b;
-                b.kind = kernels::GemmB::Packed;
-                b.data = V + pos * v_stride;
-                kernels::f32_gemm(outch, nt, inch, winograd_u_.data() + pos * u_stride, b,
-                                  M + (size_t)pos * outch * nt, (size_t)nt, plain, false, nullptr);
-            }
-            kernels::winograd43_transform_output(M, (size_t)nt, wo, t0, nt);
+            kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, std::min(tb, ntiles - t0), block_ws);
         }
     });
     return fast_cancelled(opt);

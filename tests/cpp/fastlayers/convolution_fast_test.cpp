@@ -1,8 +1,9 @@
-// Convolution_fast (im2col + GEMM, 1x1 direct GEMM, Winograd F(4,3), GEMV) against the reference
-// Convolution on edge shapes: 1, 3, 4, 5, 17, 64 channels; 1, 2, 3, 7, 13 wide/high; kernels 1x1,
-// 3x3, 5x5, 7x7, 3x1; strides 1, 2, 3; dilation 2; explicit, asymmetric, -233 and -234 pads with a
-// pad value; every fused activation. Winograd (3x3 s1 with >= 16 channels) is held to 1e-3, the
-// rest to 1e-4 (docs/numbers.md).
+// Convolution_fast (im2col + GEMM, 1x1 direct GEMM, Winograd F(4,3) and F(6,3), GEMV) against the
+// reference Convolution on edge shapes: 1, 3, 4, 5, 17, 64 channels; 1, 2, 3, 7, 13 wide/high;
+// kernels 1x1, 3x3, 5x5, 7x7, 3x1; strides 1, 2, 3; dilation 2; explicit, asymmetric, -233 and -234
+// pads with a pad value; every fused activation. Winograd (3x3 s1 with >= 16 channels) is held to
+// 1e-3, the rest to 1e-4 (docs/numbers.md). A 3x3 layer picks its algorithm at its first output
+// size and keeps it for other sizes.
 #include "fast_harness.h"
 
 using namespace nnfold;
@@ -145,5 +146,33 @@ TEST(ConvolutionFast, ModelSizedShapes) {
     check({96, 27, 29, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1}, seed);   // Winograd, ragged tiles
     check({64, 28, 28, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, seed);  // im2col, K = 576 > one K block
     check({3, 57, 57, 32, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, 1}, seed);    // ResNet's first layer shape
-    check({512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels: im2col, K = 4608
+    check({512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels: F(4,3) on 2x2 tiles
+    check({512, 4, 4, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels, tiny map: im2col, K = 4608
+    check({256, 24, 24, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);  // F(6,3), whole tiles, wide blocks
+    // (not Clip: its [-0.5, 0.7] range would hold F(6,3)'s rounding of sums of 2340 unit-range
+    // products, about +-20, against 0.7: 1.3e-3)
+    check({260, 25, 23, 257, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1}, seed);  // F(6,3), ragged tiles, leaky ReLU
+}
+
+// The first output size picks the algorithm (F(6,3) for 25x24, F(4,3) for 8x7 at 256 channels);
+// the layer then computes every other size with it, ragged tiles included.
+TEST(ConvolutionFast, FirstOutputSizeChoosesTheAlgorithm) {
+    if (test::sanitizer_build())
+        GTEST_SKIP() << "large shapes run in release builds";
+    const int C = 256, O = 258;
+    ParamDict pd = params({{0, O}, {1, 3}, {4, 1}, {5, 1}, {6, O * C * 9}, {9, 1}});
+    auto w = weights_for("Convolution", pd, 11);
+    for (int first : {24, 7}) {
+        SCOPED_TRACE("first size " + std::to_string(first));
+        Built ref = build("Convolution", pd, w, false);
+        Built opt = build("Convolution", pd, w, true);
+        ASSERT_TRUE(ref.st.is_ok() && opt.st.is_ok());
+        for (int s : {first, 7, 13, 24, 5}) {
+            const Mat in = rand_mat(Shape::d3(s + 1, s, C), 100 + s);
+            std::vector<Mat> a, b;
+            ASSERT_TRUE(run(*ref.layer, {in}, a).is_ok());
+            ASSERT_TRUE(run(*opt.layer, {in}, b).is_ok());
+            EXPECT_LE(test::rel_err(a[0], b[0]), 1e-3) << "size " << s;
+        }
+    }
 }

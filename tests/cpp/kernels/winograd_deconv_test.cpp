@@ -1,7 +1,8 @@
-// Winograd F(4,3) pieces and the transposed-convolution kernels:
+// Winograd F(4,3) / F(6,3) pieces and the transposed-convolution kernels:
 //   - kernel + input transforms + per-position GEMMs + output transform against a direct 3x3
-//     convolution written here (docs/numbers.md's Winograd budget 1e-3; in practice ~1e-6), on tile
-//     grids with ragged edges and blocks that start mid-row;
+//     convolution written here (docs/numbers.md's Winograd budget 1e-3; in practice ~1e-6 for
+//     F(4,3), ~5e-6 for F(6,3)), on tile grids with ragged edges and blocks that start mid-row,
+//     and the block driver (winograd_conv_block) giving the same bits as the pieces;
 //   - in SIMD builds the SIMD input/output transforms against their scalar twins, bit for bit;
 //   - col2im and the depthwise deconvolution plane kernel against loops written here;
 //   - the in-place activation kernel against act_scalar.
@@ -34,12 +35,14 @@ std::vector<float> direct3x3(const std::vector<float>& in, int inch, int ow, int
     return out;
 }
 
-void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed) {
-    SCOPED_TRACE("inch " + std::to_string(inch) + " outch " + std::to_string(outch) + " out " + std::to_string(oh) + "x" +
-                 std::to_string(ow) + " block " + std::to_string(block));
-    const int tiles_w = (ow + 3) / 4, tiles_h = (oh + 3) / 4, ntiles = tiles_w * tiles_h;
-    // the padded input the tile grid covers (tiles * 4 + 2); the conv only sees (oh + 2) x (ow + 2)
-    const int sw = tiles_w * 4 + 2, sh = tiles_h * 4 + 2;
+void winograd_case(Winograd f, int inch, int outch, int ow, int oh, int block, uint32_t seed) {
+    const int mt = winograd_m(f), P = winograd_positions(f);
+    SCOPED_TRACE(std::string(f == Winograd::F63 ? "F(6,3)" : "F(4,3)") + " inch " + std::to_string(inch) + " outch " +
+                 std::to_string(outch) + " out " + std::to_string(oh) + "x" + std::to_string(ow) + " block " +
+                 std::to_string(block));
+    const int tiles_w = (ow + mt - 1) / mt, tiles_h = (oh + mt - 1) / mt, ntiles = tiles_w * tiles_h;
+    // the padded input the tile grid covers (tiles * m + 2); the conv only sees (oh + 2) x (ow + 2)
+    const int sw = tiles_w * mt + 2, sh = tiles_h * mt + 2;
     auto in = rand_vec((size_t)inch * (oh + 2) * (ow + 2), seed);
     std::vector<float> src((size_t)inch * sw * sh, 0.f);
     for (int q = 0; q < inch; q++)
@@ -48,8 +51,16 @@ void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed
                 src[((size_t)q * sh + y) * sw + x] = in[((size_t)q * (oh + 2) + y) * (ow + 2) + x];
     auto w = rand_vec((size_t)outch * inch * 9, seed + 1);
     auto bias = rand_vec((size_t)outch, seed + 2);
-    std::vector<float> u(winograd43_u_floats(outch, inch));
-    winograd43_transform_kernel(w.data(), outch, inch, u.data());
+    std::vector<float> u(winograd_u_floats(f, outch, inch));
+    winograd_transform_kernel(f, w.data(), outch, inch, u.data());
+    auto transform_input = f == Winograd::F63 ? winograd63_transform_input : winograd43_transform_input;
+    auto transform_output = f == Winograd::F63 ? winograd63_transform_output : winograd43_transform_output;
+#if NNFOLD_SIMD
+    auto transform_input_scalar =
+        f == Winograd::F63 ? winograd63_transform_input__scalar : winograd43_transform_input__scalar;
+    auto transform_output_scalar =
+        f == Winograd::F63 ? winograd63_transform_output__scalar : winograd43_transform_output__scalar;
+#endif
 
     WinogradInput wi;
     wi.src = src.data();
@@ -57,7 +68,7 @@ void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed
     wi.in_plane = (size_t)sw * sh;
     wi.inch = inch;
     wi.tiles_w = tiles_w;
-    std::vector<float> out((size_t)outch * ow * oh, 777.f);
+    std::vector<float> out((size_t)outch * ow * oh, 777.f), out_driver = out;
     WinogradOutput wo;
     wo.dst = out.data();
     wo.out_w = ow;
@@ -65,18 +76,21 @@ void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed
     wo.outch = outch;
     wo.tiles_w = tiles_w;
     wo.bias = bias.data();
+    WinogradOutput wo_driver = wo;
+    wo_driver.dst = out_driver.data();
+    std::vector<float> ws(winograd_block_floats(f, inch, outch, block));
     const size_t u_stride = packed_a_floats(outch, inch);
     for (int t0 = 0; t0 < ntiles; t0 += block) {
         const int nt = std::min(block, ntiles - t0);
         const size_t v_stride = packed_b_floats(inch, nt);
-        std::vector<float> v(36 * v_stride, -1.f), m((size_t)36 * outch * nt);
-        winograd43_transform_input(wi, t0, nt, v.data());
+        std::vector<float> v(P * v_stride, -1.f), m((size_t)P * outch * nt);
+        transform_input(wi, t0, nt, v.data());
 #if NNFOLD_SIMD
         std::vector<float> vs(v.size(), -1.f);
-        winograd43_transform_input__scalar(wi, t0, nt, vs.data());
+        transform_input_scalar(wi, t0, nt, vs.data());
         expect_same_bits(vs.data(), v.data(), v.size(), "input transform SIMD vs scalar");
 #endif
-        for (int p = 0; p < 36; p++) {
+        for (int p = 0; p < P; p++) {
             GemmB b;
             b.kind = GemmB::Packed;
             b.data = v.data() + p * v_stride;
@@ -87,13 +101,15 @@ void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed
         std::vector<float> o2 = out;
         WinogradOutput wo2 = wo;
         wo2.dst = o2.data();
-        winograd43_transform_output__scalar(m.data(), nt, wo2, t0, nt);
-        winograd43_transform_output(m.data(), nt, wo, t0, nt);
+        transform_output_scalar(m.data(), nt, wo2, t0, nt);
+        transform_output(m.data(), nt, wo, t0, nt);
         expect_same_bits(o2.data(), out.data(), out.size(), "output transform SIMD vs scalar");
 #else
-        winograd43_transform_output(m.data(), nt, wo, t0, nt);
+        transform_output(m.data(), nt, wo, t0, nt);
 #endif
+        winograd_conv_block(f, u.data(), wi, wo_driver, t0, nt, ws.data());
     }
+    expect_same_bits(out.data(), out_driver.data(), out.size(), "winograd_conv_block vs the pieces");
     auto want = direct3x3(in, inch, ow, oh, w, outch, bias);
     expect_rel(want.data(), out.data(), out.size(), 1e-4, "winograd vs direct");
 }
@@ -102,13 +118,30 @@ void winograd_case(int inch, int outch, int ow, int oh, int block, uint32_t seed
 
 TEST(Winograd, MatchesDirectConvolution) {
     uint32_t seed = 1;
-    for (int ow : {1, 3, 4, 5, 8, 13, 17})
-        for (int oh : {1, 4, 6})
-            winograd_case(3, 5, ow, oh, 8, seed++);
-    // blocks of tiles that start mid-row, several panels, ragged last block
-    winograd_case(17, 9, 23, 11, 8, seed++);
-    winograd_case(16, 16, 29, 9, 16, seed++);
-    winograd_case(5, 4, 13, 13, 24, seed++);
+    for (Winograd f : {Winograd::F43, Winograd::F63}) {
+        for (int ow : {1, 3, 4, 5, 6, 7, 8, 13, 17, 25})
+            for (int oh : {1, 4, 6, 7})
+                winograd_case(f, 3, 5, ow, oh, 8, seed++);
+        // blocks of tiles that start mid-row, several panels, ragged last block
+        winograd_case(f, 17, 9, 23, 11, 8, seed++);
+        winograd_case(f, 16, 16, 29, 9, 16, seed++);
+        winograd_case(f, 5, 4, 13, 13, 24, seed++);
+        winograd_case(f, 33, 19, 31, 14, 40, seed++);
+    }
+}
+
+// The tile block: a multiple of 8, never past the tiles, wide for a large U.
+TEST(Winograd, TileBlock) {
+    for (Winograd f : {Winograd::F43, Winograd::F63})
+        for (int c : {16, 64, 512})
+            for (int nt : {1, 9, 49, 400}) {
+                const int tb = winograd_tile_block(f, c, c, nt);
+                EXPECT_EQ(tb % 8, 0);
+                EXPECT_GE(tb, 8);
+                EXPECT_LE(tb, (nt + 7) / 8 * 8);
+            }
+    EXPECT_EQ(winograd_tile_block(Winograd::F63, 512, 512, 49), 56);   // U 67 MB: every tile in one block
+    EXPECT_EQ(winograd_tile_block(Winograd::F43, 512, 512, 400), 64);  // a 128 KB V slice
 }
 
 TEST(Deconv, Col2imMatchesScatterLoop) {

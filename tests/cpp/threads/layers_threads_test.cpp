@@ -76,6 +76,19 @@ TEST(LayersThreads, ConvolutionWinograd) {
                      {});
 }
 
+// F(6,3) (256 channels, a 25x23 output) and F(4,3) on a 512-channel layer (U over 2 MB: wide
+// tile blocks) split over threads by tile blocks.
+TEST(LayersThreads, ConvolutionWinogradLargeTiles) {
+    expect_same_bits("winograd63 256->264 25x23",
+                     net(2, 2, "Input in 0 1 x 0=23 1=25 2=256\n"
+                               "Convolution c 1 1 x y 0=264 1=3 4=1 5=1 6=608256 9=1\n"),
+                     {});
+    expect_same_bits("winograd43 512->512 14x14",
+                     net(2, 2, "Input in 0 1 x 0=14 1=14 2=512\n"
+                               "Convolution c 1 1 x y 0=512 1=3 4=1 5=1 6=2359296\n"),
+                     {});
+}
+
 TEST(LayersThreads, ConvolutionGemmForms) {
     expect_same_bits("1x1 5->7 9x13 leaky",
                      net(2, 2, "Input in 0 1 x 0=13 1=9 2=5\n"
