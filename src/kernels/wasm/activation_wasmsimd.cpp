@@ -15,6 +15,20 @@ void f32_act_inplace__wasmsimd(float* p, size_t n, const ActParams& a) {
         p[i] = act_scalar(p[i], a);
 }
 
+void f32_add_act_inplace__wasmsimd(float* y, const float* r, size_t n, const ActParams& a) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const v128_t v0 = act_v(simd::add(simd::load(y + i), simd::load(r + i)), a);
+        const v128_t v1 = act_v(simd::add(simd::load(y + i + 4), simd::load(r + i + 4)), a);
+        simd::store(y + i, v0);
+        simd::store(y + i + 4, v1);
+    }
+    for (; i + 4 <= n; i += 4)
+        simd::store(y + i, act_v(simd::add(simd::load(y + i), simd::load(r + i)), a));
+    for (; i < n; i++)
+        y[i] = act_scalar(y[i] + r[i], a);
+}
+
 void f32_gelu_inplace__wasmsimd(float* p, size_t n, bool tanh_form) {
     size_t i = 0;
     for (; i + 4 <= n; i += 4)

@@ -5,9 +5,12 @@
 //   - everything else (3x3 s2, 5x5, 7x7, dilations, 1x1 s2...): GEMM with B packed by im2col from
 //     the padded input (kernels/gemm.h), the K order (channel, ki, kj) being the reference's;
 //   - ncnn's 1D InnerProduct form (1D input, 1x1 kernel): GEMV over the same packed weights.
-// Bias and the fused activation are applied in the GEMM / Winograd stores. Weights are repacked
+// Bias and the fused activation are applied in the GEMM / Winograd stores, and so is a residual Add
+// the runtime fuses into the layer (Option::residual, runtime/fuse_store.cpp). Weights are repacked
 // once in create_pipeline (im2col GEMM A panels, or Winograd U) and the original array is freed.
 // Pads (explicit, asymmetric, -233/-234) come from the reference's conv_geometry and make_border.
+#include <algorithm>
+
 #include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/winograd.h"
@@ -31,6 +34,10 @@ public:
         return kw == 3 && kh == 3 && sw == 1 && sh == 1 && dw == 1 && dh == 1 && inch >= 16 && outch >= 16 &&
                (int64_t)inch * outch <= 256 * 256;
     }
+
+    // A residual Add after this convolution is applied in its stores (GEMM tiles, Winograd tile
+    // blocks; runtime/fuse_store.cpp) once the weights are packed.
+    bool fuses_residual() const override { return packed_ready(); }
 
 protected:
     Status pack() override;
@@ -69,6 +76,7 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     if (os.dims == 1) {  // ncnn's InnerProduct form
         kernels::f32_gemv_packed_parallel(num_output, inch, packed_.data(), bottom.data, bias, fast_act(activation),
                                           top.data);
+        fast_apply_residual(top, opt);
         return Status::ok();
     }
     if (winograd_)
@@ -105,8 +113,34 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     kernels::GemmEpilogue ep;
     ep.bias = bias;
     ep.act = fast_act(activation);
+    if (opt.residual) {
+        ep.residual = opt.residual->data;
+        ep.ldr = (size_t)N;
+        ep.post_act = fast_residual_act(*opt.residual);
+    }
     kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data, parts);
     return fast_cancelled(opt);
+}
+
+// The fused residual Add over the output pixels of Winograd tiles [t0, t0 + nt) (4x4 tiles
+// numbered row-major over a grid tiles_w wide), applied right after the block's output transform
+// while those rows are still in cache. Each pixel belongs to one tile, so each is added once.
+static void winograd_block_residual(float* dst, const float* res, int outch, int out_w, int out_h, int tiles_w,
+                                    int t0, int nt, const kernels::ActParams& act) {
+    const size_t plane = (size_t)out_w * out_h;
+    const int t1 = t0 + nt;
+    for (int ty = t0 / tiles_w; ty * tiles_w < t1; ty++) {
+        const int tx0 = std::max(t0 - ty * tiles_w, 0), tx1 = std::min(t1 - ty * tiles_w, tiles_w);
+        const int x0 = tx0 * 4, x1 = std::min(tx1 * 4, out_w);
+        const int y0 = ty * 4, y1 = std::min(y0 + 4, out_h);
+        if (x1 <= x0)
+            continue;
+        for (int o = 0; o < outch; o++)
+            for (int y = y0; y < y1; y++) {
+                const size_t off = (size_t)o * plane + (size_t)y * out_w + x0;
+                kernels::f32_add_act_inplace(dst + off, res + off, (size_t)(x1 - x0), act);
+            }
+    }
 }
 
 Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry& g, Mat& top, const Option& opt) const {
@@ -160,6 +194,7 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     wo.act = fast_act(activation);
     const size_t u_stride = kernels::packed_a_floats(outch, inch);
     const kernels::GemmEpilogue plain;
+    const kernels::ActParams residual_act = opt.residual ? fast_residual_act(*opt.residual) : kernels::ActParams();
     parallel_for_parts(nblocks, parts, [&](int part, int64_t b0, int64_t b1) {
         float* V = ws.data + (v_floats + m_floats) * part;
         float* M = V + v_floats;
@@ -178,6 +213,9 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
                                   M + (size_t)pos * outch * nt, (size_t)nt, plain, false, nullptr);
             }
             kernels::winograd43_transform_output(M, (size_t)nt, wo, t0, nt);
+            if (opt.residual)
+                winograd_block_residual(top.data, opt.residual->data, outch, g.out_w, g.out_h, tiles_w, t0, nt,
+                                        residual_act);
         }
     });
     return fast_cancelled(opt);
