@@ -29,6 +29,20 @@ void f32_add_act_inplace__wasmsimd(float* y, const float* r, size_t n, const Act
         y[i] = act_scalar(y[i] + r[i], a);
 }
 
+void f32_hardsigmoid_inplace__wasmsimd(float* p, size_t n, const HardSigmoidParams& h) {
+    const v128_t alpha = simd::splat(h.alpha), beta = simd::splat(h.beta), lower = simd::splat(h.lower),
+                 upper = simd::splat(h.upper), one = simd::splat(1.f);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const v128_t x = simd::load(p + i);
+        const v128_t r = simd::add(simd::mul(x, alpha), beta);
+        const v128_t hi = simd::select(wasm_f32x4_gt(x, upper), one, r);
+        simd::store(p + i, simd::select(wasm_f32x4_lt(x, lower), simd::zero(), hi));
+    }
+    for (; i < n; i++)
+        p[i] = hardsigmoid_scalar(p[i], h);
+}
+
 void f32_gelu_inplace__wasmsimd(float* p, size_t n, bool tanh_form) {
     size_t i = 0;
     for (; i + 4 <= n; i += 4)
