@@ -42,7 +42,8 @@ inline void f32_act_inplace_parallel(float* p, size_t n, const ActParams& a) {
 }
 
 inline void f32_add_act_inplace_parallel(float* y, const float* r, size_t n, const ActParams& a) {
-    parallel_range(n, 1 + act_cost(a), [&](size_t off, size_t count) { f32_add_act_inplace(y + off, r + off, count, a); });
+    parallel_range(n, 1 + act_cost(a),
+                   [&](size_t off, size_t count) { f32_add_act_inplace(y + off, r + off, count, a); });
 }
 
 inline void f32_hardsigmoid_inplace_parallel(float* p, size_t n, const HardSigmoidParams& h) {
