@@ -146,4 +146,22 @@ Status Mat::reshape(const Shape& s, Mat& out) const {
     return Status::ok();
 }
 
+Status Mat::view(size_t offset, const Shape& s, Mat& out) const {
+    if (elempack != 1 || int8)
+        return internal_error("a view of a packed or int8 tensor");
+    if (!s.valid() || offset > total_floats() || s.total() > total_floats() - offset)
+        return shape_mismatch("a view of " + s.str() + " at " + std::to_string(offset) + " does not fit in " +
+                              shape().str());
+    Mat m = *this;
+    m.dims = s.dims;
+    m.w = s.w;
+    m.h = s.h;
+    m.d = s.d;
+    m.c = s.c;
+    m.cstep = (size_t)s.w * s.h * s.d;
+    m.data = data + offset;
+    out = m;
+    return Status::ok();
+}
+
 }  // namespace nnfold

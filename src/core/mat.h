@@ -46,6 +46,10 @@ public:
     Status clone(Mat& out, Allocator* alloc = nullptr) const;
     // Same data viewed with another shape of equal element count (elempack 1 only).
     Status reshape(const Shape& shape, Mat& out) const;
+    // A view of `shape` over this Mat's floats [offset, offset + shape.total()) (elempack 1, fp32):
+    // it shares the buffer, which stays allocated (and counted) while any view lives. Slice uses it
+    // for ranges along the outermost axis, which are contiguous in the dense layout.
+    Status view(size_t offset, const Shape& shape, Mat& out) const;
     // True when no other Mat shares this buffer (the runtime may then write in place).
     bool unique() const { return buf_ && buf_.use_count() == 1; }
     void release() { *this = Mat(); }

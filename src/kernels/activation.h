@@ -127,6 +127,30 @@ inline void act_scalar(float* p, size_t n, const ActParams& a) {
 #define NNFOLD_ACT_KERNELS(X) X(void, f32_act_inplace, (float* p, size_t n, const ActParams& a), (p, n, a))
 NNFOLD_ACT_KERNELS(NF_KERNEL_DECLARE)
 
+// The residual Add and the activation after it that the runtime fuses into a convolution's store
+// (runtime/fuse_store.cpp): y[i] = act(y[i] + r[i]) over [0, n), y being the convolution's output
+// (its own bias and activation already applied) and r the other addend of the Add. The add is the
+// one BinaryOp add / Eltwise sum computes (a + b, commutative in IEEE float, so the operand order of
+// the graph does not matter) and act the activation layer's formula (act_scalar / act_v), so the
+// fused result has the bits of the unfused layers.
+#define NNFOLD_ADD_ACT_KERNELS(X) \
+    X(void, f32_add_act_inplace, (float* y, const float* r, size_t n, const ActParams& a), (y, r, n, a))
+NNFOLD_ADD_ACT_KERNELS(NF_KERNEL_DECLARE)
+
+// HardSigmoid as ncnn's layer computes it (layers/hardsigmoid.cpp): x < lower -> 0, x > upper -> 1,
+// else x * alpha + beta (a multiply and an add, two roundings), the breakpoints being the layer's.
+struct HardSigmoidParams {
+    float alpha = 0.2f, beta = 0.5f, lower = 0.f, upper = 0.f;
+};
+inline float hardsigmoid_scalar(float x, const HardSigmoidParams& h) {
+    const float r = x * h.alpha + h.beta;
+    const float hi = x > h.upper ? 1.f : r;
+    return x < h.lower ? 0.f : hi;
+}
+#define NNFOLD_HARDSIGMOID_KERNELS(X) \
+    X(void, f32_hardsigmoid_inplace, (float* p, size_t n, const HardSigmoidParams& h), (p, n, h))
+NNFOLD_HARDSIGMOID_KERNELS(NF_KERNEL_DECLARE)
+
 // Swish (SiLU), y = x / (1 + e^-x), as ncnn's Swish layer writes it, with exp_fast: within a few
 // ulp of the reference (std::exp). Below x = -88 exp_fast(-x) stops growing (kExpHi), so x / (1 +
 // e^-x) would no longer shrink (x = -1e30 would give -6e-9): there y is 0, which is within 6e-37

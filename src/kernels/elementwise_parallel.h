@@ -41,6 +41,15 @@ inline void f32_act_inplace_parallel(float* p, size_t n, const ActParams& a) {
     parallel_range(n, act_cost(a), [&](size_t off, size_t count) { f32_act_inplace(p + off, count, a); });
 }
 
+inline void f32_add_act_inplace_parallel(float* y, const float* r, size_t n, const ActParams& a) {
+    parallel_range(n, 1 + act_cost(a),
+                   [&](size_t off, size_t count) { f32_add_act_inplace(y + off, r + off, count, a); });
+}
+
+inline void f32_hardsigmoid_inplace_parallel(float* p, size_t n, const HardSigmoidParams& h) {
+    parallel_range(n, 2, [&](size_t off, size_t count) { f32_hardsigmoid_inplace(p + off, count, h); });
+}
+
 inline void f32_gelu_inplace_parallel(float* p, size_t n, bool tanh_form) {
     parallel_range(n, 30, [&](size_t off, size_t count) { f32_gelu_inplace(p + off, count, tanh_form); });
 }

@@ -158,6 +158,16 @@ int choose_nc(int N, int kc) {
     return std::min(nc, n_round);
 }
 
+// The fused residual Add of a finished C tile (GemmEpilogue::residual), on the rows just stored.
+inline void add_residual(float* c, size_t ldc, int mr, int nr, int m0, int n0, const GemmEpilogue& ep,
+                         unsigned flags) {
+    if (!ep.residual || !(flags & kGemmFinal))
+        return;
+    const float* r = ep.residual + (size_t)m0 * ep.ldr + n0;
+    for (int i = 0; i < mr; i++)
+        f32_add_act_inplace(c + i * ldc, r + i * ep.ldr, (size_t)nr, ep.post_act);
+}
+
 // One C tile of mr x nr (<= MR x NR) at row m0, column n0 of the product.
 inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_t ldc, int mr, int nr, int m0, int n0,
                       const GemmEpilogue& ep, unsigned flags) {
@@ -186,6 +196,7 @@ inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_
     }
     if (mr == kGemmMR && nr == kGemmNR) {
         f32_gemm_4x8(kc, a, b, c, ldc, t);
+        add_residual(c, ldc, mr, nr, m0, n0, ep, flags);
         return;
     }
     // Edge tile: compute a full tile locally and copy the valid part.
@@ -198,6 +209,7 @@ inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_
     f32_gemm_4x8(kc, a, b, tmp, kGemmNR, t);
     for (int i = 0; i < mr; i++)
         std::memcpy(c + i * ldc, tmp + i * kGemmNR, sizeof(float) * nr);
+    add_residual(c, ldc, mr, nr, m0, n0, ep, flags);
 }
 
 }  // namespace

@@ -40,6 +40,12 @@ struct GemmEpilogue {
     bool scale = false;
     float alpha = 1.f;
     ActParams act;
+    // A residual Add fused into the store (runtime/fuse_store.cpp): when residual is set, each
+    // finished element becomes post_act(C + residual[row * ldr + column]) right after the tile is
+    // stored (f32_add_act_inplace on the tile, while it is in L1).
+    const float* residual = nullptr;
+    size_t ldr = 0;
+    ActParams post_act;
 };
 
 // Flags of one micro-kernel call.

@@ -31,5 +31,21 @@ void f32_softmax_inplace__scalar(float* p, size_t n) {
         p[i] /= sum;
 }
 
+void f32_softmax_columns__scalar(float* p, size_t len, size_t stride, int count) {
+    for (int j = 0; j < count; j++) {
+        float* c = p + j;
+        float mx = -FLT_MAX;
+        for (size_t k = 0; k < len; k++)
+            mx = mx < c[k * stride] ? c[k * stride] : mx;
+        float sum = 0.f;
+        for (size_t k = 0; k < len; k++) {
+            c[k * stride] = exp_fast(c[k * stride] - mx);
+            sum += c[k * stride];
+        }
+        for (size_t k = 0; k < len; k++)
+            c[k * stride] /= sum;
+    }
+}
+
 }  // namespace kernels
 }  // namespace nnfold

@@ -1,25 +1,7 @@
-// Clip (ncnn src/layer/clip.cpp): y = clamp(x, min, max), params 0 min (-FLT_MAX), 1 max (FLT_MAX).
-// ncnn's order: first x < min -> min, then x > max -> max, so min > max yields max everywhere and
-// NaN passes through unchanged (both comparisons are false).
-#include <cfloat>
-
-#include "layers/unary_layer.h"
+// Clip: the reference layer is declared in layers/clip.h.
+#include "layers/clip.h"
 
 namespace nnfold {
-
-class Clip : public UnaryLayer<Clip> {
-public:
-    float min = -FLT_MAX, max = FLT_MAX;
-    NF_PARAM_TABLE(Clip, NF_PARAM(0, min), NF_PARAM(1, max))
-
-    float apply(float x) const {
-        if (x < min)
-            x = min;
-        if (x > max)
-            x = max;
-        return x;
-    }
-};
 
 NF_DEFINE_LAYER(Clip)
 

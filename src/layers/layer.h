@@ -26,11 +26,23 @@
 
 namespace nnfold {
 
+// A residual Add, and the activation after it, that the runtime fuses into a layer's output store
+// (runtime/fuse_store.cpp; only into a layer whose fuses_residual() is true): after its own bias and
+// activation the layer writes top = act(top + data), act being one of the kernels' activation
+// types (layers/fused_activation.h numbering, 0 = none).
+struct FusedResidual {
+    const float* data = nullptr;  // the other addend: a dense planar (elempack 1) blob of top's shape
+    int act_type = 0;
+    float act_p0 = 0.f, act_p1 = 0.f;
+};
+
 struct Option {
     Allocator* blob_allocator = nullptr;       // tops
     Allocator* workspace_allocator = nullptr;  // scratch buffers
     // Checked between layers (and inside long layers where cheap); set from another thread/worker.
     const volatile bool* cancel = nullptr;
+    // Set by the runtime for one forward of a layer that fuses_residual(); null otherwise.
+    const FusedResidual* residual = nullptr;
 };
 
 // How random weights are drawn for an array (docs/numbers.md).
@@ -97,6 +109,9 @@ public:
     // True when this layer accepts int8 blobs (Mat::int8; layers/int8_layers.h): the int8 layers
     // and Split. The runtime refuses an int8 blob reaching any other layer.
     virtual bool takes_int8() const { return false; }
+    // True when forward (the one-blob form) applies Option::residual to its output: the runtime then
+    // fuses a following residual Add into it (runtime/fuse_store.cpp). Only for an fp32 planar output.
+    virtual bool fuses_residual() const { return false; }
 
 protected:
     // For one-blob layers whose output has the input's shape.

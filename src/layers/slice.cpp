@@ -107,6 +107,19 @@ public:
             inner *= (size_t)l[k];
         const size_t src_run = (size_t)l[a] * inner;
         size_t offset = 0;
+        if (outer == 1 && bottoms[0].elempack == 1 && !bottoms[0].int8) {
+            // slices along the outermost axis (channels of a 3D/4D blob, rows of 2D, a 1D range) are
+            // contiguous: the tops are views sharing the bottom's buffer, no copy (the buffer stays
+            // allocated, and counted in the peak, until the last view is released; a layer writing
+            // in place into a shared buffer gets a copy from the runtime first)
+            for (size_t i = 0; i < tops.size(); i++) {
+                std::vector<int> ol = l;
+                ol[a] = sizes[i];
+                NF_RETURN_IF_ERROR(bottoms[0].view(offset, Shape::from_list(ol), tops[i]));
+                offset += (size_t)sizes[i] * inner;
+            }
+            return Status::ok();
+        }
         for (size_t i = 0; i < tops.size(); i++) {
             std::vector<int> ol = l;
             ol[a] = sizes[i];

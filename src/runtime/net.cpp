@@ -56,6 +56,9 @@ Status Net::load(Graph g, const NetOptions& opt) {
             return st.with_context(who);
         layers_.push_back(std::move(l));
     }
+    fusions_.clear();
+    if (opt.fuse_residual)
+        fusions_ = plan_store_fusions(g, layers_, optimized);
     graph_ = std::move(g);
     return Status::ok();
 }
@@ -162,6 +165,22 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             for (int b : g.layers[i].bottoms)
                 last_use[b] = i;
 
+    // residual Add fusions that apply to this run (runtime/fuse_store.h: per-run conditions): the
+    // producer's index -> the fusion; the layers a fused producer made redundant are skipped
+    std::vector<int> fuse_at(nl, -1);
+    std::vector<char> fused_away(nl, 0);
+    for (size_t k = 0; k < fusions_.size(); k++) {
+        const StoreFusion& f = fusions_[k];
+        if (!need_layer[f.producer] || !need_layer[f.add] || (f.act >= 0 && !need_layer[f.act]))
+            continue;
+        if (keep[f.x] || (f.act >= 0 && keep[g.layers[f.add].tops[0]]))
+            continue;
+        const Shape& s = shapes[f.x];
+        if (s.dynamic || shapes[f.r].dynamic || shapes[f.out].dynamic || shapes[f.r] != s || shapes[f.out] != s)
+            continue;
+        fuse_at[f.producer] = (int)k;
+    }
+
     alloc_->reset_peak();
     Option opt;
     opt.blob_allocator = alloc_.get();
@@ -178,8 +197,27 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             return Status(ErrorCode::Cancelled, "cancelled");
         const LayerNode& node = g.layers[i];
         const Layer& layer = *layers_[i];
+        if (fused_away[i]) {
+            // computed in its producer's store: only the lifetimes of its inputs end here
+            for (int b : node.bottoms)
+                if (last_use[b] == i && !keep[b])
+                    mats[b] = Mat();
+            continue;
+        }
         std::string who = layer_desc(node.name, node.type);
         auto t0 = clock::now();
+        const StoreFusion* fusion = nullptr;
+        FusedResidual residual;
+        if (fuse_at[i] >= 0) {
+            const StoreFusion& f = fusions_[fuse_at[i]];
+            const Mat& r = mats[f.r];
+            // the addend as computed (planar fp32 of the planned shape), else this run stays unfused
+            if (!r.empty() && !r.int8 && r.elempack == 1 && r.shape() == shapes[f.x]) {
+                fusion = &f;
+                residual = f.post;
+                residual.data = r.data;
+            }
+        }
         if (node.type == "Input") {
             for (int t : node.tops) {
                 Mat m;
@@ -200,7 +238,7 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             }
             std::vector<Mat> tops(node.tops.size());
             bool inplace = layer.support_inplace && layer.one_blob_only && node.bottoms.size() == 1 &&
-                           last_use[node.bottoms[0]] == i && !keep[node.bottoms[0]];
+                           last_use[node.bottoms[0]] == i && !keep[node.bottoms[0]] && !fusion;
             Status st;
             if (inplace) {
                 int b = node.bottoms[0];
@@ -214,6 +252,10 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                 }
                 st = layer.forward_inplace(m, opt);
                 tops[0] = m;
+            } else if (fusion) {
+                Option fused_opt = opt;
+                fused_opt.residual = &residual;
+                st = layer.forward(bottoms, tops, fused_opt);
             } else {
                 st = layer.forward(bottoms, tops, opt);
             }
@@ -241,6 +283,14 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                     return internal_error(who + ": produced shape " + tops[k].shape().str() + " for " +
                                           quote(g.blobs[t].name) + " but shape inference said " + shapes[t].str());
                 mats[t] = tops[k];
+            }
+            if (fusion) {
+                // the store wrote the Add's (and the activation's) result: it is the fusion's output
+                mats[fusion->out] = mats[fusion->x];
+                mats[fusion->x] = Mat();
+                fused_away[fusion->add] = 1;
+                if (fusion->act >= 0)
+                    fused_away[fusion->act] = 1;
             }
             for (int b : node.bottoms)
                 if (last_use[b] == i && !keep[b])

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "layers/layer.h"
 #include "model/graph.h"
+#include "runtime/fuse_store.h"
 
 namespace nnfold {
 
@@ -23,6 +24,9 @@ struct NetOptions {
     // Older name of the same switch, kept so existing callers compile: the optimized layers run
     // only when both are true.
     bool use_simd = true;
+    // Fuse a residual Add (and the activation after it) into the producing convolution's store
+    // (runtime/fuse_store.h). Off runs every layer as the graph lists it (for comparisons).
+    bool fuse_residual = true;
     MemoryLimits limits;
 };
 
@@ -67,6 +71,9 @@ public:
     bool uses_optimized() const { return uses_optimized_; }
     // True when optimized layers run with SIMD-128 kernels (uses_optimized() && build_has_simd()).
     bool uses_simd() const { return uses_optimized_ && build_has_simd(); }
+    // The residual Add fusions planned at load (runtime/fuse_store.h); a run applies those whose
+    // per-run conditions hold.
+    const std::vector<StoreFusion>& store_fusions() const { return fusions_; }
 
 private:
     Graph graph_;
@@ -75,6 +82,7 @@ private:
     const volatile bool* cancel_ = nullptr;
     uint64_t weights_bytes_ = 0;
     bool uses_optimized_ = false;
+    std::vector<StoreFusion> fusions_;
 };
 
 }  // namespace nnfold

@@ -43,5 +43,24 @@ void f32_softmax_inplace__wasmsimd(float* p, size_t n) {
         p[i] /= sum;
 }
 
+void f32_softmax_columns__wasmsimd(float* p, size_t len, size_t stride, int count) {
+    if (count != 4) {
+        f32_softmax_columns__scalar(p, len, stride, count);
+        return;
+    }
+    // lane j is column j: the scalar twin's operations per column, four columns at once
+    v128_t mx = simd::splat(-FLT_MAX);
+    for (size_t k = 0; k < len; k++)
+        mx = simd::max(mx, simd::load(p + k * stride));
+    v128_t sum = simd::zero();
+    for (size_t k = 0; k < len; k++) {
+        const v128_t e = exp_v(simd::sub(simd::load(p + k * stride), mx));
+        simd::store(p + k * stride, e);
+        sum = simd::add(sum, e);
+    }
+    for (size_t k = 0; k < len; k++)
+        simd::store(p + k * stride, wasm_f32x4_div(simd::load(p + k * stride), sum));
+}
+
 }  // namespace kernels
 }  // namespace nnfold

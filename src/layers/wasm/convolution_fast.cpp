@@ -6,7 +6,8 @@
 //   - everything else (3x3 s2, 5x5, 7x7, dilations, 1x1 s2...): GEMM with B packed by im2col from
 //     the padded input (kernels/gemm.h), the K order (channel, ki, kj) being the reference's;
 //   - ncnn's 1D InnerProduct form (1D input, 1x1 kernel): GEMV over the same packed weights.
-// Bias and the fused activation are applied in the GEMM / Winograd stores. Weights are repacked
+// Bias and the fused activation are applied in the GEMM / Winograd stores, and so is a residual Add
+// the runtime fuses into the layer (Option::residual, runtime/fuse_store.cpp). Weights are repacked
 // once (im2col GEMM A panels, or Winograd U) and the original array is freed: in create_pipeline,
 // except for the 3x3 layers whose algorithm depends on the output size, which repack at their first
 // forward (the size is not known before).
@@ -61,6 +62,10 @@ public:
             return Algo::Im2col;
         return f63 ? Algo::F63 : Algo::F43;
     }
+
+    // A residual Add after this convolution is applied in its stores (GEMM tiles, Winograd tile
+    // blocks; runtime/fuse_store.cpp) once the weights are packed.
+    bool fuses_residual() const override { return packed_ready(); }
 
 protected:
     Status pack() override;
@@ -130,6 +135,7 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     if (os.dims == 1) {  // ncnn's InnerProduct form
         kernels::f32_gemv_packed_parallel(num_output, inch, packed_.data(), bottom.data, bias, fast_act(activation),
                                           top.data);
+        fast_apply_residual(top, opt);
         return Status::ok();
     }
     if (pending_)
@@ -169,8 +175,34 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     kernels::GemmEpilogue ep;
     ep.bias = bias;
     ep.act = fast_act(activation);
+    if (opt.residual) {
+        ep.residual = opt.residual->data;
+        ep.ldr = (size_t)N;
+        ep.post_act = fast_residual_act(*opt.residual);
+    }
     kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data, parts);
     return fast_cancelled(opt);
+}
+
+// The fused residual Add over the output pixels of Winograd tiles [t0, t0 + nt) (m x m tiles
+// numbered row-major over a grid tiles_w wide), applied right after the block's output transform
+// while those rows are still in cache. Each pixel belongs to one tile, so each is added once.
+static void winograd_block_residual(float* dst, const float* res, int outch, int out_w, int out_h, int m, int tiles_w,
+                                    int t0, int nt, const kernels::ActParams& act) {
+    const size_t plane = (size_t)out_w * out_h;
+    const int t1 = t0 + nt;
+    for (int ty = t0 / tiles_w; ty * tiles_w < t1; ty++) {
+        const int tx0 = std::max(t0 - ty * tiles_w, 0), tx1 = std::min(t1 - ty * tiles_w, tiles_w);
+        const int x0 = tx0 * m, x1 = std::min(tx1 * m, out_w);
+        const int y0 = ty * m, y1 = std::min(y0 + m, out_h);
+        if (x1 <= x0)
+            continue;
+        for (int o = 0; o < outch; o++)
+            for (int y = y0; y < y1; y++) {
+                const size_t off = (size_t)o * plane + (size_t)y * out_w + x0;
+                kernels::f32_add_act_inplace(dst + off, res + off, (size_t)(x1 - x0), act);
+            }
+    }
 }
 
 Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry& g, kernels::Winograd f, Mat& top,
@@ -219,13 +251,18 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     wo.tiles_w = tiles_w;
     wo.bias = bias_term ? bias_data.data() : nullptr;
     wo.act = fast_act(activation);
+    const kernels::ActParams residual_act = opt.residual ? fast_residual_act(*opt.residual) : kernels::ActParams();
     parallel_for_parts(nblocks, parts, [&](int part, int64_t b0, int64_t b1) {
         float* block_ws = ws.data + block_floats * part;
         for (int64_t blk = b0; blk < b1; blk++) {
             if (opt.cancel && *opt.cancel)
                 return;
             const int t0 = (int)blk * tb;
-            kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, std::min(tb, ntiles - t0), block_ws);
+            const int nt = std::min(tb, ntiles - t0);
+            kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, nt, block_ws);
+            if (opt.residual)
+                winograd_block_residual(top.data, opt.residual->data, outch, g.out_w, g.out_h, m, tiles_w, t0, nt,
+                                        residual_act);
         }
     });
     return fast_cancelled(opt);

@@ -10,6 +10,7 @@
 
 #include "core/mat.h"
 #include "kernels/activation.h"
+#include "kernels/elementwise_parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/window.h"
 #include "layers/fused_activation.h"
@@ -82,6 +83,20 @@ inline Status fast_cancelled(const Option& opt) {
     return Status::ok();
 }
 
+// The kernels' view of a fused residual's activation.
+inline kernels::ActParams fast_residual_act(const FusedResidual& r) {
+    return kernels::make_act(r.act_type, r.act_p0, r.act_p1);
+}
+
+// Applies Option::residual (if set) to a whole output in one pass: for the paths that do not fuse
+// it into their stores. The output and the residual are dense planar blobs of the same shape.
+inline void fast_apply_residual(Mat& top, const Option& opt) {
+    if (!opt.residual)
+        return;
+    kernels::f32_add_act_inplace_parallel(top.data, opt.residual->data, top.total_floats(),
+                                          fast_residual_act(*opt.residual));
+}
+
 // An optimized elementwise layer (Sigmoid_fast, Swish_fast, GELU_fast): Base's params and
 // reference loop, with Kernel(layer, data, count) run over the blob in place when it is unpacked
 // (elempack 1); packed blobs take Base's loop.
@@ -113,13 +128,18 @@ public:
     }
     using Ref::forward;
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
-        if (!ready_)
-            return Ref::forward(bottom, top, opt);
+        if (!ready_) {
+            NF_RETURN_IF_ERROR(Ref::forward(bottom, top, opt));
+            fast_apply_residual(top, opt);  // the runtime fuses only when packed_ready(); kept honest
+            return Status::ok();
+        }
         NF_RETURN_IF_ERROR(fast_planar(bottom, this->type));
         return forward_packed(bottom, top, opt);
     }
 
 protected:
+    // True once the weights are repacked (forward runs forward_packed).
+    bool packed_ready() const { return ready_; }
     // Repacks weight_data (and may release it).
     virtual Status pack() = 0;
     // forward on the packed weights; `bottom` is planar.

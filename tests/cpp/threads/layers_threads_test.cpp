@@ -219,3 +219,17 @@ TEST(LayersThreads, ReferenceLayers) {
                          "Interp c 1 1 n y 0=3 1=2.0e+00 2=2.0e+00\n"),
                      {});
 }
+
+TEST(LayersThreads, PiecewiseActivationsAndSoftmaxFast) {
+    expect_same_bits("clip, hardsigmoid, relu, softmax over h and over a 1D blob",
+                     net(8, 10,
+                         "Input in 0 1 x 0=67 1=5 2=7\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "Clip cl 1 1 x1 c 0=-2.5e-01 1=5.0e-01\n"
+                         "HardSigmoid hg 1 1 c h\n"
+                         "ReLU r 1 1 h y0\n"
+                         "Softmax sh 1 1 x2 s 0=1 1=1\n"
+                         "Reshape rs 1 1 s f 0=-1\n"
+                         "Softmax sf 1 1 f y1 0=0\n"),
+                     {});
+}
