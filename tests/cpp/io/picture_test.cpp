@@ -5,6 +5,7 @@
 // Test pictures are written here with stb_image_write.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -282,6 +283,10 @@ TEST(Picture, RefusesInputsPicturesCannotGive) {
     EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(st.message().find("2 mean values for a model input of 3 channel(s)"), std::string::npos)
         << st.message();
+    opt.mean = {NAN};
+    st = picture_to_mat(p, 3, 2, 2, opt, "cat.png", m);
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(st.message().find("a mean value is not a finite number"), std::string::npos) << st.message();
     EXPECT_EQ(picture_to_mat(p, 3, 0, 2, PictureToTensor(), "cat.png", m).code(), ErrorCode::InvalidArgument);
     EXPECT_EQ(picture_to_mat(p, 3, 100000, 100000, PictureToTensor(), "cat.png", m).code(), ErrorCode::ResourceLimit);
 }
