@@ -233,6 +233,9 @@ Status per_channel(const std::vector<float>& v, int c, float def, const char* wh
     out.assign(c, def);
     if (v.empty())
         return Status::ok();
+    for (float x : v)
+        if (!std::isfinite(x))
+            return invalid_argument(quote(name) + ": a " + what + " value is not a finite number");
     if (v.size() == 1) {
         out.assign(c, v[0]);
         return Status::ok();
@@ -241,9 +244,6 @@ Status per_channel(const std::vector<float>& v, int c, float def, const char* wh
         return invalid_argument(quote(name) + ": " + std::to_string(v.size()) + " " + what +
                                 " values for a model input of " + std::to_string(c) + " channel(s) (give 1 or " +
                                 std::to_string(c) + ")");
-    for (float x : v)
-        if (!std::isfinite(x))
-            return invalid_argument(quote(name) + ": a " + what + " value is not a finite number");
     out = v;
     return Status::ok();
 }

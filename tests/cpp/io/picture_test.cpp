@@ -5,11 +5,13 @@
 // Test pictures are written here with stb_image_write.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "io/picture.h"
+#include "test_util.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC
@@ -30,10 +32,11 @@ std::vector<uint8_t> png(int w, int h, int c, const std::vector<uint8_t>& px) {
     return out;
 }
 
-std::vector<uint8_t> jpg(int w, int h, int c, const std::vector<uint8_t>& px, int quality = 100) {
-    std::vector<uint8_t> out;
-    EXPECT_NE(stbi_write_jpg_to_func(append, &out, w, h, c, px.data(), quality), 0);
-    return out;
+// JPEGs come from tests/data/pictures/ (written once by stb_image_write at quality 100: a flat
+// 16x8 (200, 100, 50) picture and a 32x32 one of byte i = (i * 7919) >> 3), not encoded here:
+// stb_image_write's JPEG encoder shifts negative values, which UBSan stops on.
+std::vector<uint8_t> test_jpg(const char* name) {
+    return test::read_bytes(test::source_dir() + "/tests/data/pictures/" + name);
 }
 
 Picture decode_ok(const std::vector<uint8_t>& bytes) {
@@ -111,7 +114,7 @@ TEST(Picture, DecodesJpegCloseToItsPixels) {
         px[i + 1] = 100;
         px[i + 2] = 50;
     }
-    Picture p = decode_ok(jpg(16, 8, 3, px));
+    Picture p = decode_ok(test_jpg("flat_16x8.jpg"));
     ASSERT_EQ(p.width, 16);
     ASSERT_EQ(p.height, 8);
     ASSERT_EQ(p.channels, 3);
@@ -141,7 +144,7 @@ TEST(Picture, RefusesTruncatedFiles) {
     for (size_t i = 0; i < px.size(); i++)
         px[i] = (uint8_t)(i * 7919 >> 3);
     for (bool is_png : {true, false}) {
-        auto full = is_png ? png(32, 32, 3, px) : jpg(32, 32, 3, px);
+        auto full = is_png ? png(32, 32, 3, px) : test_jpg("noise_32x32.jpg");
         ASSERT_TRUE(decode_ok(full).width == 32);
         // cut anywhere after the signature: every prefix is refused with invalid_argument
         for (size_t cut : {(size_t)12, (size_t)30, full.size() / 2, full.size() - 20, full.size() - 3}) {
@@ -282,6 +285,10 @@ TEST(Picture, RefusesInputsPicturesCannotGive) {
     EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(st.message().find("2 mean values for a model input of 3 channel(s)"), std::string::npos)
         << st.message();
+    opt.mean = {NAN};
+    st = picture_to_mat(p, 3, 2, 2, opt, "cat.png", m);
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(st.message().find("a mean value is not a finite number"), std::string::npos) << st.message();
     EXPECT_EQ(picture_to_mat(p, 3, 0, 2, PictureToTensor(), "cat.png", m).code(), ErrorCode::InvalidArgument);
     EXPECT_EQ(picture_to_mat(p, 3, 100000, 100000, PictureToTensor(), "cat.png", m).code(), ErrorCode::ResourceLimit);
 }
