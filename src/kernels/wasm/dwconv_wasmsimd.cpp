@@ -17,6 +17,8 @@
 #include "kernels/dwconv.h"
 #include "kernels/simd.h"
 
+#include <cmath>
+
 namespace nnfold {
 namespace kernels {
 
@@ -116,25 +118,16 @@ NF_DW_INLINE void block(const float* const* rows, const float* kw, v128_t vb, in
 }
 
 // What the stores need, copied out of the DwBlock4 (the compiler cannot keep fields of a struct
-// that float stores might alias in registers). A: the activation applied in the store, known at
-// compile time so that the store carries no per-vector switch: 0 none, 1 ReLU, 3 Clip (ReLU6),
-// the ones depthwise layers have in practice, each as act_v computes it. The others (leaky ReLU,
-// sigmoid, mish, hardswish) run as a pass over the finished rows, which keeps their exp code out
-// of every kernel instance.
-template <int A>
+// that float stores might alias in registers). CLAMP: the store applies max(min(v, hi), lo), which
+// is act_v's ReLU (lo 0, hi +inf) and its Clip (ReLU6; lo <= hi) bit for bit, NaN included: the
+// activations depthwise layers have in practice, fused into the store. Without it the store is
+// plain, and the other activations (leaky ReLU, sigmoid, mish, hardswish, a Clip with lo > hi)
+// run as a pass over the finished rows, which keeps their code out of the kernel instances.
+template <bool CLAMP>
 struct StoreArgs {
-    ActParams act;
+    v128_t lo, hi;
     int channels;
-    NF_DW_INLINE v128_t apply(v128_t v) const {
-        if (A == 1)
-            return max(v, zero());
-        if (A == 3) {
-            const v128_t lo = splat(act.p0), hi = splat(act.p1);
-            const v128_t r = select(wasm_f32x4_gt(v, hi), hi, v);
-            return select(wasm_f32x4_lt(v, lo), lo, r);
-        }
-        return v;
-    }
+    NF_DW_INLINE v128_t apply(v128_t v) const { return CLAMP ? max(min(v, hi), lo) : v; }
 };
 
 // Activation, then four pixels x four channels transposed into the channels' rows (out[c] + x).
@@ -197,12 +190,13 @@ NF_DW_INLINE void rows_out(const float* const* rows, const float* kw, const SA& 
 }
 
 // NX pixels x R2 rows per iteration (R2 = 2: pairs of output rows, a last odd row alone).
-template <int K, int S, int NX, int R2, int A>
-void dwconv_pack4_act(const DwBlock4& b) {
+// post: the activation runs as a pass over each finished row.
+template <int K, int S, int NX, int R2, bool CLAMP>
+void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
     const WindowGeometry& g = b.win;
     PackRing ring(b);
     const v128_t vb = load(b.bias);
-    const StoreArgs<(A < 0 ? 0 : A)> sa{b.act, b.channels};
+    const StoreArgs<CLAMP> sa{splat(lo), splat(hi), b.channels};
     const float* const kw = b.kernel;
     for (int y = 0; y < g.out_h;) {
         const int nr = R2 == 2 && y + 1 < g.out_h ? 2 : 1;
@@ -217,7 +211,7 @@ void dwconv_pack4_act(const DwBlock4& b) {
             rows_out<K, S, NX, 2>(rows, kw, sa, g.out_w, vb, out);
         else
             rows_out<K, S, NX, 1>(rows, kw, sa, g.out_w, vb, out);
-        if (A < 0)
+        if (post)
             for (int r = 0; r < nr; r++)
                 for (int c = 0; c < b.channels; c++)
                     f32_act_inplace__wasmsimd(out[r][c], (size_t)g.out_w, b.act);
@@ -227,14 +221,13 @@ void dwconv_pack4_act(const DwBlock4& b) {
 
 template <int K, int S, int NX, int R2>
 void dwconv_pack4(const DwBlock4& b) {
-    if (b.act.type == 0)
-        dwconv_pack4_act<K, S, NX, R2, 0>(b);
-    else if (b.act.type == 1)
-        dwconv_pack4_act<K, S, NX, R2, 1>(b);
-    else if (b.act.type == 3)
-        dwconv_pack4_act<K, S, NX, R2, 3>(b);
+    const ActParams& a = b.act;
+    if (a.type == 1)
+        dwconv_pack4_act<K, S, NX, R2, true>(b, 0.f, INFINITY, false);
+    else if (a.type == 3 && a.p0 <= a.p1)
+        dwconv_pack4_act<K, S, NX, R2, true>(b, a.p0, a.p1, false);
     else
-        dwconv_pack4_act<K, S, NX, R2, -1>(b);
+        dwconv_pack4_act<K, S, NX, R2, false>(b, 0.f, 0.f, a.type != 0);
 }
 
 }  // namespace
