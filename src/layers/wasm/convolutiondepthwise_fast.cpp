@@ -67,6 +67,7 @@ Status ConvolutionDepthWise_fast::pack() {
         NF_RETURN_IF_ERROR(fast_alloc(b4_, kernels::dw_pack4_bias_floats(num_output)));
         kernels::f32_dwconv_pack4_weights(weight_data.data(), bias_term ? bias_data.data() : nullptr, num_output,
                                           maxk, w4_.data(), b4_.data());
+        fast_release(weight_data);  // the pack4 path never falls back to the reference
     }
     return Status::ok();
 }
