@@ -3,21 +3,24 @@
 // pack4 kernels (fixed 3x3/5x5, stride 1/2): the f32x4 lanes are four channels. The block's four
 // input planes are interleaved, one input row at a time, into a ring of padded rows in scratch
 // (PackRing: pixel x of a row is the f32x4 at 4 * x; pad columns and rows hold the pad value), so
-// every tap of every output pixel is one aligned-free contiguous load with no bounds test, for any
-// stride. Each iteration computes NX output pixels of R output rows (R * NX independent sums in
-// flight: the dependency chain of one sum is K * K additions long): the input pixels of a row are
-// loaded once and feed every tap and output pixel that reads them, and each kernel-tap vector is
-// loaded once per iteration for all of them. Bias starts each sum, taps are added in kernel order
-// (the scalar twins' order), the activation is applied to the finished vectors (StoreArgs), and a
-// 4x4 transpose turns four pixels x four channels back into four planar rows. The helpers are
-// always inlined and take vectors by value: a call would keep the accumulators in linear memory.
+// every tap of every output pixel is one contiguous f32x4 load with no bounds test, at any stride
+// (no even/odd shuffles for stride 2, no lanes wasted on the row tails of small maps). Each
+// iteration computes NX output pixels of R output rows (R * NX independent sums in flight: the
+// dependency chain of one sum is K * K additions long): the input pixels of a row are loaded once
+// and feed every tap and output pixel that reads them, and each kernel-tap vector is loaded once
+// per iteration for all of them. Bias starts each sum, taps are added in kernel order (the scalar
+// twins' order), the activation is applied to the finished vectors (StoreArgs), and a 4x4
+// transpose turns four pixels x four channels back into four planar rows: the results equal the
+// scalar twins' bit for bit. The helpers are always inlined and take vectors by value: a call
+// would keep the accumulators in linear memory (measured: 28% -> 37% of peak, 3x3 stride 1), and
+// the store's activation is fixed at compile time (no per-vector switch: 37% -> 50%).
 //
 // f32_dwconv_general: one channel, whole vectors of four output pixels over padded rows from the
 // ring of window.h; the last vector of a row stores only its valid lanes.
+#include <cmath>
+
 #include "kernels/dwconv.h"
 #include "kernels/simd.h"
-
-#include <cmath>
 
 namespace nnfold {
 namespace kernels {
