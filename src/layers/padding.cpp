@@ -7,6 +7,9 @@
 // Reflect mirrors without repeating the edge (ncnn, numpy "reflect"), so each reflected pad must
 // be smaller than its dimension. Pads of -233 (or -234) on all four sides mean ncnn takes them
 // from a second input blob at run time: read and written, not run.
+#include <algorithm>
+#include <cstring>
+
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -151,7 +154,16 @@ public:
                 continue;
             }
             const float* srow = src + (size_t)sy * w;
-            for (int x = 0; x < ow; x++) {
+            // the columns inside the input are one contiguous copy (a channel-only pad, as in
+            // BlazeFace's residuals, copies whole rows); only the border columns are mapped
+            const int x0 = std::max(0, std::min(left, ow)), x1 = std::max(x0, std::min(left + w, ow));
+            for (int x = 0; x < x0; x++) {
+                int sx = map_index(x, left, w);
+                drow[x] = sx < 0 ? v : srow[sx];
+            }
+            if (x1 > x0)
+                std::memcpy(drow + x0, srow + (x0 - left), sizeof(float) * (size_t)(x1 - x0));
+            for (int x = x1; x < ow; x++) {
                 int sx = map_index(x, left, w);
                 drow[x] = sx < 0 ? v : srow[sx];
             }

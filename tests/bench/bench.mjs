@@ -539,7 +539,7 @@ if (opt.kernels) {
     progress('kernels: running the kernel benchmark');
     try {
       const args = ['--no-experimental-fetch', kernelBench, '--json', '--filter',
-        'peak,gemm.256,conv1x1.128,conv3x3.64,dwconv3x3.128,dwconv3x3s2.128'];  // i8.* rows match too
+        'peak,gemm.256,conv1x1.128,conv3x3.64,dwconv3x3.128,dwconv3x3s2.128,dwconv5x5.128,dwconv5x5s2.128,dwconv3x3.96.16'];  // i8.* rows match too
       if (opt.runs <= 2) args.push('--quick');
       const out = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 }));
       peak = out.peak_gflops;

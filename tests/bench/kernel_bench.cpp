@@ -20,6 +20,9 @@
 //   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
 //   dwconv3x3.128    ConvolutionDepthWise layer, 128 channels, 3x3 pad 1, 56x56
 //   dwconv3x3s2.128  the same with stride 2
+//   dwconv5x5.128, dwconv5x5s2.128  the same with 5x5 pad 2
+//   dwconv3x3.96.16  ConvolutionDepthWise 96 channels 3x3 pad 1 on 16x16 (BlazeFace's small maps)
+//   dwconv3x3.128.kernel  f32_dwconv3x3s1_pack4 alone on the 128 channels (no layer, no allocation)
 //   i8.peak.N        int8 peak: N accumulators of i32x4.dot_i16x8_s (acc += dot(a, b_i), b_i loaded
 //                    from L1 as in the int8 GEMM: 8 multiply-adds = 16 ops per instruction); the
 //                    scalar build times int32 multiply-adds. i8.* rows are GOP/s of int8 ops and
@@ -30,9 +33,10 @@
 //   --winograd-sweep 3x3 stride-1 convolutions C -> O on H x H (the shapes of vgg16, resnet18,
 //                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
 //                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
-//   plane.<kernel>   every kernel of the NNFOLD_DWCONV_FIXED_KERNELS and NNFOLD_POOL_WINDOW_KERNELS
-//                    lists (kernels/dwconv.h, kernels/pooling.h) on one 112x112 plane, pad 1
-//                    (depthwise: 2 FLOPs per tap; pooling: 1 per window cell)
+//   block.<kernel>   every kernel of the NNFOLD_DWCONV_PACK4_KERNELS list (kernels/dwconv.h) on one
+//                    block of four 112x112 planes, pad 1 (2 FLOPs per tap)
+//   plane.<kernel>   every kernel of the NNFOLD_POOL_WINDOW_KERNELS list (kernels/pooling.h) on one
+//                    112x112 plane, pad 1 (1 FLOP per window cell)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -328,17 +332,41 @@ Result bench_winograd3x3(const std::string& name, kernels::Winograd f, int C, in
                        f == kernels::Winograd::F63 ? "Winograd F(6,3) (direct FLOPs)" : "Winograd F(4,3) (direct FLOPs)");
 }
 
-// The taps of a depthwise plane (pooling has none).
-void set_taps(kernels::DwPlane& p, const float* taps) { p.kernel = taps; }
-void set_taps(kernels::PoolPlane&, const float*) {}
+// One block of four 112x112 planes through a pack4 depthwise kernel: a K x K window, stride S,
+// pad 1 on every side.
+Result bench_block(const char* name, void (*kernel)(const kernels::DwBlock4&), int K, int S, double warm, double rep) {
+    const int in = 112, pad = 1, out = (in + 2 * pad - K) / S + 1;
+    const size_t in_plane = (size_t)in * in, out_plane = (size_t)out * out;
+    auto src = random_floats(in_plane * 4, 6), taps = random_floats((size_t)K * K * 4, 7);
+    std::vector<float> dst(out_plane * 4), w4(kernels::dw_pack4_weight_floats(4, K * K)), b4(4, 0.f);
+    kernels::f32_dwconv_pack4_weights(taps.data(), nullptr, 4, K * K, w4.data(), b4.data());
+    kernels::DwBlock4 p;
+    p.win.src = src.data();
+    p.win.in_w = p.win.in_h = in;
+    p.win.pad_left = p.win.pad_top = pad;
+    p.win.out_w = p.win.out_h = out;
+    p.win.kernel_w = p.win.kernel_h = K;
+    p.win.stride_w = p.win.stride_h = S;
+    p.src_stride = in_plane;
+    p.dst = dst.data();
+    p.dst_stride = out_plane;
+    p.kernel = w4.data();
+    p.bias = b4.data();
+    std::vector<float> scratch(kernels::f32_dwconv_pack4_scratch_floats(p.win));
+    p.scratch = scratch.data();
+    Timing t = measure([&] { kernel(p); }, warm, rep);
+    return make_result(std::string("block.") + name, 2.0 * 4 * K * K * out * out, t,
+                       std::to_string(K) + "x" + std::to_string(K) + " s" + std::to_string(S) +
+                           " on 4 x 112x112, pad 1");
+}
 
-// One plane through a window kernel of a list (dwconv fixed or pooling window): a K x K window,
-// stride S, pad 1 on every side of a 112x112 input.
+// One plane through a window kernel of a list (pooling window): a K x K window, stride S, pad 1 on
+// every side of a 112x112 input.
 template <typename Plane>
 Result bench_plane(const char* name, void (*kernel)(const Plane&), size_t (*scratch_floats)(const kernels::WindowGeometry&),
                    int K, int S, double flops_per_cell, double warm, double rep) {
     const int in = 112, pad = 1, out = (in + 2 * pad - K) / S + 1;
-    auto src = random_floats((size_t)in * in, 6), taps = random_floats((size_t)K * K, 7);
+    auto src = random_floats((size_t)in * in, 6);
     std::vector<float> dst((size_t)out * out);
     Plane p;
     p.win.src = src.data();
@@ -350,7 +378,6 @@ Result bench_plane(const char* name, void (*kernel)(const Plane&), size_t (*scra
     p.dst = dst.data();
     std::vector<float> scratch(scratch_floats(p.win));
     p.scratch = scratch.data();
-    set_taps(p, taps.data());
     Timing t = measure([&] { kernel(p); }, warm, rep);
     return make_result(std::string("plane.") + name, flops_per_cell * K * K * out * out, t,
                        std::to_string(K) + "x" + std::to_string(K) + " s" + std::to_string(S) + " on 112x112, pad 1");
@@ -492,15 +519,14 @@ int main(int argc, char** argv) {
         results.push_back(make_result("conv3x3.64.im2col", 2.0 * O * K * N, t, "the same by im2col + GEMM"));
     }
     // the window-kernel lists, one row per kernel
-#define NF_BENCH_DWCONV(ret, name, params, args, K, S)                                                    \
-    if (wanted("plane." #name))                                                                            \
-        results.push_back(bench_plane<kernels::DwPlane>(#name, kernels::name, kernels::f32_dwconv_scratch_floats, K, \
-                                                        S, 2.0, warm, rep));
+#define NF_BENCH_DWCONV(ret, name, params, args, K, S) \
+    if (wanted("block." #name))                          \
+        results.push_back(bench_block(#name, kernels::name, K, S, warm, rep));
 #define NF_BENCH_POOL(ret, name, params, args, is_max, K, S)                                              \
     if (wanted("plane." #name))                                                                            \
         results.push_back(bench_plane<kernels::PoolPlane>(#name, kernels::name, kernels::f32_pool_scratch_floats, K, \
                                                           S, 1.0, warm, rep));
-    NNFOLD_DWCONV_FIXED_KERNELS(NF_BENCH_DWCONV)
+    NNFOLD_DWCONV_PACK4_KERNELS(NF_BENCH_DWCONV)
     NNFOLD_POOL_WINDOW_KERNELS(NF_BENCH_POOL)
 #undef NF_BENCH_DWCONV
 #undef NF_BENCH_POOL
@@ -512,33 +538,50 @@ int main(int argc, char** argv) {
         // the depthwise kernel alone (no layer: no output allocation), 128 planes of 56x56, pad 1
         const int C = 128, W = 56, H = 56;
         auto in = random_floats((size_t)C * W * H, 6), k = random_floats((size_t)C * 9, 7);
-        std::vector<float> out((size_t)C * W * H);
+        std::vector<float> out((size_t)C * W * H), w4(kernels::dw_pack4_weight_floats(C, 9)), b4(C, 0.f);
+        kernels::f32_dwconv_pack4_weights(k.data(), nullptr, C, 9, w4.data(), b4.data());
         kernels::WindowGeometry win;
         win.in_w = win.out_w = W;
         win.in_h = win.out_h = H;
         win.pad_left = win.pad_top = 1;
         win.kernel_w = win.kernel_h = 3;
-        std::vector<float> scratch(kernels::f32_dwconv_scratch_floats(win));
+        std::vector<float> scratch(kernels::f32_dwconv_pack4_scratch_floats(win));
         Timing t = measure(
             [&] {
-                for (int q = 0; q < C; q++) {
-                    kernels::DwPlane p;
+                for (int q = 0; q < C; q += 4) {
+                    kernels::DwBlock4 p;
                     p.win = win;
                     p.win.src = in.data() + (size_t)q * W * H;
+                    p.src_stride = (size_t)W * H;
                     p.scratch = scratch.data();
                     p.dst = out.data() + (size_t)q * W * H;
-                    p.kernel = k.data() + q * 9;
-                    kernels::f32_dwconv3x3s1(p);
+                    p.dst_stride = (size_t)W * H;
+                    p.kernel = w4.data() + (size_t)q * 9;
+                    p.bias = b4.data() + q;
+                    kernels::f32_dwconv3x3s1_pack4(p);
                 }
             },
             warm, rep);
-        results.push_back(make_result("dwconv3x3.128.kernel", 2.0 * C * 9 * W * H, t, "f32_dwconv3x3s1 alone"));
+        results.push_back(make_result("dwconv3x3.128.kernel", 2.0 * C * 9 * W * H, t, "f32_dwconv3x3s1_pack4 alone"));
     }
     if (wanted("dwconv3x3s2.128"))
         results.push_back(bench_layer("dwconv3x3s2.128", "ConvolutionDepthWise",
                                       {{0, 128}, {1, 3}, {3, 2}, {4, 1}, {5, 1}, {6, 128 * 9}, {7, 128}},
                                       Shape::d3(56, 56, 128), 2.0 * 128 * 9 * 28 * 28, warm, rep,
                                       "ConvolutionDepthWise 128ch 3x3 s2 pad 1 on 56x56"));
+    if (wanted("dwconv5x5.128"))
+        results.push_back(bench_layer("dwconv5x5.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 5}, {4, 2}, {5, 1}, {6, 128 * 25}, {7, 128}}, Shape::d3(56, 56, 128),
+                                      2.0 * 128 * 25 * 56 * 56, warm, rep, "ConvolutionDepthWise 128ch 5x5 pad 2 on 56x56"));
+    if (wanted("dwconv5x5s2.128"))
+        results.push_back(bench_layer("dwconv5x5s2.128", "ConvolutionDepthWise",
+                                      {{0, 128}, {1, 5}, {3, 2}, {4, 2}, {5, 1}, {6, 128 * 25}, {7, 128}},
+                                      Shape::d3(56, 56, 128), 2.0 * 128 * 25 * 28 * 28, warm, rep,
+                                      "ConvolutionDepthWise 128ch 5x5 s2 pad 2 on 56x56"));
+    if (wanted("dwconv3x3.96.16"))
+        results.push_back(bench_layer("dwconv3x3.96.16", "ConvolutionDepthWise",
+                                      {{0, 96}, {1, 3}, {4, 1}, {5, 1}, {6, 96 * 9}, {7, 96}}, Shape::d3(16, 16, 96),
+                                      2.0 * 96 * 9 * 16 * 16, warm, rep, "ConvolutionDepthWise 96ch 3x3 pad 1 on 16x16"));
 
     // int8: the peak, then the kernels (ops = 2 per multiply-add)
     for (int n : {8, 12}) {

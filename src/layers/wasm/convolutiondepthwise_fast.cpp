@@ -1,9 +1,10 @@
 // ConvolutionDepthWise_fast: ConvolutionDepthWise (layers/convolutiondepthwise.cpp) computed as
-//   - depthwise (one input and one output channel per group): per channel, the row-vectorized
-//     sliding-window kernels of kernels/dwconv.h (3x3 and 5x5 at stride 1 and 2 specialized, any
-//     other kernel/stride/dilation through the general kernel), bias and activation fused, the
-//     pads applied virtually (no border copy of the input; windows taller than the kernels' row
-//     ring, kernels/window.h, run the reference forward);
+//   - depthwise (one input and one output channel per group) 3x3 or 5x5 at stride 1 or 2, dilation
+//     1: the pack4 kernels of kernels/dwconv.h on blocks of four channels (weights and biases
+//     packed once, in create_pipeline), bias and activation fused into the store, pads applied
+//     virtually (no border copy of the input);
+//   - any other depthwise window: per channel, the row-vectorized general kernel (windows taller
+//     than its row ring, kernels/window.h, run the reference forward);
 //   - any other grouping (group conv, channel multipliers): one GEMM per group with the group's
 //     weights packed once as A panels and B by im2col from the group's input planes (1x1 stride 1:
 //     the planes themselves), as Convolution_fast does for the whole input.
@@ -29,6 +30,9 @@ protected:
 
 private:
     bool depthwise_ = false;
+    // the pack4 kernel of this window (nullptr: the general kernel), its packed weights and biases
+    void (*pack4_)(const kernels::DwBlock4&) = nullptr;
+    std::vector<float> w4_, b4_;
     std::vector<float> packed_;  // grouped: per group, GEMM A panels of (num_output/group) x (inch/group * maxk)
 };
 
@@ -43,7 +47,28 @@ Status ConvolutionDepthWise_fast::pack() {
             fast_pack_a(packed_, outch_g, K, weight_data.data(), (size_t)K, 1, group, (size_t)outch_g * K));
         fast_release(weight_data);
     }
-    // depthwise: weight_data [channel][kernel_h][kernel_w] is already the kernels' layout
+    pack4_ = nullptr;
+    if (!depthwise_)
+        return Status::ok();
+    // depthwise: weight_data [channel][kernel_h][kernel_w] is the general kernel's layout; the
+    // fixed windows get theirs in blocks of four channels
+    if (dilation_w == 1 && dilation_h == 1 && kernel_w == kernel_h && stride_w == stride_h) {
+        if (kernel_w == 3 && stride_w == 1)
+            pack4_ = kernels::f32_dwconv3x3s1_pack4;
+        else if (kernel_w == 3 && stride_w == 2)
+            pack4_ = kernels::f32_dwconv3x3s2_pack4;
+        else if (kernel_w == 5 && stride_w == 1)
+            pack4_ = kernels::f32_dwconv5x5s1_pack4;
+        else if (kernel_w == 5 && stride_w == 2)
+            pack4_ = kernels::f32_dwconv5x5s2_pack4;
+    }
+    if (pack4_) {
+        NF_RETURN_IF_ERROR(fast_alloc(w4_, kernels::dw_pack4_weight_floats(num_output, maxk)));
+        NF_RETURN_IF_ERROR(fast_alloc(b4_, kernels::dw_pack4_bias_floats(num_output)));
+        kernels::f32_dwconv_pack4_weights(weight_data.data(), bias_term ? bias_data.data() : nullptr, num_output,
+                                          maxk, w4_.data(), b4_.data());
+        fast_release(weight_data);  // the pack4 path never falls back to the reference
+    }
     return Status::ok();
 }
 
@@ -63,6 +88,34 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
         const kernels::WindowGeometry win =
             fast_window_geometry(in.w, in.h, g.pads.left, g.pads.top, pad_value, g.out_w, g.out_h, kernel_w, kernel_h,
                                  stride_w, stride_h, dilation_w, dilation_h);
+        const size_t in_plane = (size_t)in.w * in.h;
+        if (pack4_) {
+            // threads: blocks of four channels, each part with its own ring of interleaved rows
+            const int blocks = (num_output + 3) / 4;
+            const int parts = parallel_part_count(blocks, (int64_t)out_plane * maxk * 4);
+            const size_t scratch_floats = kernels::f32_dwconv_pack4_scratch_floats(win);
+            Mat scratch;
+            NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
+            parallel_for_parts(blocks, parts, [&](int part, int64_t b0, int64_t b1) {
+                for (int64_t bi = b0; bi < b1; bi++) {
+                    kernels::DwBlock4 p;
+                    p.win = win;
+                    p.win.src = bottom.data + bi * 4 * in_plane;
+                    p.src_stride = in_plane;
+                    p.channels = std::min(4, num_output - (int)bi * 4);
+                    p.dst = top.data + bi * 4 * out_plane;
+                    p.dst_stride = out_plane;
+                    p.kernel = w4_.data() + (size_t)bi * 4 * maxk;
+                    p.bias = b4_.data() + bi * 4;
+                    p.act = act;
+                    p.scratch = scratch.data + scratch_floats * part;
+                    pack4_(p);
+                    if ((bi & 15) == 15 && opt.cancel && *opt.cancel)
+                        return;
+                }
+            });
+            return fast_cancelled(opt);
+        }
         if (!kernels::f32_dwconv_supported(win))  // a window taller than the row ring holds
             return ConvolutionDepthWise::forward(bottom, top, opt);
         // threads: channels, each part with its own row ring
@@ -70,9 +123,6 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
         const size_t scratch_floats = kernels::f32_dwconv_scratch_floats(win);
         Mat scratch;
         NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
-        const size_t in_plane = (size_t)in.w * in.h;
-        const bool d1 = dilation_w == 1 && dilation_h == 1;
-        const bool square = kernel_w == kernel_h && stride_w == stride_h;
         parallel_for_parts(num_output, parts, [&](int part, int64_t q0, int64_t q1) {
             for (int64_t q = q0; q < q1; q++) {
                 kernels::DwPlane p;
@@ -83,16 +133,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
                 p.bias = bias_term ? bias_data[q] : 0.f;
                 p.act = act;
                 p.scratch = scratch.data + scratch_floats * part;
-                if (d1 && square && kernel_w == 3 && stride_w == 1)
-                    kernels::f32_dwconv3x3s1(p);
-                else if (d1 && square && kernel_w == 3 && stride_w == 2)
-                    kernels::f32_dwconv3x3s2(p);
-                else if (d1 && square && kernel_w == 5 && stride_w == 1)
-                    kernels::f32_dwconv5x5s1(p);
-                else if (d1 && square && kernel_w == 5 && stride_w == 2)
-                    kernels::f32_dwconv5x5s2(p);
-                else
-                    kernels::f32_dwconv_general(p);
+                kernels::f32_dwconv_general(p);
                 if ((q & 63) == 63 && opt.cancel && *opt.cancel)
                     return;
             }
