@@ -89,7 +89,7 @@ void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
 void i8_pack_b__scalar(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        size_t pix[8];
+        size_t pix[8] = {};
         const int valid = i8_block_pixels(N, b, nb, pix);
         // the 8 pixels are 8 consecutive bytes (one output row, stride 1): copy runs, which the
         // compiler vectorizes, instead of gathering byte by byte

@@ -1,8 +1,9 @@
 // Per-layer profile of one ncnn model (a benchmark tool, never a test):
 //
-//   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--threads N] [--top K]
+//   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--warmup W] [--threads N] [--top K]
 //
-// Loads the model (null or no .bin: seeded random weights), runs it once untimed and then N times
+// Loads the model (null or no .bin: seeded random weights), runs it W times untimed (default 10:
+// V8 runs wasm with its baseline compiler first and tiers hot functions up later) and then N times
 // (ModelHandle::profile), and prints the mean run time, the time per layer type (with the number
 // of layers of that type) and the K slowest layers. Used to find where the int8 zoo's time goes
 // (quantize, im2col, thin GEMMs, depthwise, ...) on the wasm SIMD build and natively.
@@ -34,7 +35,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 int usage(const char* msg) {
     std::fprintf(stderr, "nnfold_layer_profile: %s\nusage: nnfold_layer_profile MODEL.param [MODEL.bin|null] "
-                         "[--runs N] [--threads N] [--top K]\n", msg);
+                         "[--runs N] [--warmup W] [--threads N] [--top K]\n", msg);
     return 2;
 }
 
@@ -42,7 +43,7 @@ int usage(const char* msg) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> pos;
-    int runs = 10, threads = 1, top = 15;
+    int runs = 10, warmup = 10, threads = 1, top = 15;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         auto num = [&](int& v) {
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
         if (a == "--runs") {
             if (!num(runs))
                 return usage("--runs needs a number >= 1");
+        } else if (a == "--warmup") {
+            if (!num(warmup))
+                return usage("--warmup needs a number >= 1");
         } else if (a == "--threads") {
             if (!num(threads))
                 return usage("--threads needs a number >= 1");
@@ -86,8 +90,11 @@ int main(int argc, char** argv) {
     if (st.is_ok())
         st = m.random_inputs(0, in);
     ProfileResult pr;
+    const std::map<std::string, Mat> inputs(in.begin(), in.end());
     if (st.is_ok())
-        st = m.profile(std::map<std::string, Mat>(in.begin(), in.end()), runs, pr, nullptr);
+        st = m.profile(inputs, warmup, pr, nullptr);
+    if (st.is_ok())
+        st = m.profile(inputs, runs, pr, nullptr);
     if (!st.is_ok()) {
         std::fprintf(stderr, "error: %s\n", st.message().c_str());
         return 1;

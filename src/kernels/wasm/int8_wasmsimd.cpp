@@ -46,7 +46,7 @@ inline v128_t codes16(v128_t a, v128_t b, v128_t c, v128_t d) {
 // act types 0..3 on 4 lanes, as act_scalar computes them.
 inline v128_t act4(v128_t v, const ActParams& a) {
     switch (a.type) {
-    case 1: return wasm_v128_bitselect(wasm_f32x4_splat(0.f), v, wasm_f32x4_lt(v, wasm_f32x4_splat(0.f)));
+    case 1: return wasm_f32x4_pmax(v, wasm_f32x4_splat(0.f));  // v < 0 ? 0 : v, as act_scalar (NaN, -0 kept)
     case 2: return wasm_v128_bitselect(v, wasm_f32x4_mul(v, wasm_f32x4_splat(a.p0)), wasm_f32x4_gt(v, wasm_f32x4_splat(0.f)));
     case 3: {
         const v128_t r = wasm_v128_bitselect(wasm_f32x4_splat(a.p1), v, wasm_f32x4_gt(v, wasm_f32x4_splat(a.p1)));
@@ -156,7 +156,7 @@ void i8_quantize__wasmsimd(const float* src, size_t n, float scale, int8_t* dst)
 void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        size_t pix[8];
+        size_t pix[8] = {};
         const int valid = i8_block_pixels(N, b, nb, pix);
         int8_t* d = dst + (size_t)nb * Kp2 * 16;
         if (valid == 8 && pix[7] == pix[0] + 7) {
