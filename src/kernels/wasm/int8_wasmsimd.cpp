@@ -320,12 +320,13 @@ inline v128_t pair_splat(int8_t k0, int8_t k1) {
 }
 
 // 3x3, strides 1 and 2, two output rows per step: they share input rows (stride 1: two of four,
-// stride 2: one of five). Per input row and 8 output pixels, the codes under kx = 0 and 1 as
-// (kx 0, kx 1) pairs of i16 and those under kx = 2:
-//   stride 1: three 8-byte loads widened (v128.load8x8_s), kx 0 and 1 interleaved by two
-//             shuffles; kx 2 by i32x4.extmul_{low,high}_i16x8_s with the weight;
+// stride 2: one of five). Per input row and 8 output pixels, the codes under (kx 0, kx 1) and
+// under (kx 2, kx 3) as pairs of i16, the second pair against the weights (k2, 0):
+//   stride 1: four 8-byte loads widened (v128.load8x8_s) at offsets 0..3, interleaved in twos by
+//             shuffles (i32x4.extmul_*_i16x8 for kx 2 alone costs three x86 instructions in V8,
+//             a dot product one);
 //   stride 2: the 16 bytes at the window's left edge are the pairs (kx 0, kx 1) already, widened;
-//             the 16 bytes two further start with the (kx 2, kx 3) pairs, against (k2, 0).
+//             the 16 bytes two further are the (kx 2, kx 3) pairs.
 // Each output row that reads an input row adds two dot products (and the kx 2 terms) per 4
 // pixels. The sums go straight to the store (no row buffer). Reads stay within the plane plus
 // i8_dwconv_slack(stride) bytes.
@@ -334,7 +335,7 @@ void dw3x3(const Int8DwPlane& p, const Int8Out& o) {
     v128_t k01[3], k2[3];
     for (int r = 0; r < 3; r++) {
         k01[r] = pair_splat(p.kernel[r * 3], p.kernel[r * 3 + 1]);
-        k2[r] = S == 1 ? wasm_i16x8_splat(p.kernel[r * 3 + 2]) : pair_splat(p.kernel[r * 3 + 2], 0);
+        k2[r] = pair_splat(p.kernel[r * 3 + 2], 0);
     }
     const size_t pw = (size_t)p.padded_w;
     for (int y = 0; y < p.out_h; y += 2) {
@@ -348,9 +349,11 @@ void dw3x3(const Int8DwPlane& p, const Int8Out& o) {
                 v128_t pl, ph, ql, qh;  // (kx0, kx1) pairs low/high; kx 2 terms come from ql/qh
                 if (S == 1) {
                     const v128_t a = wasm_i16x8_load8x8(s), b = wasm_i16x8_load8x8(s + 1);
+                    const v128_t c = wasm_i16x8_load8x8(s + 2), d = wasm_i16x8_load8x8(s + 3);
                     pl = wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
                     ph = wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
-                    ql = qh = wasm_i16x8_load8x8(s + 2);
+                    ql = wasm_i16x8_shuffle(c, d, 0, 8, 1, 9, 2, 10, 3, 11);
+                    qh = wasm_i16x8_shuffle(c, d, 4, 12, 5, 13, 6, 14, 7, 15);
                 } else {
                     const v128_t a = wasm_v128_load(s), c = wasm_v128_load(s + 2);
                     pl = wasm_i16x8_extend_low_i8x16(a);
@@ -359,15 +362,8 @@ void dw3x3(const Int8DwPlane& p, const Int8Out& o) {
                     qh = wasm_i16x8_extend_high_i8x16(c);
                 }
                 auto add = [&](v128_t& lo, v128_t& hi, int ky) {
-                    lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(pl, k01[ky]));
-                    hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(ph, k01[ky]));
-                    if (S == 1) {
-                        lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(ql, k2[ky]));
-                        hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(qh, k2[ky]));
-                    } else {
-                        lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(ql, k2[ky]));
-                        hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(qh, k2[ky]));
-                    }
+                    lo = wasm_i32x4_add(lo, wasm_i32x4_add(wasm_i32x4_dot_i16x8(pl, k01[ky]), wasm_i32x4_dot_i16x8(ql, k2[ky])));
+                    hi = wasm_i32x4_add(hi, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ph, k01[ky]), wasm_i32x4_dot_i16x8(qh, k2[ky])));
                 };
                 if (r < 3)
                     add(a0l, a0h, r);
