@@ -28,7 +28,8 @@
 //   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
 //   i8.gemm.16x3025x64 a thin int8 GEMM (squeezenet's fire squeeze), in the layer's column tiles;
 //                    gemm.16x3025x64 is the same shape in fp32
-//   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), dequantized store
+//   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
+//                    then add, as ncnn's depthwise epilogue)
 //   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
 //   plane.<kernel>   every kernel of the NNFOLD_DWCONV_FIXED_KERNELS and NNFOLD_POOL_WINDOW_KERNELS
 //                    lists (kernels/dwconv.h, kernels/pooling.h) on one 112x112 plane, pad 1
@@ -681,14 +682,16 @@ int main(int argc, char** argv) {
             continue;
         const int C = 128, W = 58, H = 58, OW = stride == 1 ? 56 : 28, OH = OW;
         auto in = random_codes((size_t)C * W * H + kernels::i8_dwconv_slack(stride), 15), k = random_codes((size_t)C * 9, 16);
-        std::vector<float> out((size_t)C * OW * OH), scale, bias;
+        std::vector<int8_t> out((size_t)C * OW * OH);
+        std::vector<float> scale, bias;
         std::vector<int32_t> rows((OW + 7) / 8 * 8);
         int ofs[9];
         for (int t = 0; t < 9; t++)
             ofs[t] = (t / 3) * W + t % 3;
         kernels::Int8Out o;
         i8_out(o, scale, bias, C);
-        o.f = out.data();
+        o.fused_bias = false;  // ncnn's x86 depthwise epilogue multiplies, then adds
+        o.q = out.data();      // requantized, as between mobilenet's int8 layers
         o.ld = (size_t)OW * OH;
         Timing t = measure(
             [&] {
@@ -709,8 +712,8 @@ int main(int argc, char** argv) {
             },
             warm, rep);
         results.push_back(make_result(name, 2.0 * C * 9 * OW * OH, t,
-                                      stride == 1 ? "int8 depthwise 3x3 on 128 planes of 56x56"
-                                                  : "int8 depthwise 3x3 stride 2, 128 planes of 56x56 -> 28x28"));
+                                      stride == 1 ? "int8 depthwise 3x3 on 128 planes of 56x56, requantized"
+                                                  : "int8 depthwise 3x3 stride 2, 56x56 -> 28x28, requantized"));
     }
 
     double peak = 0, i8_peak = 0;
