@@ -4,8 +4,10 @@
 //
 // Loads the model (null or no .bin: seeded random weights), runs it W times untimed (default 10:
 // V8 runs wasm with its baseline compiler first and tiers hot functions up later) and then N times
-// (ModelHandle::profile), and prints the mean run time, the time per layer type (with the number
-// of layers of that type) and the K slowest layers. Used to find where the int8 zoo's time goes
+// (ModelHandle::profile), and prints the median wall-clock run time, the time per layer type (with
+// the number of layers of that type) and the K slowest layers; then N more runs timed by the
+// calling thread's CPU time (cli/cpu_clock.h), which other processes sharing the cores do not
+// inflate (at one thread; with more, the workers' time is not in it). Used to find where the int8 zoo's time goes
 // (quantize, im2col, thin GEMMs, depthwise, ...) on the wasm SIMD build and natively.
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "api/model.h"
+#include "cli/cpu_clock.h"
 #include "core/parallel.h"
 
 using namespace nnfold;
@@ -99,6 +102,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "error: %s\n", st.message().c_str());
         return 1;
     }
+    std::vector<double> cpu;
+    std::map<std::string, Mat> outs;
+    for (int i = 0; i < runs && st.is_ok(); i++) {
+        const double t0 = cli::cpu_time_ms();
+        st = m.run(inputs, {}, outs);
+        cpu.push_back(cli::cpu_time_ms() - t0);
+    }
+    if (!st.is_ok()) {
+        std::fprintf(stderr, "error: %s\n", st.message().c_str());
+        return 1;
+    }
+    std::sort(cpu.begin(), cpu.end());
     std::vector<double> r = pr.run_ms;
     std::sort(r.begin(), r.end());
     double layers_total = 0;
@@ -108,8 +123,9 @@ int main(int argc, char** argv) {
         by_type[l.type].first += l.ms_mean;
         by_type[l.type].second++;
     }
-    std::printf("%s: %d runs at %d thread(s), median %.3f ms, min %.3f ms (layers %.3f ms)\n", pos[0].c_str(), runs,
-                threads, r[r.size() / 2], r[0], layers_total);
+    std::printf("%s: %d runs at %d thread(s), median %.3f ms, min %.3f ms (layers %.3f ms); calling thread's CPU "
+                "time median %.3f ms, min %.3f ms\n",
+                pos[0].c_str(), runs, threads, r[r.size() / 2], r[0], layers_total, cpu[cpu.size() / 2], cpu[0]);
     std::vector<std::pair<std::string, std::pair<double, int>>> types(by_type.begin(), by_type.end());
     std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
     std::printf("by type:\n");
