@@ -23,7 +23,7 @@ float x86_rcp(float x) {
 }
 
 void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int8_t* cols,
-                    int32_t* sums) {
+                    int32_t* sums, int p_begin, int p_end) {
     // Per group: gather the input under each kernel tap into rows of a column matrix (im2col,
     // K = inch_g * maxk rows of out_w * out_h codes; a 1x1 stride-1 window reads the planes as
     // they are), then accumulate weight x row into each output channel's sums. The inner loop runs
@@ -33,7 +33,11 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
     const size_t out_plane = (size_t)s.out_w * s.out_h;
     const size_t K = (size_t)inch_g * s.maxk;
     const bool direct = int8_conv_direct(s, ofs);
-    for (int g = 0; g < s.group; g++) {
+    if (p_end < 0 || p_end > s.outch)
+        p_end = s.outch;
+    if (p_begin >= p_end)
+        return;
+    for (int g = p_begin / outch_g; g <= (p_end - 1) / outch_g; g++) {
         const int8_t* sbase = src + (size_t)g * inch_g * plane;
         if (!direct) {
             for (int q = 0; q < inch_g; q++)
@@ -47,7 +51,7 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
                 }
         }
         const int8_t* B = direct ? sbase : cols;
-        for (int p = g * outch_g; p < (g + 1) * outch_g; p++) {
+        for (int p = std::max(p_begin, g * outch_g); p < std::min(p_end, (g + 1) * outch_g); p++) {
             int32_t* out = sums + (size_t)p * out_plane;
             std::fill(out, out + out_plane, 0);
             const int8_t* kp = weight + (size_t)p * K;
@@ -82,18 +86,11 @@ void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
                 }
 }
 
-void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst) {
+void i8_pack_b__scalar(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        size_t pix[8];
-        int valid = 0;
-        for (int j = 0; j < 8; j++) {
-            const int n = nb * 8 + j;
-            if (n < N) {
-                pix[j] = (size_t)(n / b.out_w) * b.row_step + (size_t)(n % b.out_w) * b.col_step;
-                valid = j + 1;
-            }
-        }
+        size_t pix[8] = {};
+        const int valid = i8_block_pixels(N, b, nb, pix);
         // the 8 pixels are 8 consecutive bytes (one output row, stride 1): copy runs, which the
         // compiler vectorizes, instead of gathering byte by byte
         const bool run = valid == 8 && pix[7] == pix[0] + 7;
@@ -144,11 +141,11 @@ void i8_quantize__scalar(const float* src, size_t n, float scale, int8_t* dst) {
 
 void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
     const int Kp2 = (K + 1) / 2;
-    for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        const int8_t* b = pb + (size_t)nb * Kp2 * 16;
-        const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
-        for (int mb = 0; mb < (M + 3) / 4; mb++) {
-            const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+    for (int mb = 0; mb < (M + 3) / 4; mb++) {
+        const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        for (int nb = 0; nb < (N + 7) / 8; nb++) {
+            const int8_t* b = pb + (size_t)nb * Kp2 * 16;
+            const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
             int32_t acc[4][8] = {};
             for (int kp = 0; kp < Kp2; kp++) {
                 const int16_t* ak = a + (size_t)kp * 8;

@@ -63,9 +63,11 @@ struct Int8ConvShape {
     int stride_w = 1, stride_h = 1;
     int maxk = 1;
 };
-// `cols` is int8_conv_cols_bytes(s) bytes of scratch (the im2col matrix of one group).
+// `cols` is int8_conv_cols_bytes(s) bytes of scratch (the im2col matrix of one group). Only output
+// channels [p_begin, p_end) are computed (p_end < 0: up to outch), so that threads can take
+// ranges of channels, each with its own `cols`.
 void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* weight, const int* ofs, int8_t* cols,
-                    int32_t* sums);
+                    int32_t* sums, int p_begin = 0, int p_end = -1);
 inline bool int8_conv_direct(const Int8ConvShape& s, const int* ofs) {
     return s.maxk == 1 && s.stride_w == 1 && s.stride_h == 1 && ofs[0] == 0 && s.out_w == s.padded_w &&
            s.out_h == s.padded_h;
@@ -101,7 +103,10 @@ struct Int8Out {
 };
 inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; }
 
-// GEMM operands, packed for the kernel (K padded to even Kp with zero codes):
+// GEMM operands, packed for the kernel (K padded to even Kp with zero codes). i8_gemm walks the
+// 4-row blocks of A in its outer loop and the 8-column blocks of B inside it, so one block of A
+// (Kp * 8 bytes) stays in L1 while the packed B (a layer packs tiles of a bounded size) is read
+// from L2; each output tile's sums and store do not depend on that order.
 //   A (weights, packed once): int16, blocks of 4 rows, [M/4][Kp/2][4 rows][2 consecutive k]; rows
 //     past M are zeros. A 32-bit load of one (row, k pair) splats to the dot product's pairs.
 //   B (codes of the input, packed per run): int8, blocks of 8 columns (output pixels),
@@ -112,16 +117,18 @@ inline size_t i8_packed_a_count(int M, int K) { return (size_t)((M + 3) / 4) * 4
 inline size_t i8_packed_b_bytes(int K, int N) { return (size_t)((N + 7) / 8) * 8 * (size_t)((K + 1) / 2 * 2); }
 // A[i][k] = a[i * K + k] (weight rows as ncnn stores them).
 void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst);
-// B[k][n] = src[kofs[k] + pixel(n)], pixel(n) = (n / out_w) * row_step + (n % out_w) * col_step:
-// im2col of a padded plane set (kofs[k] = channel * plane + tap offset, row_step = stride_h *
-// padded_w, col_step = stride_w), or plain planes (kofs[k] = k * plane, out_w = N, col_step 1).
+// B[k][n] = src[kofs[k] + pixel(col0 + n)], pixel(c) = (c / out_w) * row_step + (c % out_w) *
+// col_step: im2col of a padded plane set (kofs[k] = channel * plane + tap offset, row_step =
+// stride_h * padded_w, col_step = stride_w), or plain planes (kofs[k] = k * plane, out_w = N,
+// col_step 1). col0 lets a layer pack one tile of columns [col0, col0 + N) at a time (i8_pack_b
+// below, a kernel with a SIMD twin) and run the GEMM on it while it is in cache.
 struct Int8BSource {
     const int8_t* src = nullptr;
     const size_t* kofs = nullptr;  // K offsets
     int out_w = 1;
     size_t row_step = 0, col_step = 1;
+    int col0 = 0;
 };
-void i8_pack_b(int K, int N, const Int8BSource& b, int8_t* dst);
 
 // One depthwise channel: out(y, x) = sum_t k[t] * src[y * stride_h * padded_w + x * stride_w +
 // ofs[t]] over the padded plane `src`, stored with o's row `channel` at o.ld * channel + y * out_w + x.
@@ -138,7 +145,23 @@ struct Int8DwPlane {
 };
 inline size_t i8_dwconv_slack(int stride_w) { return (size_t)8 * (size_t)stride_w + 16; }
 
+// The pixel offsets in b.src of the (up to 8) columns of B block nb; returns how many exist
+// (both twins of i8_pack_b).
+inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
+    int valid = 0;
+    for (int j = 0; j < 8; j++) {
+        const int n = nb * 8 + j;
+        if (n < N) {
+            const int c = b.col0 + n;
+            pix[j] = (size_t)(c / b.out_w) * b.row_step + (size_t)(c % b.out_w) * b.col_step;
+            valid = j + 1;
+        }
+    }
+    return valid;
+}
+
 #define NNFOLD_INT8_KERNELS(X)                                                                                      \
+    X(void, i8_pack_b, (int K, int N, const Int8BSource& b, int8_t* dst), (K, N, b, dst))                         \
     X(void, i8_store, (const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n), (o, m, col, sums, n))   \
     X(void, i8_quantize, (const float* src, size_t n, float scale, int8_t* dst), (src, n, scale, dst))              \
     X(void, i8_gemm, (int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o),                 \

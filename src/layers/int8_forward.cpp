@@ -2,10 +2,12 @@
 // ncnn src/layer/convolution.cpp, convolutiondepthwise.cpp and innerproduct.cpp, load_model and
 // forward_int8. Each quantizes its input (unless it is already int8), pads the codes, sums in
 // int32 (kernels/int8.h) and dequantizes or requantizes per output channel.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <vector>
 
+#include "core/parallel.h"
 #include "kernels/int8.h"
 #include "layers/convolution.h"
 #include "layers/convolutiondepthwise.h"
@@ -51,37 +53,63 @@ kernels::Int8Out int8_out(const Int8Weights& q, const std::vector<float>& bias, 
 // `slack` readable bytes after the planes (the depthwise kernel's whole-vector loads). ncnn
 // quantizes first and pads the int8 blob (make_padding on elemsize 1: copy_make_border with
 // pad_value converted to signed char), so the border holds (int8)pad_value, not a quantized pad_value.
+// Threads: channels (each code is computed alone, so any split gives the same bytes).
 Status padded_codes_ws(const Mat& bottom, int channels, int w, int h, const ConvGeometry& g, float pad_value,
                        float bottom_scale, size_t slack, const Option& opt, Mat& ws) {
     const size_t pplane = (size_t)g.padded_w * g.padded_h, plane = (size_t)w * h;
     NF_RETURN_IF_ERROR(int8_workspace(pplane * channels + slack, opt, ws));
     int8_t* out = reinterpret_cast<int8_t*>(ws.data);
     std::memset(out + pplane * channels, 0, slack);
-    if (!g.pads.any()) {
-        int8_input_codes(bottom, plane * channels, bottom_scale, out);
-        return Status::ok();
-    }
-    const int8_t pad = (int8_t)(int)pad_value;
-    std::memset(out, pad, pplane * channels);
     const int8_t* codes = bottom.int8 ? bottom.int8_data() : nullptr;
-    std::vector<int8_t> row;
-    if (!codes)
-        row.resize((size_t)w);
-    for (int q = 0; q < channels; q++)
-        for (int y = 0; y < h; y++) {
-            int8_t* d = out + q * pplane + (size_t)(y + g.pads.top) * g.padded_w + g.pads.left;
-            const size_t at = q * plane + (size_t)y * w;
+    const bool pads = g.pads.any();
+    const int8_t pad = (int8_t)(int)pad_value;
+    // a float input costs a multiply and a rounding per value, an int8 one a copy
+    parallel_for(channels, parallel_grain((int64_t)(codes ? pplane / 4 : plane * 4)), [&](int64_t q0, int64_t q1) {
+        if (!pads) {
+            const size_t at = (size_t)q0 * plane, n = (size_t)(q1 - q0) * plane;
             if (codes)
-                std::memcpy(d, codes + at, (size_t)w);
+                std::memcpy(out + at, codes + at, n);
             else
-                kernels::i8_quantize(bottom.data + at, (size_t)w, bottom_scale, d);
+                kernels::i8_quantize(bottom.data + at, n, bottom_scale, out + at);
+            return;
         }
+        for (int64_t q = q0; q < q1; q++) {
+            int8_t* po = out + (size_t)q * pplane;
+            // the border rows above and below, and the left/right border of each input row
+            std::memset(po, pad, (size_t)g.pads.top * g.padded_w);
+            const size_t below = (size_t)(g.pads.top + h) * g.padded_w;
+            std::memset(po + below, pad, pplane - below);
+            for (int y = 0; y < h; y++) {
+                int8_t* d = po + (size_t)(y + g.pads.top) * g.padded_w;
+                std::memset(d, pad, (size_t)g.pads.left);
+                std::memset(d + g.pads.left + w, pad, (size_t)(g.padded_w - g.pads.left - w));
+                const size_t at = (size_t)q * plane + (size_t)y * w;
+                if (codes)
+                    std::memcpy(d + g.pads.left, codes + at, (size_t)w);
+                else
+                    kernels::i8_quantize(bottom.data + at, (size_t)w, bottom_scale, d + g.pads.left);
+            }
+        }
+    });
     return Status::ok();
 }
 
-// The int8 kernels' path of conv_int8: depthwise (one i8_dwconv per channel) or, per group, the
-// im2col codes packed as the GEMM's B (a 1x1 stride-1 window reads the planes as they are) times
-// the weights packed at create_pipeline, dequantized/requantized in the kernels' store.
+// The columns of one GEMM tile: B packed for them must stay in L2 (about 128 KB) while every
+// 4-row block of A runs over it; a multiple of 8 (the kernel's column block), at least 8.
+int int8_tile_columns(int K, int N) {
+    const int Kp = (K + 1) / 2 * 2;
+    int t = (int)((size_t)(128 * 1024) / (size_t)Kp) / 8 * 8;
+    t = std::max(t, 8);
+    return std::min(t, (N + 7) / 8 * 8);
+}
+
+// The int8 kernels' path of conv_int8: depthwise (one i8_dwconv per channel) or, per group, tiles
+// of output pixels: the tile's im2col codes packed as the GEMM's B (a 1x1 stride-1 window reads
+// the planes as they are) times the weights packed at create_pipeline, dequantized/requantized in
+// the kernels' store.
+// Threads: depthwise by channel; the GEMM by (group, column tile, block of output channels) items,
+// each packing its own tile into its part's scratch. Every output value is one exact integer sum
+// and the same float store whatever the split, so any thread count gives the same bits.
 Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group, float pad_value, int inch,
                       const Mat& bottom, const Planes& in, const ConvGeometry& g, Mat& top, const Option& opt) {
     const bool depthwise = group == inch && group == l.num_output;
@@ -94,24 +122,28 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
                                        depthwise ? kernels::i8_dwconv_slack(l.stride_w) : 0, opt, src_ws));
     const int8_t* src = reinterpret_cast<const int8_t*>(src_ws.data);
     if (depthwise) {
+        const int parts = parallel_part_count(inch, (int64_t)out_plane * maxk);
+        const size_t row_ints = ((size_t)g.out_w + 7) / 8 * 8;
         Mat rows;
-        NF_RETURN_IF_ERROR(int8_workspace(((size_t)g.out_w + 7) / 8 * 8 * sizeof(int32_t), opt, rows));
+        NF_RETURN_IF_ERROR(int8_workspace(row_ints * sizeof(int32_t) * parts, opt, rows));
         const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
-        kernels::Int8DwPlane p;
-        p.ofs = ofs.data();
-        p.maxk = maxk;
-        p.padded_w = g.padded_w;
-        p.out_w = g.out_w;
-        p.out_h = g.out_h;
-        p.stride_w = l.stride_w;
-        p.stride_h = l.stride_h;
-        p.rowsums = reinterpret_cast<int32_t*>(rows.data);
-        for (int c = 0; c < inch; c++) {
-            p.src = src + (size_t)c * pplane;
-            p.kernel = q.weight.data() + (size_t)c * maxk;
-            p.channel = c;
-            kernels::i8_dwconv(p, o);
-        }
+        parallel_for_parts(inch, parts, [&](int part, int64_t c0, int64_t c1) {
+            kernels::Int8DwPlane p;
+            p.ofs = ofs.data();
+            p.maxk = maxk;
+            p.padded_w = g.padded_w;
+            p.out_w = g.out_w;
+            p.out_h = g.out_h;
+            p.stride_w = l.stride_w;
+            p.stride_h = l.stride_h;
+            p.rowsums = reinterpret_cast<int32_t*>(rows.data) + row_ints * part;
+            for (int64_t c = c0; c < c1; c++) {
+                p.src = src + (size_t)c * pplane;
+                p.kernel = q.weight.data() + (size_t)c * maxk;
+                p.channel = (int)c;
+                kernels::i8_dwconv(p, o);
+            }
+        });
         return Status::ok();
     }
     const int inch_g = inch / group, outch_g = l.num_output / group;
@@ -121,20 +153,59 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
     for (int c = 0; c < inch_g; c++)
         for (int t = 0; t < maxk; t++)
             kofs[(size_t)c * maxk + t] = (size_t)c * pplane + (size_t)ofs[t];
-    kernels::Int8BSource b;
-    b.kofs = kofs.data();
-    b.out_w = planes ? g.padded_w : g.out_w;
-    b.row_step = planes ? (size_t)g.padded_w : (size_t)l.stride_h * g.padded_w;
-    b.col_step = planes ? 1 : (size_t)l.stride_w;
-    Mat pb_ws;
-    NF_RETURN_IF_ERROR(int8_workspace(kernels::i8_packed_b_bytes(K, N), opt, pb_ws));
-    int8_t* pb = reinterpret_cast<int8_t*>(pb_ws.data);
-    for (int gi = 0; gi < group; gi++) {
-        b.src = src + (size_t)gi * inch_g * pplane;
-        kernels::i8_pack_b(K, N, b, pb);
-        const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, gi * outch_g, top, out_plane);
-        kernels::i8_gemm(outch_g, N, K, q.packed_a.data() + gi * q.packed_group_stride, pb, o);
+    kernels::Int8BSource b0;
+    b0.kofs = kofs.data();
+    b0.out_w = planes ? g.padded_w : g.out_w;
+    b0.row_step = planes ? (size_t)g.padded_w : (size_t)l.stride_h * g.padded_w;
+    b0.col_step = planes ? 1 : (size_t)l.stride_w;
+
+    // Work items: (group, tile, row chunk). Rows are split (each chunk packs the same tile again)
+    // only when there are fewer tiles than threads to keep busy.
+    int T = int8_tile_columns(K, N);
+    const int mblocks = (outch_g + 3) / 4;
+    const int64_t block_cost = (int64_t)4 * K * T;  // multiply-adds of one 4-row block of one tile
+    int ntiles = (N + T - 1) / T;
+    const int wanted = parallel_part_count((int64_t)group * ntiles * mblocks, block_cost);
+    if (wanted > 1 && (int64_t)group * ntiles < wanted && T > 8) {
+        // narrower tiles first, down to 8 columns, so that rows need not be split
+        const int per = (N + wanted / group - 1) / std::max(1, wanted / group);
+        T = std::max(8, std::min(T, (per + 7) / 8 * 8));
+        ntiles = (N + T - 1) / T;
     }
+    int mchunks = 1;
+    if ((int64_t)group * ntiles < wanted)
+        mchunks = (int)std::min<int64_t>(mblocks, (wanted + group * ntiles - 1) / (group * ntiles));
+    const int64_t items = (int64_t)group * ntiles * mchunks;
+    const int parts = (int)std::min<int64_t>(wanted, items);
+    const size_t tile_bytes = kernels::i8_packed_b_bytes(K, T);
+    Mat pb_ws;
+    NF_RETURN_IF_ERROR(int8_workspace(tile_bytes * parts, opt, pb_ws));
+    parallel_for_parts(items, parts, [&](int part, int64_t i0, int64_t i1) {
+        int8_t* pb = reinterpret_cast<int8_t*>(pb_ws.data) + tile_bytes * part;
+        for (int64_t it = i0; it < i1; it++) {
+            if (opt.cancel && *opt.cancel)
+                return;
+            const int mc = (int)(it % mchunks);
+            const int tile = (int)(it / mchunks % ntiles);
+            const int gi = (int)(it / mchunks / ntiles);
+            const int n0 = tile * T, nt = std::min(T, N - n0);
+            const int mb0 = (int)((int64_t)mblocks * mc / mchunks), mb1 = (int)((int64_t)mblocks * (mc + 1) / mchunks);
+            if (mb0 >= mb1)
+                continue;
+            const int m0 = mb0 * 4, mt = std::min(outch_g, mb1 * 4) - m0;
+            kernels::Int8BSource b = b0;
+            b.src = src + (size_t)gi * inch_g * pplane;
+            b.col0 = n0;
+            kernels::i8_pack_b(K, nt, b, pb);
+            kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, gi * outch_g + m0, top, out_plane);
+            if (o.q)
+                o.q += n0;
+            else
+                o.f += n0;
+            kernels::i8_gemm(mt, nt, K, q.packed_a.data() + gi * q.packed_group_stride + (size_t)mb0 * ((K + 1) / 2) * 8,
+                             pb, o);
+        }
+    });
     return Status::ok();
 }
 
@@ -169,15 +240,23 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     s.maxk = l.kernel_w * l.kernel_h;
     const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
     const size_t out_plane = (size_t)g.out_w * g.out_h;
+    // threads: ranges of output channels, each with its own im2col scratch (a range that spans
+    // groups gathers each of them in turn); every sum is exact and each store the same
+    const size_t cols_bytes = kernels::int8_conv_cols_bytes(s);
+    const int parts = parallel_part_count(l.num_output, (int64_t)cols_bytes + 1);  // K x N per channel
     NF_RETURN_IF_ERROR(int8_workspace(out_plane * l.num_output * sizeof(int32_t), opt, sums_ws));
-    NF_RETURN_IF_ERROR(int8_workspace(kernels::int8_conv_cols_bytes(s), opt, cols_ws));
+    NF_RETURN_IF_ERROR(int8_workspace(cols_bytes * parts, opt, cols_ws));
     int32_t* sums = reinterpret_cast<int32_t*>(sums_ws.data);
-    kernels::int8_conv_sums(s, reinterpret_cast<const int8_t*>(src_ws.data), q.weight.data(), ofs.data(),
-                            reinterpret_cast<int8_t*>(cols_ws.data), sums);
-    NF_RETURN_IF_ERROR(cancelled(opt));
-    for (int p = 0; p < l.num_output; p++)
-        int8_store(q, p, sums + (size_t)p * out_plane, out_plane, l.bias_data, l.activation, top, p * out_plane);
-    return Status::ok();
+    parallel_for_parts(l.num_output, parts, [&](int part, int64_t p0, int64_t p1) {
+        if (opt.cancel && *opt.cancel)
+            return;
+        kernels::int8_conv_sums(s, reinterpret_cast<const int8_t*>(src_ws.data), q.weight.data(), ofs.data(),
+                                reinterpret_cast<int8_t*>(cols_ws.data) + cols_bytes * part, sums, (int)p0, (int)p1);
+        for (int64_t p = p0; p < p1; p++)
+            int8_store(q, (int)p, sums + (size_t)p * out_plane, out_plane, l.bias_data, l.activation, top,
+                       (size_t)p * out_plane);
+    });
+    return cancelled(opt);
 }
 
 // ncnn InnerProduct::forward_int8 (and Convolution's 1D-input path, which ncnn hands to an
@@ -195,23 +274,28 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
     dq.scale_in = q.scale_in;
     const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
-    for (int r = 0; r < rows; r++) {
-        if (q.fast)
-            kernels::i8_dot_rows(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
-        else
-            kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, q.weight.data(), l.num_output, sums);
-        const size_t at = (size_t)r * l.num_output;
-        if (fast) {
-            // one output per "row" of the store: each output has its own scale and bias
-            kernels::Int8Out o = int8_out(dq, l.bias_data, l.activation, 0, top, 1);
-            o.f += at;
-            for (int p = 0; p < l.num_output; p++)
-                kernels::i8_store(o, p, 0, sums + p, 1);
-        } else {
-            for (int p = 0; p < l.num_output; p++)
-                int8_store(dq, p, sums + p, 1, l.bias_data, l.activation, top, at + p);
+    // threads: blocks of outputs (each a whole dot product and its store), for every row
+    parallel_for(l.num_output, parallel_grain((int64_t)n * rows), [&](int64_t p0, int64_t p1) {
+        const int cnt = (int)(p1 - p0);
+        const int8_t* wp = q.weight.data() + (size_t)p0 * n;
+        for (int r = 0; r < rows; r++) {
+            if (q.fast)
+                kernels::i8_dot_rows(x + (size_t)r * n, n, wp, cnt, sums + p0);
+            else
+                kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, wp, cnt, sums + p0);
+            const size_t at = (size_t)r * l.num_output;
+            if (fast) {
+                // one output per "row" of the store: each output has its own scale and bias
+                kernels::Int8Out o = int8_out(dq, l.bias_data, l.activation, 0, top, 1);
+                o.f += at;
+                for (int64_t p = p0; p < p1; p++)
+                    kernels::i8_store(o, (int)p, 0, sums + p, 1);
+            } else {
+                for (int64_t p = p0; p < p1; p++)
+                    int8_store(dq, (int)p, sums + p, 1, l.bias_data, l.activation, top, at + p);
+            }
         }
-    }
+    });
     return Status::ok();
 }
 

@@ -29,7 +29,11 @@
 //                    their "of peak" is against the best i8.peak row
 //   i8.gemm.256      i8_gemm 256x256x256 (A packed once, B packed per call), requantized store
 //   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
-//   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), dequantized store
+//   i8.gemm.16x3025x64 a thin int8 GEMM (squeezenet's fire squeeze), in the layer's column tiles;
+//                    gemm.16x3025x64 is the same shape in fp32
+//   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
+//                    then add, as ncnn's depthwise epilogue)
+//   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
 //   --winograd-sweep 3x3 stride-1 convolutions C -> O on H x H (the shapes of vgg16, resnet18,
 //                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
 //                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
@@ -492,6 +496,22 @@ int main(int argc, char** argv) {
         Timing t = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
         results.push_back(make_result("gemm.256", 2.0 * M * N * K, t, "256x256x256, B packed per call"));
     }
+    if (wanted("gemm.16x3025x64")) {
+        // a thin 1x1 convolution (squeezenet's fire squeeze: 64 -> 16 on 55x55), next to i8.gemm.16x3025x64
+        const int M = 16, N = 3025, K = 64;
+        auto A = random_floats((size_t)M * K, 1), B = random_floats((size_t)K * N, 2);
+        std::vector<float> ap(kernels::packed_a_floats(M, K)), C((size_t)M * N);
+        kernels::f32_pack_a(M, K, A.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Strided;
+        b.data = B.data();
+        b.rs = N;
+        b.cs = 1;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        Timing t = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back(make_result("gemm.16x3025x64", 2.0 * M * N * K, t, "thin 16x3025x64, B packed per call"));
+    }
     if (wanted("conv1x1.128"))
         results.push_back(bench_layer("conv1x1.128", "Convolution", {{0, 128}, {1, 1}, {5, 1}, {6, 128 * 128}},
                                       Shape::d3(56, 56, 128), 2.0 * 128 * 128 * 56 * 56, warm, rep,
@@ -633,6 +653,40 @@ int main(int argc, char** argv) {
             warm, rep);
         results.push_back(make_result("i8.gemm.256", 2.0 * M * N * K, t, "int8 256x256x256, B packed per call, requantized"));
     }
+    if (wanted("i8.gemm.16x3025x64")) {
+        // thin: M 16, K 64, N 3025 (squeezenet's fire squeeze), packed and run in column tiles of
+        // about 128 KB of B as the int8 Convolution layer does (layers/int8_forward.cpp)
+        const int M = 16, N = 3025, K = 64;
+        auto A = random_codes((size_t)M * K, 11), B = random_codes((size_t)K * N, 12);
+        std::vector<int16_t> pa(kernels::i8_packed_a_count(M, K));
+        kernels::i8_pack_a(M, K, A.data(), pa.data());
+        std::vector<size_t> kofs(K);
+        for (int k = 0; k < K; k++)
+            kofs[k] = (size_t)k * N;
+        kernels::Int8BSource b;
+        b.src = B.data();
+        b.kofs = kofs.data();
+        b.out_w = N;
+        const int T = std::min((N + 7) / 8 * 8, std::max(8, (128 * 1024 / ((K + 1) / 2 * 2)) / 8 * 8));
+        std::vector<int8_t> pb(kernels::i8_packed_b_bytes(K, T)), C((size_t)M * N);
+        std::vector<float> scale, bias;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, M);
+        o.ld = N;
+        Timing t = measure(
+            [&] {
+                for (int n0 = 0; n0 < N; n0 += T) {
+                    const int nt = std::min(T, N - n0);
+                    b.col0 = n0;
+                    kernels::i8_pack_b(K, nt, b, pb.data());
+                    kernels::Int8Out ot = o;
+                    ot.q = C.data() + n0;
+                    kernels::i8_gemm(M, nt, K, pa.data(), pb.data(), ot);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("i8.gemm.16x3025x64", 2.0 * M * N * K, t, "int8 thin 16x3025x64, tiles of B, requantized"));
+    }
     if (wanted("i8.conv3x3.64.im2col")) {
         const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
         auto wt = random_codes((size_t)O * K, 13), in = random_codes((size_t)C * W * H, 14);
@@ -662,17 +716,22 @@ int main(int argc, char** argv) {
             warm, rep);
         results.push_back(make_result("i8.conv3x3.64.im2col", 2.0 * O * K * N, t, "int8 3x3 64->64 on 56x56, im2col + GEMM"));
     }
-    if (wanted("i8.dwconv3x3.128")) {
-        const int C = 128, W = 58, H = 58, OW = 56, OH = 56;
-        auto in = random_codes((size_t)C * W * H + kernels::i8_dwconv_slack(1), 15), k = random_codes((size_t)C * 9, 16);
-        std::vector<float> out((size_t)C * OW * OH), scale, bias;
+    for (int stride : {1, 2}) {
+        const std::string name = stride == 1 ? "i8.dwconv3x3.128" : "i8.dwconv3x3s2.128";
+        if (!wanted(name))
+            continue;
+        const int C = 128, W = 58, H = 58, OW = stride == 1 ? 56 : 28, OH = OW;
+        auto in = random_codes((size_t)C * W * H + kernels::i8_dwconv_slack(stride), 15), k = random_codes((size_t)C * 9, 16);
+        std::vector<int8_t> out((size_t)C * OW * OH);
+        std::vector<float> scale, bias;
         std::vector<int32_t> rows((OW + 7) / 8 * 8);
         int ofs[9];
         for (int t = 0; t < 9; t++)
             ofs[t] = (t / 3) * W + t % 3;
         kernels::Int8Out o;
         i8_out(o, scale, bias, C);
-        o.f = out.data();
+        o.fused_bias = false;  // ncnn's x86 depthwise epilogue multiplies, then adds
+        o.q = out.data();      // requantized, as between mobilenet's int8 layers
         o.ld = (size_t)OW * OH;
         Timing t = measure(
             [&] {
@@ -682,6 +741,7 @@ int main(int argc, char** argv) {
                 p.padded_w = W;
                 p.out_w = OW;
                 p.out_h = OH;
+                p.stride_w = p.stride_h = stride;
                 p.rowsums = rows.data();
                 for (int q = 0; q < C; q++) {
                     p.src = in.data() + (size_t)q * W * H;
@@ -691,7 +751,9 @@ int main(int argc, char** argv) {
                 }
             },
             warm, rep);
-        results.push_back(make_result("i8.dwconv3x3.128", 2.0 * C * 9 * OW * OH, t, "int8 depthwise 3x3 on 128 planes of 56x56"));
+        results.push_back(make_result(name, 2.0 * C * 9 * OW * OH, t,
+                                      stride == 1 ? "int8 depthwise 3x3 on 128 planes of 56x56, requantized"
+                                                  : "int8 depthwise 3x3 stride 2, 56x56 -> 28x28, requantized"));
     }
 
     double peak = 0, i8_peak = 0;

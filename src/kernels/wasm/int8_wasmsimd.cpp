@@ -2,14 +2,18 @@
 //   i8_gemm     4 rows x 8 columns per tile, one i32x4.dot_i16x8_s per (row, 4 columns, k pair):
 //               a 32-bit splat of the row's pair of int16 weights against the pairs of 4 columns
 //               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
-//   i8_dwconv   8 output pixels per step: their codes under two taps widened to i16x8
+//   i8_dwconv   3x3 at stride 1 or 2: dw3x3 below (two output rows per step); other windows:
+//               8 output pixels per step: their codes under two taps widened to i16x8
 //               (v128.load8x8_s; stride 2 takes the even bytes of 16), interleaved into pairs and
 //               summed against the two weights by i32x4.dot_i16x8_s;
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
 //   i8_store, i8_quantize: the float epilogue on 4 lanes, float2int8 rounding half away from zero
-//               (trunc, then +-1 where |x - trunc(x)| >= 0.5: f32x4.nearest rounds ties to even,
-//               which is not ncnn's rule).
+//               (integer trunc, then +-1 where x - trunc(x) is at least one half in magnitude:
+//               f32x4.nearest rounds ties to even, which is not ncnn's rule), the clamp done by
+//               the saturating narrows and one i8x16.max.
+//   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
+//               byte): 64-bit loads and shuffles per k pair; other blocks gathered byte by byte.
 // Integer sums are exact in any order; the float steps are the scalar twins', lane for lane.
 #include <cmath>
 
@@ -21,23 +25,28 @@ namespace kernels {
 
 namespace {
 
-// float2int8 on 4 lanes as i32: round half away from zero, clamp to [-127, 127], NaN -> 0.
-inline v128_t round_clamp_i32(v128_t v) {
-    const v128_t t = wasm_f32x4_trunc(v);
-    const v128_t frac = wasm_f32x4_abs(wasm_f32x4_sub(v, t));
+// float2int8 on 4 lanes as i32, before the clamp: round half away from zero in the integer
+// domain (truncate, then +-1 where the exact fraction v - trunc(v) is at least one half); NaN -> 0,
+// out-of-range values saturate. The clamp to [-127, 127] is codes16(): the saturating narrows to
+// i8 give [-128, 127], then one i8x16.max with -127.
+inline v128_t round_i32(v128_t v) {
+    const v128_t i = wasm_i32x4_trunc_sat_f32x4(v);
+    const v128_t frac = wasm_f32x4_sub(v, wasm_f32x4_trunc(v));  // exact
     const v128_t up = wasm_f32x4_ge(frac, wasm_f32x4_splat(0.5f));
-    // +-1 with v's sign where the fraction is at least one half
-    const v128_t one = wasm_v128_or(wasm_f32x4_splat(1.f), wasm_v128_and(v, wasm_i32x4_splat((int32_t)0x80000000u)));
-    v128_t r = wasm_f32x4_add(t, wasm_v128_and(up, one));
-    r = wasm_f32x4_pmax(r, wasm_f32x4_splat(-127.f));  // NaN stays NaN: pmax(a, b) = a < b ? b : a
-    r = wasm_f32x4_pmin(r, wasm_f32x4_splat(127.f));
-    return wasm_i32x4_trunc_sat_f32x4(r);  // NaN -> 0
+    const v128_t down = wasm_f32x4_le(frac, wasm_f32x4_splat(-0.5f));
+    return wasm_i32x4_add(wasm_i32x4_sub(i, up), down);  // masks are -1 where true
+}
+
+// 16 codes from 4 vectors of round_i32 lanes, clamped to [-127, 127].
+inline v128_t codes16(v128_t a, v128_t b, v128_t c, v128_t d) {
+    const v128_t c8 = wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d));
+    return wasm_i8x16_max(c8, wasm_i8x16_splat(-127));
 }
 
 // act types 0..3 on 4 lanes, as act_scalar computes them.
 inline v128_t act4(v128_t v, const ActParams& a) {
     switch (a.type) {
-    case 1: return wasm_v128_bitselect(wasm_f32x4_splat(0.f), v, wasm_f32x4_lt(v, wasm_f32x4_splat(0.f)));
+    case 1: return wasm_f32x4_pmax(v, wasm_f32x4_splat(0.f));  // v < 0 ? 0 : v, as act_scalar (NaN, -0 kept)
     case 2: return wasm_v128_bitselect(v, wasm_f32x4_mul(v, wasm_f32x4_splat(a.p0)), wasm_f32x4_gt(v, wasm_f32x4_splat(0.f)));
     case 3: {
         const v128_t r = wasm_v128_bitselect(wasm_f32x4_splat(a.p1), v, wasm_f32x4_gt(v, wasm_f32x4_splat(a.p1)));
@@ -81,7 +90,7 @@ struct Store4 {
                          : wasm_f32x4_add(wasm_f32x4_mul(sf, wasm_f32x4_splat(scale)), wasm_f32x4_splat(bias));
         return act4(v, *act);
     }
-    v128_t codes(v128_t s) const { return round_clamp_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
+    v128_t codes(v128_t s) const { return round_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
 };
 
 inline Store4 store4_for(const Int8Out& o, int m) {
@@ -93,8 +102,8 @@ inline void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, in
     const Store4 st = store4_for(o, m);
     const size_t base = (size_t)m * o.ld + col;
     if (o.q) {
-        const v128_t c16 = wasm_i16x8_narrow_i32x4(st.codes(s0), st.codes(s1));
-        const v128_t c8 = wasm_i8x16_narrow_i16x8(c16, c16);
+        const v128_t c0 = st.codes(s0), c1 = st.codes(s1);
+        const v128_t c8 = codes16(c0, c1, c0, c1);
         if (n == 8) {
             wasm_v128_store64_lane(o.q + base, c8, 0);
         } else {
@@ -134,23 +143,74 @@ void i8_quantize__wasmsimd(const float* src, size_t n, float scale, int8_t* dst)
     const v128_t sc = wasm_f32x4_splat(scale);
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const v128_t a = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i), sc));
-        const v128_t b = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 4), sc));
-        const v128_t c = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 8), sc));
-        const v128_t d = round_clamp_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 12), sc));
-        wasm_v128_store(dst + i, wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d)));
+        const v128_t a = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i), sc));
+        const v128_t b = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 4), sc));
+        const v128_t c = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 8), sc));
+        const v128_t d = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 12), sc));
+        wasm_v128_store(dst + i, codes16(a, b, c, d));
     }
     for (; i < n; i++)
         dst[i] = float2int8(src[i] * scale);
 }
 
-void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
+void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        const int8_t* b = pb + (size_t)nb * Kp2 * 16;
-        const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
-        for (int mb = 0; mb < (M + 3) / 4; mb++) {
-            const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        size_t pix[8] = {};
+        const int valid = i8_block_pixels(N, b, nb, pix);
+        int8_t* d = dst + (size_t)nb * Kp2 * 16;
+        if (valid == 8 && pix[7] == pix[0] + 7) {
+            // 8 consecutive bytes per k: two 64-bit loads interleaved into (k, k + 1) pairs
+            const int8_t* base = b.src + pix[0];
+            int kp = 0;
+            for (; kp < K / 2; kp++, d += 16) {
+                const v128_t r0 = wasm_v128_load64_zero(base + b.kofs[2 * kp]);
+                const v128_t r1 = wasm_v128_load64_zero(base + b.kofs[2 * kp + 1]);
+                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+            }
+            if (kp < Kp2) {  // odd K: the last k pairs with zeros
+                const v128_t r0 = wasm_v128_load64_zero(base + b.kofs[2 * kp]);
+                const v128_t z = wasm_i8x16_splat(0);
+                wasm_v128_store(d, wasm_i8x16_shuffle(r0, z, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+            }
+            continue;
+        }
+        if (valid == 8 && pix[7] == pix[0] + 14) {
+            // every other byte of 15 (stride 2 within one row): two 8-byte loads per k (bytes 0-7
+            // and 7-14, so nothing past the last pixel is read), their even bytes, interleaved
+            const int8_t* base = b.src + pix[0];
+            const v128_t z = wasm_i8x16_splat(0);
+            auto evens = [&](int k) {
+                if (k >= K)
+                    return z;
+                const int8_t* r = base + b.kofs[k];
+                const v128_t lo = wasm_v128_load64_zero(r), hi = wasm_v128_load64_zero(r + 7);
+                return wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 17, 19, 21, 23, 0, 0, 0, 0, 0, 0, 0, 0);
+            };
+            for (int kp = 0; kp < Kp2; kp++, d += 16) {
+                const v128_t r0 = evens(2 * kp), r1 = evens(2 * kp + 1);
+                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+            }
+            continue;
+        }
+        for (int kp = 0; kp < Kp2; kp++, d += 16) {
+            const int8_t* s0 = b.src + b.kofs[2 * kp];
+            const int8_t* s1 = 2 * kp + 1 < K ? b.src + b.kofs[2 * kp + 1] : nullptr;
+            for (int j = 0; j < 8; j++) {
+                d[j * 2] = j < valid ? s0[pix[j]] : (int8_t)0;
+                d[j * 2 + 1] = j < valid && s1 ? s1[pix[j]] : (int8_t)0;
+            }
+        }
+    }
+}
+
+void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
+    const int Kp2 = (K + 1) / 2;
+    for (int mb = 0; mb < (M + 3) / 4; mb++) {
+        const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        for (int nb = 0; nb < (N + 7) / 8; nb++) {
+            const int8_t* b = pb + (size_t)nb * Kp2 * 16;
+            const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
             v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
                    c31 = c00;
             for (int kp = 0; kp < Kp2; kp++) {
@@ -242,7 +302,92 @@ void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
 
 }  // namespace
 
+namespace {
+
+// A 3x3 window with dilation 1: tap offsets 0, 1, 2 in each of three consecutive rows.
+inline bool dw_is_3x3(const Int8DwPlane& p) {
+    if (p.maxk != 9)
+        return false;
+    for (int t = 0; t < 9; t++)
+        if (p.ofs[t] != (t / 3) * p.padded_w + t % 3)
+            return false;
+    return true;
+}
+
+// The splat of the pair (k0, k1) as i16 lanes, for i32x4.dot_i16x8_s.
+inline v128_t pair_splat(int8_t k0, int8_t k1) {
+    return wasm_i32x4_splat((int32_t)((uint32_t)(uint16_t)(int16_t)k0 | ((uint32_t)(uint16_t)(int16_t)k1 << 16)));
+}
+
+// 3x3, strides 1 and 2, two output rows per step: they share input rows (stride 1: two of four,
+// stride 2: one of five). Per input row and 8 output pixels, the codes under (kx 0, kx 1) and
+// under (kx 2, kx 3) as pairs of i16, the second pair against the weights (k2, 0):
+//   stride 1: four 8-byte loads widened (v128.load8x8_s) at offsets 0..3, interleaved in twos by
+//             shuffles (i32x4.extmul_*_i16x8 for kx 2 alone costs three x86 instructions in V8,
+//             a dot product one);
+//   stride 2: the 16 bytes at the window's left edge are the pairs (kx 0, kx 1) already, widened;
+//             the 16 bytes two further are the (kx 2, kx 3) pairs.
+// Each output row that reads an input row adds two dot products (and the kx 2 terms) per 4
+// pixels. The sums go straight to the store (no row buffer). Reads stay within the plane plus
+// i8_dwconv_slack(stride) bytes.
+template <int S>
+void dw3x3(const Int8DwPlane& p, const Int8Out& o) {
+    v128_t k01[3], k2[3];
+    for (int r = 0; r < 3; r++) {
+        k01[r] = pair_splat(p.kernel[r * 3], p.kernel[r * 3 + 1]);
+        k2[r] = pair_splat(p.kernel[r * 3 + 2], 0);
+    }
+    const size_t pw = (size_t)p.padded_w;
+    for (int y = 0; y < p.out_h; y += 2) {
+        const bool two = y + 1 < p.out_h;
+        const int8_t* row0 = p.src + (size_t)y * S * pw;
+        const int nrows = two ? 3 + S : 3;
+        for (int x = 0; x < p.out_w; x += 8) {
+            v128_t a0l = wasm_i32x4_splat(0), a0h = a0l, a1l = a0l, a1h = a0l;
+            for (int r = 0; r < nrows; r++) {
+                const int8_t* s = row0 + (size_t)r * pw + (size_t)x * S;
+                v128_t pl, ph, ql, qh;  // (kx0, kx1) pairs low/high; kx 2 terms come from ql/qh
+                if (S == 1) {
+                    const v128_t a = wasm_i16x8_load8x8(s), b = wasm_i16x8_load8x8(s + 1);
+                    const v128_t c = wasm_i16x8_load8x8(s + 2), d = wasm_i16x8_load8x8(s + 3);
+                    pl = wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+                    ph = wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
+                    ql = wasm_i16x8_shuffle(c, d, 0, 8, 1, 9, 2, 10, 3, 11);
+                    qh = wasm_i16x8_shuffle(c, d, 4, 12, 5, 13, 6, 14, 7, 15);
+                } else {
+                    const v128_t a = wasm_v128_load(s), c = wasm_v128_load(s + 2);
+                    pl = wasm_i16x8_extend_low_i8x16(a);
+                    ph = wasm_i16x8_extend_high_i8x16(a);
+                    ql = wasm_i16x8_extend_low_i8x16(c);
+                    qh = wasm_i16x8_extend_high_i8x16(c);
+                }
+                auto add = [&](v128_t& lo, v128_t& hi, int ky) {
+                    lo = wasm_i32x4_add(lo, wasm_i32x4_add(wasm_i32x4_dot_i16x8(pl, k01[ky]), wasm_i32x4_dot_i16x8(ql, k2[ky])));
+                    hi = wasm_i32x4_add(hi, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ph, k01[ky]), wasm_i32x4_dot_i16x8(qh, k2[ky])));
+                };
+                if (r < 3)
+                    add(a0l, a0h, r);
+                if (two && r >= S && r - S < 3)
+                    add(a1l, a1h, r - S);
+            }
+            const int n = p.out_w - x < 8 ? p.out_w - x : 8;
+            store8(o, p.channel, (size_t)y * p.out_w + x, a0l, a0h, n);
+            if (two)
+                store8(o, p.channel, (size_t)(y + 1) * p.out_w + x, a1l, a1h, n);
+        }
+    }
+}
+
+}  // namespace
+
 void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
+    if (dw_is_3x3(p) && p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2)) {
+        if (p.stride_w == 1)
+            dw3x3<1>(p, o);
+        else
+            dw3x3<2>(p, o);
+        return;
+    }
     if (p.maxk == 9)
         dw_plane<9>(p, o);
     else

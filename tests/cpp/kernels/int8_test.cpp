@@ -153,6 +153,103 @@ TEST(Int8Kernels, PackBIm2col) {
         }
 }
 
+// Both twins of i8_pack_b against the definition, on tiles of columns (col0) of an im2col source
+// at strides 1 and 2 with odd sizes and odd K: runs of 8 consecutive pixels inside one output row
+// (the SIMD twin's 64-bit loads) and blocks that cross rows or run past N (gathered).
+TEST(Int8Kernels, PackBTilesBothTwins) {
+    using Fn = void (*)(int, int, const Int8BSource&, int8_t*);
+    for (int s : {1, 2})
+        for (int C : {1, 2, 3})
+            for (int out_w : {5, 8, 13, 19}) {
+                const int k = 3, out_h = 4, pw = (out_w - 1) * s + k, ph = (out_h - 1) * s + k;
+                const int N = out_w * out_h, K = C * k * k;
+                // exactly the planes: ASan sees any read past them
+                auto src = rand_codes((size_t)C * pw * ph, 31 + s * 100 + C * 10 + out_w);
+                std::vector<size_t> kofs(K);
+                for (int c = 0; c < C; c++)
+                    for (int t = 0; t < k * k; t++)
+                        kofs[(size_t)c * k * k + t] = (size_t)c * pw * ph + (size_t)(t / k) * pw + t % k;
+                Int8BSource b;
+                b.src = src.data();
+                b.kofs = kofs.data();
+                b.out_w = out_w;
+                b.row_step = (size_t)s * pw;
+                b.col_step = (size_t)s;
+                const int Kp2 = (K + 1) / 2;
+                for (int col0 : {0, 3, 8, N - 9}) {
+                    if (col0 < 0)
+                        continue;
+                    for (int nt : {1, 8, 9, N - col0}) {
+                        if (nt < 1 || col0 + nt > N)
+                            continue;
+                        SCOPED_TRACE("s" + std::to_string(s) + " C" + std::to_string(C) + " out_w " + std::to_string(out_w) +
+                                     " col0 " + std::to_string(col0) + " n " + std::to_string(nt));
+                        b.col0 = col0;
+                        Fn fns[] = {i8_pack_b__scalar, i8_pack_b, NF_KERNEL_SIMD_OR_NULL(i8_pack_b)};
+                        for (Fn fn : fns) {
+                            if (!fn)
+                                continue;
+                            std::vector<int8_t> pb(i8_packed_b_bytes(K, nt), 99);
+                            fn(K, nt, b, pb.data());
+                            for (int n = 0; n < (nt + 7) / 8 * 8; n++)
+                                for (int kk = 0; kk < Kp2 * 2; kk++) {
+                                    int8_t want = 0;
+                                    if (n < nt && kk < K) {
+                                        const int c = col0 + n, y = c / out_w, x = c % out_w;
+                                        want = src[kofs[kk] + (size_t)y * s * pw + (size_t)x * s];
+                                    }
+                                    ASSERT_EQ(want, pb[((size_t)(n / 8) * Kp2 + kk / 2) * 16 + (n % 8) * 2 + (kk & 1)])
+                                        << "n " << n << " k " << kk;
+                                }
+                        }
+                    }
+                }
+            }
+}
+
+// A layer runs the GEMM on tiles: rows [m0, m0 + mt) (a multiple of 4 in) and columns [n0, n0 +
+// nt) of the whole product, through offset A blocks, B packed from col0 and shifted outputs.
+// Every tile split gives the same bytes as one call.
+TEST(Int8Kernels, GemmTilesGiveTheWholeProduct) {
+    const int M = 13, N = 37, K = 19;
+    auto a = rand_codes((size_t)M * K, 41), bm = rand_codes((size_t)K * N, 42);
+    std::vector<int16_t> pa(i8_packed_a_count(M, K));
+    i8_pack_a(M, K, a.data(), pa.data());
+    std::vector<size_t> kofs(K);
+    for (int k = 0; k < K; k++)
+        kofs[k] = (size_t)k * N;
+    Int8BSource src;
+    src.src = bm.data();
+    src.kofs = kofs.data();
+    src.out_w = N;
+    auto scale = rand_vec(M, 43, 1e-4f, 0.05f);
+    auto bias = rand_vec(M, 44, -2.f, 2.f);
+    auto run = [&](int mstep, int nstep) {
+        std::vector<int8_t> out((size_t)M * N, 99);
+        for (int m0 = 0; m0 < M; m0 += mstep)
+            for (int n0 = 0; n0 < N; n0 += nstep) {
+                const int mt = std::min(mstep, M - m0), nt = std::min(nstep, N - n0);
+                Int8BSource b = src;
+                b.col0 = n0;
+                std::vector<int8_t> pb(i8_packed_b_bytes(K, nt));
+                i8_pack_b(K, nt, b, pb.data());
+                Int8Out o;
+                o.scale_in = scale.data() + m0;
+                o.bias = bias.data() + m0;
+                o.fused_bias = true;
+                o.act = act_of(1);
+                o.top_scale = 0.9f;
+                o.ld = (size_t)N;
+                o.q = out.data() + (size_t)m0 * N + n0;
+                i8_gemm(mt, nt, K, pa.data() + (size_t)(m0 / 4) * ((K + 1) / 2) * 8, pb.data(), o);
+            }
+        return out;
+    };
+    const auto whole = run(M, N);
+    for (auto [ms, ns] : {std::pair{4, 8}, {8, 16}, {12, 24}, {4, 40}, {16, 8}})
+        EXPECT_EQ(whole, run(ms, ns)) << "tiles of " << ms << " rows x " << ns << " columns";
+}
+
 using DwFn = void (*)(const Int8DwPlane&, const Int8Out&);
 
 void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& oc, uint32_t seed) {
@@ -229,6 +326,12 @@ TEST(Int8Kernels, DepthwiseShapes) {
         for (int stride : {1, 2, 3})
             for (int out_w : {1, 7, 8, 9, 13})
                 check_dw(k, stride, stride == 1 && k == 3 ? 2 : 1, out_w, 3, kOutCases[seed % 6], seed++);
+    // 3x3 dilation 1 at strides 1 and 2 (the SIMD kernel's two-rows-per-step path): odd and even
+    // row counts (a last single row), widths around the 8-pixel block
+    for (int stride : {1, 2})
+        for (int out_w : {1, 5, 8, 9, 16, 17, 30})
+            for (int out_h : {1, 2, 5})
+                check_dw(3, stride, 1, out_w, out_h, kOutCases[seed % 6], seed++);
 }
 
 TEST(Int8Kernels, DotRows) {
@@ -255,8 +358,11 @@ TEST(Int8Kernels, DotRows) {
 // float2int8: half away from zero (not wasm's ties-to-even f32x4.nearest), clamp, NaN -> 0.
 TEST(Int8Kernels, QuantizeRounding) {
     std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 0.49999997f, -0.49999997f, 126.5f, 127.49f, 127.5f,
-                            -127.5f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN, 0.f, -0.f, 3.25f, -3.75f, 8388609.f};
-    const std::vector<int> want = {1, 2, 3, -1, -2, -3, 0, 0, 127, 127, 127, -127, 127, -127, 127, -127, 0, 0, 0, 3, -4, 127};
+                            -127.5f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN, 0.f, -0.f, 3.25f, -3.75f, 8388609.f,
+                            // around the int32 range (the SIMD twin rounds in the integer domain)
+                            2147483648.f, -2147483648.f, 3e9f, -3e9f, -128.f, -128.5f, 128.f, -126.5f};
+    const std::vector<int> want = {1,   2,    3,   -1,   -2,  -3,   0,   0,    127, 127, 127, -127, 127, -127, 127,
+                                   -127, 0,   0,   0,    3,   -4,   127, 127,  -127, 127, -127, -127, -127, 127, -127};
     for (size_t i = 0; i < x.size(); i++)
         EXPECT_EQ(want[i], (int)float2int8(x[i])) << x[i];
     // lengths around the 16-lane body

@@ -5,6 +5,7 @@
 // optimized layers (src/layers/wasm/) and the reference layers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/parallel.h"
@@ -32,11 +33,10 @@ std::vector<std::pair<std::string, std::vector<float>>> outputs_of(const std::ma
 
 // Runs `param` (random weights, seeded inputs of `shapes`) without a pool, then at 2, 3 and 4
 // threads and at 1 thread with the pool alive; every output must equal the first run bit for bit.
-void expect_same_bits(const std::string& what, const std::string& param, const std::map<std::string, Shape>& shapes,
-                      bool optimized = true) {
+void expect_same_bits_graph(const std::string& what, const Graph& g, const std::map<std::string, Shape>& shapes,
+                            bool optimized = true) {
     SCOPED_TRACE(what);
     ThreadsGuard guard;
-    Graph g = test::graph_from_text(param, 7);
     Net probe;
     NetOptions no;
     no.use_optimized = optimized;
@@ -61,6 +61,31 @@ void expect_same_bits(const std::string& what, const std::string& param, const s
         }
     }
     EXPECT_GT(parallel_jobs_run(), jobs_before) << "nothing ran on the pool: the case does not test a split";
+}
+
+void expect_same_bits(const std::string& what, const std::string& param, const std::map<std::string, Shape>& shapes,
+                      bool optimized = true) {
+    expect_same_bits_graph(what, test::graph_from_text(param, 7), shapes, optimized);
+}
+
+// An int8 model (layers with int8_scale_term) from inline text: random fp32 weights, which the
+// layers quantize at load with their weight scales, and the bottom (and top) scales set here to
+// values ncnn2table would pick for inputs in [-1, 1] (the random weight scales are kept).
+Graph int8_graph(const std::string& param) {
+    Graph g = test::graph_from_text(param, 7);
+    for (auto& l : g.layers) {
+        if (l.type != "Convolution" && l.type != "ConvolutionDepthWise" && l.type != "InnerProduct")
+            continue;
+        const bool top = l.params.get_int(8, 0) > 100;
+        const size_t k = l.weights.size();
+        // weight scales that keep the codes in range for weights in +-sqrt(3 / fan_in) (fan_in >= 9)
+        WeightArray& ws = l.weights[k - (top ? 3 : 2)];
+        ws.set_values(std::vector<float>(ws.data.size(), 300.f));
+        l.weights[k - (top ? 2 : 1)].set_values({90.f});  // bottom scale
+        if (top)
+            l.weights[k - 1].set_values({20.f});  // top scale
+    }
+    return g;
 }
 
 std::string net(int layers, int blobs, const std::string& body) {
@@ -232,4 +257,48 @@ TEST(LayersThreads, PiecewiseActivationsAndSoftmaxFast) {
                          "Reshape rs 1 1 s f 0=-1\n"
                          "Softmax sf 1 1 f y1 0=0\n"),
                      {});
+}
+
+// The int8 paths (layers/int8_forward.cpp): the kernels' path of the optimized layers (SIMD
+// builds: depthwise by channel, GEMM by column tiles and output-channel blocks) and the reference
+// loops (by output channel) of both layer sets; quantized and int8 inputs, requantized and
+// dequantized outputs, odd sizes.
+TEST(LayersThreads, Int8ConvolutionDepthWiseInnerProduct) {
+    const std::string body =
+        "Input in 0 1 x 0=23 1=19 2=5\n"
+        // 3x3 s1 pad 1, requantized (its int8 output feeds the next layers as codes)
+        "Convolution c1 1 1 x a 0=13 1=3 4=1 5=1 6=585 8=102 9=1\n"
+        "Split sp 1 2 a a1 a2\n"
+        // depthwise 3x3 s2 and s1 on the codes, leaky relu / none
+        "ConvolutionDepthWise d1 1 1 a1 b 0=13 1=3 3=2 4=1 5=1 6=117 7=13 8=101 9=1\n"
+        "ConvolutionDepthWise d2 1 1 a2 e 0=13 1=3 4=1 5=1 6=117 7=13 8=1 9=2 -23310=1,1.0e-01\n"
+        // 1x1 on the requantized depthwise output, dequantized; grouped 3x3 s2; a sigmoid (the
+        // reference store in every build)
+        "Convolution c2 1 1 b c 0=17 1=1 5=1 6=221 8=1\n"
+        "ConvolutionDepthWise g1 1 1 e f 0=26 1=3 3=2 4=1 5=1 6=234 7=13 8=2 9=4\n"
+        "InnerProduct ip 1 1 c y 0=37 1=1 2=" + std::to_string(37 * 17 * 12 * 10) + " 8=1\n"
+        "Convolution c3 1 1 f z 0=7 1=3 4=1 5=1 6=1638 8=1 9=1\n";
+    const Graph chain = int8_graph(net(9, 10, body));
+    {
+        // the scales give outputs that vary (a chain that saturated or zeroed would compare nothing)
+        Net probe;
+        ASSERT_TRUE(probe.load(chain).is_ok());
+        const auto outs = test::run_graph(chain, test::random_inputs(probe, 11, {}), {}, true);
+        ASSERT_EQ(outs.size(), 2u);
+        for (auto& kv : outs) {
+            const std::vector<float> v = test::to_vector(kv.second);
+            const auto mm = std::minmax_element(v.begin(), v.end());
+            EXPECT_LT(*mm.first, *mm.second) << kv.first << " is constant";
+        }
+    }
+    for (bool optimized : {true, false})
+        expect_same_bits_graph(std::string("int8 chain ") + (optimized ? "optimized" : "reference"), chain, {},
+                               optimized);
+    // a wide 1x1 and a 3x3 with many input channels: several GEMM tiles and row blocks
+    expect_same_bits_graph("int8 1x1 40->33 on 41x37, 3x3 33->9",
+                           int8_graph(net(3, 3,
+                                          "Input in 0 1 x 0=37 1=41 2=40\n"
+                                          "Convolution c1 1 1 x a 0=33 1=1 5=1 6=1320 8=102 9=1\n"
+                                          "Convolution c2 1 1 a y 0=9 1=3 4=1 5=1 6=2673 8=1\n")),
+                           {});
 }
