@@ -109,7 +109,9 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       assert.deepEqual(await quantizeAndWait(page), { end: 'done', message: '' });
       assert.match(await text(page, '#quant-verdict'), /int8 model ready: \d+ of \d+ layers int8/);
       const sizes = await page.locator('#quant-stats').evaluate((e) => ({ fp32: Number(e.dataset.fp32Bin), int8: Number(e.dataset.int8Bin) }));
-      assert.ok(sizes.int8 > 0 && sizes.int8 < sizes.fp32 / 2.5, `int8 .bin ${sizes.int8} vs fp32 ${sizes.fp32}`);
+      // the page's bound (PAGE_MAX_LAYER_ERROR) keeps BlazeFace's steepest layers fp32: about 1.7x
+      // smaller, not ncnn2int8's 3.5x (docs/quantize.md)
+      assert.ok(sizes.int8 > 0 && sizes.int8 < sizes.fp32 / 1.4, `int8 .bin ${sizes.int8} vs fp32 ${sizes.fp32}`);
       // every output compared, each with a finite error
       const rows = await page.locator('#quant-agree-table tbody tr').evaluateAll((trs) => trs.map((r) => r.dataset.err));
       assert.ok(rows.length >= 2, `${rows.length} outputs compared`);

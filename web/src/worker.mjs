@@ -364,6 +364,7 @@ const handlers = {
     const { model: q, report } = await m.quantize({
       calibration,
       method: msg.method,
+      maxLayerError: msg.maxLayerError,
       mean: msg.mean,
       norm: msg.norm,
       rgb: msg.rgb,
