@@ -317,6 +317,22 @@ int int_option(const std::string& cmd, const Args& a, const char* name, long lo,
     return -1;
 }
 
+std::vector<std::string> split_commas(const std::vector<std::string>& values) {
+    std::vector<std::string> r;
+    for (auto& v : values) {
+        size_t pos = 0;
+        while (pos <= v.size()) {
+            size_t comma = v.find(',', pos);
+            if (comma == std::string::npos)
+                comma = v.size();
+            if (comma > pos)
+                r.push_back(v.substr(pos, comma - pos));
+            pos = comma + 1;
+        }
+    }
+    return r;
+}
+
 double median_of(std::vector<double> v) {
     if (v.empty())
         return 0;

@@ -54,6 +54,8 @@ int threads_option(const std::string& cmd, const Args& a);
 // --NAME N when given: an integer in [lo, hi] into `out` (left as it is when absent). Returns -1 to
 // go on, or kUsage after printing "nnfold <cmd>: --NAME expects an integer from lo to hi, got '...'".
 int int_option(const std::string& cmd, const Args& a, const char* name, long lo, long hi, int& out);
+// The comma-separated items of every value ("a,b" "c" -> a, b, c), empty items dropped.
+std::vector<std::string> split_commas(const std::vector<std::string>& values);
 // Median of `v` (the mean of the middle two for an even count); 0 for none.
 double median_of(std::vector<double> v);
 

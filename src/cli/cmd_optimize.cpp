@@ -36,26 +36,6 @@ static const char* kOptimizeHelp =
     "  --shape NAME=c,h,w   input shape (needed when the model declares none)\n"
     "  --seed N             seed for random weights (default 0)\n";
 
-namespace {
-
-std::vector<std::string> split_list(const std::vector<std::string>& values) {
-    std::vector<std::string> r;
-    for (auto& v : values) {
-        size_t pos = 0;
-        while (pos <= v.size()) {
-            size_t comma = v.find(',', pos);
-            if (comma == std::string::npos)
-                comma = v.size();
-            if (comma > pos)
-                r.push_back(v.substr(pos, comma - pos));
-            pos = comma + 1;
-        }
-    }
-    return r;
-}
-
-}  // namespace
-
 int cmd_optimize(int argc, char** argv) {
     Args a;
     // IN.param IN.bin OUT.param OUT.bin [flag [cutstart [cutend]]]; --list-passes alone
@@ -88,7 +68,7 @@ int cmd_optimize(int argc, char** argv) {
     if (pos.size() == 7)
         cutend = pos[6] == "-" ? "" : pos[6];
     OptimizeOptions opt;
-    opt.passes = split_list(a.all("passes"));
+    opt.passes = split_commas(a.all("passes"));
     // pass names are this command's vocabulary: a wrong one is a usage error
     std::vector<std::string> valid = optimizer_pass_names();
     for (auto& n : opt.passes)
@@ -99,7 +79,7 @@ int cmd_optimize(int argc, char** argv) {
             fprintf(stderr, "nnfold optimize: unknown pass '%s'; valid passes: %s\n", n.c_str(), list.c_str());
             return kUsage;
         }
-    opt.keep = split_list(a.all("keep"));
+    opt.keep = split_commas(a.all("keep"));
     opt.explain = a.has("explain");
     uint32_t seed = 0;
     Status st = parse_shapes(a.all("shape"), opt.input_shapes);

@@ -54,22 +54,6 @@ static const char* kQuantizeHelp =
 
 namespace {
 
-std::vector<std::string> split_commas(const std::vector<std::string>& values) {
-    std::vector<std::string> r;
-    for (auto& v : values) {
-        size_t pos = 0;
-        while (pos <= v.size()) {
-            size_t comma = v.find(',', pos);
-            if (comma == std::string::npos)
-                comma = v.size();
-            if (comma > pos)
-                r.push_back(v.substr(pos, comma - pos));
-            pos = comma + 1;
-        }
-    }
-    return r;
-}
-
 Status parse_floats(const std::string& opt, const std::string& v, std::vector<float>& out) {
     out.clear();
     for (auto& s : split_commas({v})) {

@@ -130,19 +130,24 @@ Status Mat::clone(Mat& out, Allocator* alloc) const {
     return Status::ok();
 }
 
+// `m` (sharing its buffer) with shape `s`, channels dense (cstep = w * h * d).
+static Mat with_dense_shape(const Mat& m, const Shape& s) {
+    Mat r = m;
+    r.dims = s.dims;
+    r.w = s.w;
+    r.h = s.h;
+    r.d = s.d;
+    r.c = s.c;
+    r.cstep = (size_t)s.w * s.h * s.d;
+    return r;
+}
+
 Status Mat::reshape(const Shape& s, Mat& out) const {
     if (elempack != 1)
         return internal_error("reshape of a packed tensor");
     if (!s.valid() || s.total() != shape().total())
         return shape_mismatch("cannot reshape " + shape().str() + " to " + s.str());
-    Mat m = *this;
-    m.dims = s.dims;
-    m.w = s.w;
-    m.h = s.h;
-    m.d = s.d;
-    m.c = s.c;
-    m.cstep = (size_t)s.w * s.h * s.d;
-    out = m;
+    out = with_dense_shape(*this, s);
     return Status::ok();
 }
 
@@ -152,15 +157,8 @@ Status Mat::view(size_t offset, const Shape& s, Mat& out) const {
     if (!s.valid() || offset > total_floats() || s.total() > total_floats() - offset)
         return shape_mismatch("a view of " + s.str() + " at " + std::to_string(offset) + " does not fit in " +
                               shape().str());
-    Mat m = *this;
-    m.dims = s.dims;
-    m.w = s.w;
-    m.h = s.h;
-    m.d = s.d;
-    m.c = s.c;
-    m.cstep = (size_t)s.w * s.h * s.d;
-    m.data = data + offset;
-    out = m;
+    out = with_dense_shape(*this, s);
+    out.data = data + offset;
     return Status::ok();
 }
 

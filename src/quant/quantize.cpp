@@ -13,6 +13,7 @@
 #include "quant/quantize.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <memory>
 #include <cstring>
@@ -235,12 +236,21 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
         return st.with_context("calibration sample " + std::to_string(i + 1));
     };
 
+    // one pass over the samples: `use` sees each sample's inputs of the quantizable layers
+    auto over_samples = [&](const std::function<void(std::map<std::string, Mat>&)>& use) -> Status {
+        for (int i = 0; i < n; i++) {
+            std::map<std::string, Mat> got;
+            Status st = net.run(samples[(size_t)i], wanted_bottoms, got);
+            if (!st)
+                return sample_error(i, st);
+            use(got);
+            NF_RETURN_IF_ERROR(prog.step());
+        }
+        return Status::ok();
+    };
+
     // A: absmax of each input
-    for (int i = 0; i < n; i++) {
-        std::map<std::string, Mat> got;
-        Status st = net.run(samples[(size_t)i], wanted_bottoms, got);
-        if (!st)
-            return sample_error(i, st);
+    NF_RETURN_IF_ERROR(over_samples([&](std::map<std::string, Mat>& got) {
         for (auto& s : layers) {
             if (!s.reason.empty())
                 continue;
@@ -248,8 +258,7 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
             s.absmax = std::max(s.absmax, quant::absmax(m.data, m.total_floats()));
             s.count = (int)m.total_floats();
         }
-        NF_RETURN_IF_ERROR(prog.step());
-    }
+    }));
     for (auto& s : layers) {
         if (!s.reason.empty())
             continue;
@@ -264,19 +273,14 @@ Status quantize_graph(const Graph& fp32, const std::vector<CalibrationSample>& s
         for (auto& s : layers)
             if (s.reason.empty())
                 s.histogram.assign(quant::kHistogramBins, 0);
-        for (int i = 0; i < n; i++) {
-            std::map<std::string, Mat> got;
-            Status st = net.run(samples[(size_t)i], wanted_bottoms, got);
-            if (!st)
-                return sample_error(i, st);
+        NF_RETURN_IF_ERROR(over_samples([&](std::map<std::string, Mat>& got) {
             for (auto& s : layers) {
                 if (!s.reason.empty())
                     continue;
                 const Mat& m = got.at(s.bottom);
                 quant::accumulate_histogram(m.data, m.total_floats(), s.absmax, s.histogram);
             }
-            NF_RETURN_IF_ERROR(prog.step());
-        }
+        }));
     }
 
     // scales
