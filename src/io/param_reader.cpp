@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "core/strings.h"
 #include "io/float_token.h"
@@ -33,6 +32,22 @@ struct Line {
     int number;
     std::vector<std::string> tokens;
 };
+
+// The comma-separated parts of an array value as std::getline(stream, part, ',') yields them:
+// empty parts kept, no part after a trailing comma, none for an empty value. (No stringstream:
+// it links libc++'s iostreams and locales, about 100 KB of wasm.)
+std::vector<std::string> comma_parts(const std::string& val) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start < val.size()) {
+        size_t comma = val.find(',', start);
+        if (comma == std::string::npos)
+            comma = val.size();
+        parts.push_back(val.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return parts;
+}
 
 // Splits the text into whitespace-separated tokens, each with its line number; a token
 // `id="..."` may contain spaces. Line breaks carry no meaning beyond that: ncnn reads the file as
@@ -157,11 +172,7 @@ Status parse_param_token(const std::string& tok, ParamDict& pd, Warnings& warnin
             return invalid_model("array param id " + std::to_string(id) + " (from " + std::to_string(key) +
                                  ") is not below 32");
         // n,v1,...,vn
-        std::vector<std::string> parts;
-        std::stringstream ss(val);
-        std::string part;
-        while (std::getline(ss, part, ','))
-            parts.push_back(part);
+        std::vector<std::string> parts = comma_parts(val);
         if (!val.empty() && val.back() == ',')
             parts.push_back("");
         if (parts.empty())
@@ -194,10 +205,8 @@ Status parse_param_token(const std::string& tok, ParamDict& pd, Warnings& warnin
         } else if (val.find(',') != std::string::npos) {
             // newer ncnn's array form id=v1,v2,...
             pv.kind = ParamValue::Kind::Array;
-            std::stringstream ss(val);
-            std::string part;
             int i = 0;
-            while (std::getline(ss, part, ',')) {
+            for (const std::string& part : comma_parts(val)) {
                 int32_t bits;
                 bool f;
                 Status st = parse_value(part, bits, f);

@@ -61,6 +61,34 @@ TEST(ParamReader, OldAndNewArraysStringsCrlfAndBlankLines) {
     EXPECT_EQ(pd.get_string(3, ""), "a b");
 }
 
+// Array values are split at commas as std::getline splits them (the reader's former
+// implementation): empty elements count, a trailing comma adds an empty element to an old-style
+// array and is an error in a new-style one.
+TEST(ParamReader, ArrayCommaEdgeCases) {
+    auto status_of = [](const std::string& params) {
+        Graph g;
+        Warnings w;
+        return read_param("7767517\n2 2\nInput data 0 1 data\nNoop n 1 1 data out " + params + "\n", g, w);
+    };
+    Graph g = parse("7767517\n2 2\nInput data 0 1 data\nNoop n 1 1 data out -23300=0 -23301=1,7 2=8,9\n");
+    EXPECT_TRUE(g.layers[1].params.get_ints(0).empty());
+    EXPECT_EQ(g.layers[1].params.get_ints(1), std::vector<int>{7});
+    EXPECT_EQ(g.layers[1].params.get_ints(2), (std::vector<int>{8, 9}));
+    Status st = status_of("-23300=2,1,");  // the trailing comma is an empty (bad) second element
+    EXPECT_FALSE(st.is_ok());
+    EXPECT_NE(st.message().find("element 1"), std::string::npos) << st.message();
+    st = status_of("-23300=0,");  // one (empty) element after a declared length of 0
+    EXPECT_NE(st.message().find("declares 0 values but has 1"), std::string::npos) << st.message();
+    st = status_of("-23300=2,,1");
+    EXPECT_NE(st.message().find("element 0"), std::string::npos) << st.message();
+    st = status_of("-23300=");
+    EXPECT_NE(st.message().find("has no length"), std::string::npos) << st.message();
+    st = status_of("0=1,,2");
+    EXPECT_NE(st.message().find("element 1"), std::string::npos) << st.message();
+    st = status_of("0=1,2,");
+    EXPECT_NE(st.message().find("ends with a comma"), std::string::npos) << st.message();
+}
+
 TEST(ParamReader, ShapeHintsFourAndFivePerBlob) {
     Graph g = parse("7767517\n3 3\nInput data 0 1 data -23330=4,3,8,6,3\n"
                     "Noop n 1 1 data a -23330=5,4,8,6,2,3\nNoop m 1 1 a b -23330=4,1,10,1,1\n");
