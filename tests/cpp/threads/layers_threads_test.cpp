@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/parallel.h"
+#include "kernels/winograd.h"
 #include "test_util.h"
 
 using namespace nnfold;
@@ -112,6 +113,54 @@ TEST(LayersThreads, ConvolutionWinogradLargeTiles) {
                      net(2, 2, "Input in 0 1 x 0=14 1=14 2=512\n"
                                "Convolution c 1 1 x y 0=512 1=3 4=1 5=1 6=2359296\n"),
                      {});
+}
+
+// The two ways a Winograd layer splits (kernels/winograd.h winograd_split_by_channel), each with
+// a fused residual Add (+ ReLU) in its stores: by output/input channel (few tiles: one block of a
+// 13x11 output), and by tile ranges (a 99x97 output, 625 tiles in several blocks, ragged last
+// panel). The split is asserted first, so each case is known to test the path it names.
+TEST(LayersThreads, ConvolutionWinogradBothSplitsWithResidual) {
+    using kernels::Winograd;
+    const auto split_of = [](int w, int h, int ch, int parts) {
+        const int tiles = ((w + 3) / 4) * ((h + 3) / 4);
+        return kernels::winograd_split_by_channel(tiles, kernels::winograd_tile_block(Winograd::F43, ch, ch, tiles),
+                                                  ch, parts);
+    };
+    for (int parts : {2, 3, 4}) {
+        EXPECT_TRUE(split_of(13, 11, 16, parts)) << parts;
+        EXPECT_FALSE(split_of(97, 99, 16, parts)) << parts;
+    }
+    EXPECT_FALSE(split_of(13, 11, 16, 1));  // one part: plain blocks
+    for (auto [w, h] : {std::pair{13, 11}, {97, 99}}) {
+        const std::string size = "0=" + std::to_string(w) + " 1=" + std::to_string(h);
+        expect_same_bits("winograd 16->16 " + std::to_string(w) + "x" + std::to_string(h) + " + residual",
+                         net(5, 6, "Input in 0 1 x " + size + " 2=16\n"
+                                   "Split s 1 2 x x1 x2\n"
+                                   "Convolution c 1 1 x1 y 0=16 1=3 4=1 5=1 6=2304\n"
+                                   "BinaryOp add 2 1 y x2 z 0=0\n"
+                                   "ReLU r 1 1 z out\n"),
+                         {});
+    }
+}
+
+// resnet18's shapes: 512 channels at 7x7 (4 tiles, one block), 256 at 14x14 and 128 at 28x28
+// (large U, one block) split by channel at any thread count; 64 at 56x56 (196 tiles, 9 blocks)
+// by tiles at 2 threads.
+TEST(LayersThreads, WinogradSplitChoice) {
+    using kernels::Winograd;
+    const auto by_channel = [](int side, int ch, int parts) {
+        const int tiles = ((side + 3) / 4) * ((side + 3) / 4);
+        return kernels::winograd_split_by_channel(tiles, kernels::winograd_tile_block(Winograd::F43, ch, ch, tiles),
+                                                  ch, parts);
+    };
+    for (int parts : {2, 3, 8}) {
+        EXPECT_TRUE(by_channel(7, 512, parts));
+        EXPECT_TRUE(by_channel(14, 256, parts));
+        EXPECT_TRUE(by_channel(28, 128, parts));
+    }
+    EXPECT_FALSE(by_channel(56, 64, 2));
+    for (int side : {7, 56, 224})
+        EXPECT_FALSE(by_channel(side, 64, 1));
 }
 
 TEST(LayersThreads, ConvolutionGemmForms) {
