@@ -292,6 +292,13 @@ TEST(LayersThreads, ReferenceLayers) {
                          "Interp n 1 1 x n 0=1 3=11 4=13\n"
                          "Interp c 1 1 n y 0=3 1=2.0e+00 2=2.0e+00\n"),
                      {});
+    expect_same_bits("LRN across channels and within a channel",
+                     net(4, 5,
+                         "Input in 0 1 x 0=9 1=7 2=11\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "LRN a 1 1 x1 y 0=0 1=5 2=1.0e-04 3=7.5e-01\n"
+                         "LRN w 1 1 x2 z 0=1 1=3 2=1.0e-04 3=7.5e-01 4=2.0e+00\n"),
+                     {});
 }
 
 TEST(LayersThreads, PiecewiseActivationsAndSoftmaxFast) {
