@@ -10,6 +10,7 @@
 
 #include "core/parallel.h"
 #include "kernels/winograd.h"
+#include "layers/detection_common.h"
 #include "test_util.h"
 
 using namespace nnfold;
@@ -357,4 +358,63 @@ TEST(LayersThreads, Int8ConvolutionDepthWiseInnerProduct) {
                                           "Convolution c1 1 1 x a 0=33 1=1 5=1 6=1320 8=102 9=1\n"
                                           "Convolution c2 1 1 a y 0=9 1=3 4=1 5=1 6=2673 8=1\n")),
                            {});
+}
+
+// nms_sorted checks boxes in blocks (against the boxes kept before the block in parallel, then in
+// order within it): the kept set must be the plain greedy loop's, on 1500 boxes (six blocks) with
+// many overlaps and many kept, in both NMS forms, at 1 to 3 threads.
+TEST(LayersThreads, NmsBlocksEqualGreedy) {
+    ThreadsGuard guard;
+    std::vector<DetBox> boxes(1500);
+    uint32_t s = 12345;
+    auto next = [&] {
+        s = s * 1664525u + 1013904223u;
+        return (float)(s >> 8) / 16777216.f;
+    };
+    for (auto& b : boxes) {
+        b.score = next();
+        const float cx = next(), cy = next(), w = 0.02f + 0.1f * next(), h = 0.02f + 0.1f * next();
+        b.xmin = cx - w / 2;
+        b.ymin = cy - h / 2;
+        b.xmax = cx + w / 2;
+        b.ymax = cy + h / 2;
+        b.area = w * h;
+    }
+    ncnn_sort_descending(boxes);
+    if (build_has_threads())
+        ASSERT_TRUE(set_num_threads(3).is_ok());  // the pool, sized once for the counts below
+    const uint64_t jobs_before = parallel_jobs_run();
+    for (NmsForm form : {NmsForm::AreaFromCorners, NmsForm::ProductWithStoredArea}) {
+        // the plain greedy loop
+        std::vector<size_t> expected;
+        for (size_t i = 0; i < boxes.size(); i++) {
+            bool keep = true;
+            for (size_t j : expected) {
+                const DetBox &a = boxes[i], &b = boxes[j];
+                float inter = 0.f;
+                if (!(a.xmin > b.xmax || a.xmax < b.xmin || a.ymin > b.ymax || a.ymax < b.ymin))
+                    inter = (std::min(a.xmax, b.xmax) - std::max(a.xmin, b.xmin)) *
+                            (std::min(a.ymax, b.ymax) - std::max(a.ymin, b.ymin));
+                const float area_a = form == NmsForm::AreaFromCorners ? (a.xmax - a.xmin) * (a.ymax - a.ymin) : a.area;
+                const float area_b = form == NmsForm::AreaFromCorners ? (b.xmax - b.xmin) * (b.ymax - b.ymin) : b.area;
+                const float uni = area_a + area_b - inter;
+                if (form == NmsForm::AreaFromCorners ? inter / uni > 0.3f : inter > 0.3f * uni) {
+                    keep = false;
+                    break;
+                }
+            }
+            if (keep)
+                expected.push_back(i);
+        }
+        ASSERT_GT(expected.size(), 300u);
+        ASSERT_LT(expected.size(), boxes.size() - 300);
+        for (int threads : {1, 2, 3}) {
+            if (threads > 1 && !build_has_threads())
+                break;
+            ASSERT_TRUE(set_num_threads(threads).is_ok());
+            EXPECT_EQ(nms_sorted(boxes, 0.3f, form), expected) << threads << " threads";
+        }
+    }
+    if (build_has_threads())
+        EXPECT_GT(parallel_jobs_run(), jobs_before) << "the blocks never split";
 }
