@@ -302,6 +302,21 @@ TEST(LayersThreads, ReferenceLayers) {
                      {});
 }
 
+// Concat copies ranges of 16k floats of its output on threads, each range in pieces inside one
+// input's run: along channels (one run per input) and along h (runs per channel row), with
+// ranges that start and end inside runs.
+TEST(LayersThreads, ConcatRanges) {
+    expect_same_bits("concat over channels and over h",
+                     net(6, 6,
+                         "Input a 0 1 x 0=70 1=61 2=5\n"
+                         "Input b 0 1 y 0=70 1=61 2=3\n"
+                         "Input c 0 1 z 0=70 1=17 2=5\n"
+                         "Concat cc 2 1 x y xy 0=0\n"
+                         "Concat ch 2 1 x z xz 0=1\n"
+                         "Concat one 1 1 xy out 0=0\n"),
+                     {});
+}
+
 TEST(LayersThreads, PiecewiseActivationsAndSoftmaxFast) {
     expect_same_bits("clip, hardsigmoid, relu, softmax over h and over a 1D blob",
                      net(8, 10,
