@@ -305,6 +305,18 @@ TEST(LayersThreads, ReferenceLayers) {
 // Concat copies ranges of 16k floats of its output on threads, each range in pieces inside one
 // input's run: along channels (one run per input) and along h (runs per channel row), with
 // ranges that start and end inside runs.
+// Padding of a [c,h,w] blob splits by output channel: channels added front and back (BlazeFace's
+// residual shortcut), and a spatial reflect pad.
+TEST(LayersThreads, PaddingChannels) {
+    expect_same_bits("channel and reflect padding",
+                     net(4, 5,
+                         "Input in 0 1 x 0=13 1=11 2=6\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "Padding pc 1 1 x1 y 7=2 8=3 5=1.5e+00\n"
+                         "Padding pr 1 1 x2 z 0=1 1=2 2=2 3=1 4=2\n"),
+                     {});
+}
+
 TEST(LayersThreads, ConcatRanges) {
     expect_same_bits("concat over channels and over h",
                      net(6, 6,
