@@ -5,6 +5,7 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace nnfold {
@@ -265,6 +266,45 @@ void gemm_block(int m_begin, int m_end, int n_begin, int n_end, int K, const flo
     }
 }
 
+// The grid of pn column ranges x pm row ranges (whole panels) that `parts` threads run: the
+// factorization pn * pm = parts whose largest part costs least, counting its multiply-adds, the
+// A panels it streams (once per nc column block; the weights, often larger than a core's cache)
+// and the B columns it packs (each part packs its own). Ties go to columns: parts that share rows
+// share A. An imbalanced column split (7 column panels of a 7x7 map over 2 threads: 4 + 3) or
+// a large A with few columns (1x1 layers at 7x7 and 14x14) then goes by rows.
+void gemm_split(int m_panels, int n_panels, int K, GemmB::Kind kind, int parts, int* pn_out, int* pm_out) {
+    *pn_out = *pm_out = 1;
+    if (parts <= 1)
+        return;
+    const int kc = choose_kc(K);
+    double best = 0;
+    bool found = false;
+    for (int pn = parts; pn >= 1; pn--) {
+        if (parts % pn != 0)
+            continue;
+        const int pm = parts / pn;
+        if (pn > n_panels || pm > m_panels)
+            continue;
+        const double cols = (double)((n_panels + pn - 1) / pn) * kGemmNR;
+        const double rows = (double)((m_panels + pm - 1) / pm) * kGemmMR;
+        const int nc = choose_nc((int)cols, kc);
+        const double macs = rows * cols * K;
+        const double a_stream = rows * K * std::ceil(cols / nc);
+        const double b_pack = kind == GemmB::Packed ? 0.0 : cols * K;
+        const double cost = macs + 2.0 * (a_stream + b_pack);
+        if (!found || cost < best * 0.97) {
+            found = true;
+            best = cost;
+            *pn_out = pn;
+            *pm_out = pm;
+        }
+    }
+    if (!found) {  // no exact grid fits the panels: as many column ranges as there are panels
+        *pn_out = std::max(1, std::min(parts, n_panels));
+        *pm_out = std::max(1, std::min(m_panels, parts / *pn_out));
+    }
+}
+
 }  // namespace
 
 int f32_gemm_parts(int M, int N, int K) {
@@ -280,10 +320,8 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
     if (M <= 0 || N <= 0 || K < 0)
         return;
     const int m_panels = (M + kGemmMR - 1) / kGemmMR, n_panels = (N + kGemmNR - 1) / kGemmNR;
-    // columns first: parts that share rows share A (the weights) in cache, and each packs only its
-    // own B columns; rows are cut too only when there are fewer column panels than parts
-    const int pn = std::max(1, std::min(parts, n_panels));
-    const int pm = std::max(1, std::min(m_panels, parts / pn));
+    int pn = 1, pm = 1;
+    gemm_split(m_panels, n_panels, K, b.kind, parts, &pn, &pm);
     if (pn * pm <= 1) {
         gemm_block(0, M, 0, N, K, a_packed, b, c, ldc, ep, accumulate, workspace);
         return;

@@ -30,7 +30,7 @@ template <class F>
 void transform_input_scalar(const WinogradInput& in, int t0, int nt, float* v) {
     constexpr int P = F::a * F::a;
     const size_t pos_stride = packed_b_floats(in.inch, nt);
-    for (int q = 0; q < in.inch; q++) {
+    for (int q = in.q_begin; q < in.channel_end(); q++) {
         const float* plane = in.src + (size_t)q * in.in_plane;
         for (int i = 0; i < nt; i++) {
             const int t = t0 + i;
@@ -39,7 +39,7 @@ void transform_input_scalar(const WinogradInput& in, int t0, int nt, float* v) {
                                 v + (size_t)(i / 8) * in.inch * 8 + (size_t)q * 8 + (i % 8), pos_stride);
         }
     }
-    winograd_zero_panel_tail(P, in.inch, nt, v);
+    winograd_zero_panel_tail(P, in.inch, nt, v, in.q_begin, in.channel_end());
 }
 
 template <class F>
@@ -90,12 +90,12 @@ void winograd_transform_kernel(Winograd f, const float* weights, int outch, int 
         f32_pack_a(outch, inch, plain.data() + (size_t)p * outch * inch, inch, 1, u + p * per_pos);
 }
 
-void winograd_zero_panel_tail(int positions, int inch, int nt, float* v) {
+void winograd_zero_panel_tail(int positions, int inch, int nt, float* v, int q_begin, int q_end) {
     if (nt % 8 == 0)
         return;
     const size_t pos_stride = packed_b_floats(inch, nt);
     for (int p = 0; p < positions; p++)
-        for (int q = 0; q < inch; q++)
+        for (int q = q_begin; q < q_end; q++)
             for (int i = nt % 8; i < 8; i++)
                 v[(size_t)p * pos_stride + (size_t)(nt / 8) * inch * 8 + (size_t)q * 8 + i] = 0.f;
 }
@@ -122,34 +122,60 @@ int winograd_tile_block(Winograd f, int inch, int outch, int ntiles) {
     return std::min(tb, (ntiles + 7) / 8 * 8);
 }
 
+bool winograd_split_by_channel(int ntiles, int tb, int outch, int parts) {
+    if (parts <= 1)
+        return false;
+    const int64_t panels = (ntiles + 7) / 8, blocks = (ntiles + tb - 1) / tb;
+    if (blocks >= 2 * (int64_t)parts)
+        return false;
+    if (blocks < parts)
+        return true;
+    // the largest part's work in (8-tile panel) x (MR output channels) units
+    const int64_t opanels = (outch + kGemmMR - 1) / kGemmMR;
+    const int64_t by_tiles = (panels + parts - 1) / parts * opanels;
+    const int64_t by_channel = panels * ((opanels + parts - 1) / parts);
+    return by_channel * 10 < by_tiles * 9;
+}
+
 size_t winograd_block_floats(Winograd f, int inch, int outch, int nt) {
     const size_t P = (size_t)winograd_positions(f);
     return P * packed_b_floats(inch, nt) + P * outch * (size_t)nt;
 }
 
-void winograd_conv_block(Winograd f, const float* u, const WinogradInput& in, const WinogradOutput& out, int t0,
-                         int nt, float* ws) {
-    const int P = winograd_positions(f), inch = in.inch, outch = out.outch;
+void winograd_block_outputs(Winograd f, const float* u, int inch, const float* v, const WinogradOutput& out, int t0,
+                            int nt, int o0, int o1, float* m) {
+    const int P = winograd_positions(f), outch = out.outch, rows = o1 - o0;
     const size_t v_stride = packed_b_floats(inch, nt), u_stride = packed_a_floats(outch, inch);
-    float* V = ws;
-    float* M = ws + (size_t)P * v_stride;
-    if (f == Winograd::F43)
-        winograd43_transform_input(in, t0, nt, V);
-    else
-        winograd63_transform_input(in, t0, nt, V);
-    // position-major: one position's V slice (inch x nt) stays in cache while its U panels stream
+    // position-major: one position's V slice (inch x nt) stays in cache while its U panels stream;
+    // rows o0.. of a packed A start at o0 * inch (whole MR panels)
     const GemmEpilogue plain;
     for (int pos = 0; pos < P; pos++) {
         GemmB b;
         b.kind = GemmB::Packed;
-        b.data = V + pos * v_stride;
-        f32_gemm(outch, nt, inch, u + pos * u_stride, b, M + (size_t)pos * outch * nt, (size_t)nt, plain, false,
-                 nullptr);
+        b.data = v + pos * v_stride;
+        f32_gemm(rows, nt, inch, u + pos * u_stride + (size_t)o0 * inch, b, m + (size_t)pos * rows * nt, (size_t)nt,
+                 plain, false, nullptr);
     }
+    // the slice's output channels as a layer of o1 - o0 channels (M positions rows * nt apart)
+    WinogradOutput slice = out;
+    slice.dst = out.dst + (size_t)o0 * out.out_w * out.out_h;
+    slice.bias = out.bias ? out.bias + o0 : nullptr;
+    slice.outch = rows;
     if (f == Winograd::F43)
-        winograd43_transform_output(M, (size_t)nt, out, t0, nt);
+        winograd43_transform_output(m, (size_t)nt, slice, t0, nt);
     else
-        winograd63_transform_output(M, (size_t)nt, out, t0, nt);
+        winograd63_transform_output(m, (size_t)nt, slice, t0, nt);
+}
+
+void winograd_conv_block(Winograd f, const float* u, const WinogradInput& in, const WinogradOutput& out, int t0,
+                         int nt, float* ws) {
+    float* V = ws;
+    float* M = ws + (size_t)winograd_positions(f) * packed_b_floats(in.inch, nt);
+    if (f == Winograd::F43)
+        winograd43_transform_input(in, t0, nt, V);
+    else
+        winograd63_transform_input(in, t0, nt, V);
+    winograd_block_outputs(f, u, in.inch, V, out, t0, nt, 0, out.outch, M);
 }
 
 }  // namespace kernels

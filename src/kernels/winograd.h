@@ -62,15 +62,21 @@ void winograd_transform_kernel(Winograd f, const float* weights, int outch, int 
 
 // Input planes: channel q at src + q * in_plane, rows of in_w floats, covering at least
 // (tiles_h * m + 2) x (tiles_w * m + 2). Transforms tiles [t0, t0 + nt) into V.
+// Only channels [q_begin, q_end) are transformed (q_end < 0: up to inch), into their places of the
+// V of all inch channels: threads split a block's input transform by channel (each V value is one
+// tile's transform of one channel, so the split cannot change it).
 struct WinogradInput {
     const float* src = nullptr;
     int in_w = 0;
     size_t in_plane = 0;
     int inch = 0;
     int tiles_w = 0;
+    int q_begin = 0, q_end = -1;
+    int channel_end() const { return q_end < 0 ? inch : q_end; }
 };
-// Zeroes the padding columns (tiles nt .. round_up(nt, 8)) of V's last panels (P positions).
-void winograd_zero_panel_tail(int positions, int inch, int nt, float* v);
+// Zeroes the padding columns (tiles nt .. round_up(nt, 8)) of V's last panels (P positions) for
+// channels [q_begin, q_end) of inch.
+void winograd_zero_panel_tail(int positions, int inch, int nt, float* v, int q_begin, int q_end);
 
 // M of tiles [t0, t0 + nt) -> output planes (channel o at dst + o * out_w * out_h), adding bias[o]
 // (bias may be null) and applying the activation; pixels outside out_w x out_h are dropped.
@@ -103,8 +109,28 @@ NNFOLD_WINOGRAD_OUTPUT_KERNELS(NF_KERNEL_DECLARE)
 // (8-tile blocks made a 512 x 512 layer re-read its 37 MB U for every 8 tiles).
 int winograd_tile_block(Winograd f, int inch, int outch, int ntiles);
 
+// How a layer of ntiles tiles (blocks of at most tb, winograd_tile_block) runs on `parts` threads
+// (parallel_part_count): false = by tiles (each part its own range of whole 8-tile panels, run as
+// blocks with its own V and M), true = block after block, each block's input transform split by
+// input channel and its GEMMs + output transform by output channel (winograd_block_outputs).
+// By tiles when every part gets at least two blocks; else by channel when that evens the parts'
+// work by 10% or more (a block split by channel costs two pool wake-ups instead of one) or there
+// are fewer blocks than parts. Few tiles (resnet18's 512-channel layers at 7x7 have 4, one block)
+// would leave threads idle split by tiles, and with a large U every thread would stream all of
+// it; split by channel each reads only its output channels' part. The choice depends on the
+// thread count but never changes a result.
+bool winograd_split_by_channel(int ntiles, int tb, int outch, int parts);
+
 // Floats of the workspace winograd_conv_block needs for blocks of up to nt tiles (V and M).
 size_t winograd_block_floats(Winograd f, int inch, int outch, int nt);
+
+// The P GEMMs over U and the output transform of output channels [o0, o1) (o0 a multiple of
+// kGemmMR) for tiles [t0, t0 + nt) whose V (every input channel, P * packed_b_floats(inch, nt)
+// floats) is ready. `m` holds P * (o1 - o0) * nt floats: the slice's own M, so threads that split a
+// block by output channel write disjoint memory. Each output is the same sums (input channels in
+// increasing order) and the same transform whatever the slice.
+void winograd_block_outputs(Winograd f, const float* u, int inch, const float* v, const WinogradOutput& out, int t0,
+                            int nt, int o0, int o1, float* m);
 
 // One block of a convolution: input transform of tiles [t0, t0 + nt), the P GEMMs over U, the
 // output transform. `ws` holds winograd_block_floats(f, in.inch, out.outch, nt) floats. Each output

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstring>
 
+#include "core/parallel.h"
+
 namespace nnfold {
 
 namespace {
@@ -179,24 +181,27 @@ Status make_border(const Mat& src, Mat& dst, const Pads& p, float value, Allocat
     const int planes = s.dims >= 3 ? s.c * s.d : 1;
     const int ow = w + p.left + p.right, oh = h + p.top + p.bottom;
     NF_RETURN_IF_ERROR(dst.create(Shape::d3(ow, oh, planes), alloc));
-    for (int q = 0; q < planes; q++) {
-        const float* sp = src.data + (size_t)q * w * h;
-        float* dp = dst.data + (size_t)q * ow * oh;
-        for (int y = 0; y < oh; y++) {
-            float* drow = dp + (size_t)y * ow;
-            int sy = y - p.top;
-            if (sy < 0 || sy >= h) {
-                for (int x = 0; x < ow; x++)
+    // threads: planes (a copy; on the serial path of every padded convolution otherwise)
+    parallel_for(planes, parallel_grain((int64_t)ow * oh), [&](int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; q++) {
+            const float* sp = src.data + (size_t)q * w * h;
+            float* dp = dst.data + (size_t)q * ow * oh;
+            for (int y = 0; y < oh; y++) {
+                float* drow = dp + (size_t)y * ow;
+                int sy = y - p.top;
+                if (sy < 0 || sy >= h) {
+                    for (int x = 0; x < ow; x++)
+                        drow[x] = value;
+                    continue;
+                }
+                for (int x = 0; x < p.left; x++)
                     drow[x] = value;
-                continue;
+                std::memcpy(drow + p.left, sp + (size_t)sy * w, sizeof(float) * w);
+                for (int x = p.left + w; x < ow; x++)
+                    drow[x] = value;
             }
-            for (int x = 0; x < p.left; x++)
-                drow[x] = value;
-            std::memcpy(drow + p.left, sp + (size_t)sy * w, sizeof(float) * w);
-            for (int x = p.left + w; x < ow; x++)
-                drow[x] = value;
         }
-    }
+    });
     return Status::ok();
 }
 

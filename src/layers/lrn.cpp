@@ -7,6 +7,7 @@
 //           window starting local_size/2 before x, zero outside)^-beta
 #include <cmath>
 
+#include "core/parallel.h"
 #include "layers/conv_common.h"
 #include "layers/param_table.h"
 
@@ -50,25 +51,31 @@ public:
         const size_t size = (size_t)w * h;
         Mat sq;
         NF_RETURN_IF_ERROR(sq.create(Shape::d3(w, h, channels), opt.workspace_allocator));
-        for (size_t i = 0; i < size * channels; i++)
-            sq.data[i] = m.data[i] * m.data[i];
+        // threads: channels (each output channel's sums and power in one fixed order); the pow per
+        // element makes this layer costly (googlenet's conv2/norm2: 600k of them)
+        parallel_for(channels, parallel_grain((int64_t)size), [&](int64_t q0, int64_t q1) {
+            for (size_t i = (size_t)q0 * size; i < (size_t)q1 * size; i++)
+                sq.data[i] = m.data[i] * m.data[i];
+        });
 
         if (region_type == 0) {
             const float alpha_div_size = alpha / local_size;
-            std::vector<float> ss(size);
-            for (int q = 0; q < channels; q++) {
-                std::fill(ss.begin(), ss.end(), 0.f);
-                for (int c = q - local_size / 2; c <= q + local_size / 2; c++) {
-                    if (c < 0 || c >= channels)
-                        continue;
-                    const float* sp = sq.data + c * size;
+            parallel_for(channels, parallel_grain((int64_t)size * (local_size + 20)), [&](int64_t q0, int64_t q1) {
+                std::vector<float> ss(size);
+                for (int q = (int)q0; q < q1; q++) {
+                    std::fill(ss.begin(), ss.end(), 0.f);
+                    for (int c = q - local_size / 2; c <= q + local_size / 2; c++) {
+                        if (c < 0 || c >= channels)
+                            continue;
+                        const float* sp = sq.data + c * size;
+                        for (size_t i = 0; i < size; i++)
+                            ss[i] += sp[i];
+                    }
+                    float* ptr = m.data + q * size;
                     for (size_t i = 0; i < size; i++)
-                        ss[i] += sp[i];
+                        ptr[i] = ptr[i] * std::pow(bias + alpha_div_size * ss[i], -beta);
                 }
-                float* ptr = m.data + q * size;
-                for (size_t i = 0; i < size; i++)
-                    ptr[i] = ptr[i] * std::pow(bias + alpha_div_size * ss[i], -beta);
-            }
+            });
             return Status::ok();
         }
 
@@ -82,20 +89,22 @@ public:
         const int maxsize = local_size * local_size;
         const float alpha_div_size = alpha / maxsize;
         const std::vector<int> ofs = kernel_offsets(local_size, local_size, 1, 1, bw);
-        for (int q = 0; q < channels; q++) {
-            float* ptr = m.data + q * size;
-            const float* sb = sqb.data + q * bplane;
-            for (int i = 0; i < h; i++) {
-                for (int j = 0; j < w; j++) {
-                    const float* sp = sb + (size_t)i * bw + j;
-                    float s = 0.f;
-                    for (int k = 0; k < maxsize; k++)
-                        s += sp[ofs[k]];
-                    ptr[j] = ptr[j] * std::pow(bias + alpha_div_size * s, -beta);
+        parallel_for(channels, parallel_grain((int64_t)size * (maxsize + 20)), [&](int64_t q0, int64_t q1) {
+            for (int q = (int)q0; q < q1; q++) {
+                float* ptr = m.data + q * size;
+                const float* sb = sqb.data + q * bplane;
+                for (int i = 0; i < h; i++) {
+                    for (int j = 0; j < w; j++) {
+                        const float* sp = sb + (size_t)i * bw + j;
+                        float s = 0.f;
+                        for (int k = 0; k < maxsize; k++)
+                            s += sp[ofs[k]];
+                        ptr[j] = ptr[j] * std::pow(bias + alpha_div_size * s, -beta);
+                    }
+                    ptr += w;
                 }
-                ptr += w;
             }
-        }
+        });
         return Status::ok();
     }
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/parallel.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -195,17 +196,20 @@ public:
             return Status::ok();
         }
         if (in.dims == 3) {
-            for (int q = 0; q < os.c; q++) {
-                const float v = per_channel ? per_channel_pad_data[q] : value;
-                float* dst = top_blob.data + q * oplane;
-                int sq = map_index(q, front, in.c);
-                if (sq < 0) {
-                    for (size_t i = 0; i < oplane; i++)
-                        dst[i] = v;
-                    continue;
+            // threads: output channels (copies; BlazeFace pads the channels of every residual)
+            parallel_for(os.c, parallel_grain((int64_t)oplane), [&](int64_t q0, int64_t q1) {
+                for (int q = (int)q0; q < q1; q++) {
+                    const float v = per_channel ? per_channel_pad_data[q] : value;
+                    float* dst = top_blob.data + q * oplane;
+                    int sq = map_index(q, front, in.c);
+                    if (sq < 0) {
+                        for (size_t i = 0; i < oplane; i++)
+                            dst[i] = v;
+                        continue;
+                    }
+                    pad_plane(bottom_blob.data + sq * iplane, w, h, dst, ow, oh, v);
                 }
-                pad_plane(bottom_blob.data + sq * iplane, w, h, dst, ow, oh, v);
-            }
+            });
             return Status::ok();
         }
         for (int q = 0; q < in.c; q++) {

@@ -97,7 +97,7 @@ inline v128_t column6(const v128_t* L) {
 void winograd43_transform_input__wasmsimd(const WinogradInput& in, int t0, int nt, float* v) {
     const size_t pos_stride = packed_b_floats(in.inch, nt);
     const size_t panel = (size_t)in.inch * 8;
-    for (int q = 0; q < in.inch; q++) {
+    for (int q = in.q_begin; q < in.channel_end(); q++) {
         const float* plane = in.src + (size_t)q * in.in_plane;
         float* v_q = v + (size_t)q * 8;
         for (int i = 0; i < nt;) {
@@ -130,7 +130,7 @@ void winograd43_transform_input__wasmsimd(const WinogradInput& in, int t0, int n
             i += 4;
         }
     }
-    winograd_zero_panel_tail(36, in.inch, nt, v);
+    winograd_zero_panel_tail(36, in.inch, nt, v, in.q_begin, in.channel_end());
 }
 
 void winograd43_transform_output__wasmsimd(const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt) {
@@ -182,7 +182,7 @@ void winograd43_transform_output__wasmsimd(const float* m, size_t ldm, const Win
 void winograd63_transform_input__wasmsimd(const WinogradInput& in, int t0, int nt, float* v) {
     const size_t pos_stride = packed_b_floats(in.inch, nt);
     const size_t panel = (size_t)in.inch * 8;
-    for (int q = 0; q < in.inch; q++) {
+    for (int q = in.q_begin; q < in.channel_end(); q++) {
         const float* plane = in.src + (size_t)q * in.in_plane;
         float* v_q = v + (size_t)q * 8;
         for (int i = 0; i < nt;) {
@@ -214,7 +214,7 @@ void winograd63_transform_input__wasmsimd(const WinogradInput& in, int t0, int n
             i += 4;
         }
     }
-    winograd_zero_panel_tail(64, in.inch, nt, v);
+    winograd_zero_panel_tail(64, in.inch, nt, v, in.q_begin, in.channel_end());
 }
 
 void winograd63_transform_output__wasmsimd(const float* m, size_t ldm, const WinogradOutput& out, int t0, int nt) {

@@ -14,6 +14,7 @@
 // Pads (explicit, asymmetric, -233/-234) come from the reference's conv_geometry and make_border.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 
 #include "core/parallel.h"
@@ -74,6 +75,9 @@ protected:
 private:
     Status forward_winograd(const Mat& bottom, const ConvGeometry& g, kernels::Winograd f, Mat& top,
                             const Option& opt) const;
+    Status winograd_by_channel(kernels::Winograd f, const kernels::WinogradInput& wi, const kernels::WinogradOutput& wo,
+                               int ntiles, int tb, const Option& opt,
+                               const std::function<void(int, int, int, int)>& residual) const;
     // The deferred repack of a Winograd-eligible layer, for its first output size.
     Status choose_3x3(const ConvGeometry& g) const;
 
@@ -223,20 +227,6 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     const int src_w = tiles_w * m + 2;
     const size_t src_plane = (size_t)src_w * (tiles_h * m + 2);
 
-    int tb = kernels::winograd_tile_block(f, inch, outch, ntiles);
-    // Threads take whole tile blocks, each with its own V and M (every output is one tile's
-    // transform of sums over input channels in a fixed order, whatever the block). Blocks are made
-    // smaller when there are fewer than threads.
-    const int64_t tile_cost = (int64_t)P * inch * outch;  // multiply-adds per tile
-    const int parts_wanted = parallel_part_count(ntiles, tile_cost);
-    if (parts_wanted > 1)
-        tb = std::max(8, std::min(tb, (ntiles + parts_wanted - 1) / parts_wanted + 7) / 8 * 8);
-    const int nblocks = (ntiles + tb - 1) / tb;
-    const int parts = std::min(parts_wanted, nblocks);
-    const size_t block_floats = kernels::winograd_block_floats(f, inch, outch, tb);
-    Mat ws;
-    NF_RETURN_IF_ERROR(fast_workspace(block_floats * parts, opt, ws));
-
     kernels::WinogradInput wi;
     wi.src = src.data;
     wi.in_w = src_w;
@@ -252,19 +242,85 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     wo.bias = bias_term ? bias_data.data() : nullptr;
     wo.act = fast_act(activation);
     const kernels::ActParams residual_act = opt.residual ? fast_residual_act(*opt.residual) : kernels::ActParams();
-    parallel_for_parts(nblocks, parts, [&](int part, int64_t b0, int64_t b1) {
+    const size_t out_plane = (size_t)g.out_w * g.out_h;
+    // the fused residual Add of output channels [o0, o1) of tiles [t0, t0 + nt)
+    auto residual = [&](int o0, int o1, int t0, int nt) {
+        if (opt.residual)
+            winograd_block_residual(top.data + o0 * out_plane, opt.residual->data + o0 * out_plane, o1 - o0, g.out_w,
+                                    g.out_h, m, tiles_w, t0, nt, residual_act);
+    };
+
+    // The split over threads never changes a result: every output is one tile's transform of
+    // per-position sums over input channels in increasing order, whatever the block, tile range or
+    // output channel slice that computes it (kernels/winograd.h).
+    const int tb = kernels::winograd_tile_block(f, inch, outch, ntiles);
+    const int64_t tile_cost = (int64_t)P * inch * outch;  // multiply-adds per tile
+    const int parts = parallel_part_count(ntiles, tile_cost);
+    if (kernels::winograd_split_by_channel(ntiles, tb, outch, parts))
+        return winograd_by_channel(f, wi, wo, ntiles, tb, opt, residual);
+
+    // By tiles: part p takes a contiguous range of whole 8-tile panels (near-equal counts) and runs
+    // it as blocks of at most tb tiles with its own V and M.
+    const int panels = (ntiles + 7) / 8;
+    const int part_tiles = std::min(tb, ((panels + parts - 1) / parts) * 8);
+    const size_t block_floats = kernels::winograd_block_floats(f, inch, outch, part_tiles);
+    Mat ws;
+    NF_RETURN_IF_ERROR(fast_workspace(block_floats * parts, opt, ws));
+    parallel_for_parts(panels, parts, [&](int part, int64_t p0, int64_t p1) {
         float* block_ws = ws.data + block_floats * part;
-        for (int64_t blk = b0; blk < b1; blk++) {
+        const int first = (int)p0 * 8, last = std::min(ntiles, (int)p1 * 8);
+        // blocks of near-equal whole panels, at most tb tiles each
+        const int range_panels = (int)(p1 - p0), per_block = std::max(1, tb / 8);
+        const int nblocks = (range_panels + per_block - 1) / per_block;
+        for (int blk = 0; blk < nblocks; blk++) {
             if (opt.cancel && *opt.cancel)
                 return;
-            const int t0 = (int)blk * tb;
-            const int nt = std::min(tb, ntiles - t0);
-            kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, nt, block_ws);
-            if (opt.residual)
-                winograd_block_residual(top.data, opt.residual->data, outch, g.out_w, g.out_h, m, tiles_w, t0, nt,
-                                        residual_act);
+            const int t0 = first + (int)((int64_t)range_panels * blk / nblocks) * 8;
+            const int t1 = std::min(last, first + (int)((int64_t)range_panels * (blk + 1) / nblocks) * 8);
+            kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, t1 - t0, block_ws);
+            residual(0, outch, t0, t1 - t0);
         }
     });
+    return fast_cancelled(opt);
+}
+
+Status Convolution_fast::winograd_by_channel(kernels::Winograd f, const kernels::WinogradInput& wi,
+                                             const kernels::WinogradOutput& wo, int ntiles, int tb, const Option& opt,
+                                             const std::function<void(int, int, int, int)>& residual) const {
+    const int inch = wi.inch, outch = wo.outch, P = kernels::winograd_positions(f);
+    const int nblocks = (ntiles + tb - 1) / tb;
+    const int nt_max = std::min(tb, ntiles);
+    const size_t v_floats = (size_t)P * kernels::packed_b_floats(inch, nt_max);
+    Mat ws;
+    NF_RETURN_IF_ERROR(fast_workspace(kernels::winograd_block_floats(f, inch, outch, nt_max), opt, ws));
+    float* V = ws.data;
+    float* M = ws.data + v_floats;
+    const int opanels = (outch + kernels::kGemmMR - 1) / kernels::kGemmMR;
+    for (int blk = 0; blk < nblocks; blk++) {
+        if (opt.cancel && *opt.cancel)
+            break;
+        // near-equal blocks
+        const int t0 = (int)((int64_t)ntiles * blk / nblocks), nt = (int)((int64_t)ntiles * (blk + 1) / nblocks) - t0;
+        // input transform by input channel: each writes its channels' rows of every V panel
+        parallel_for(inch, parallel_grain((int64_t)nt * P * 8), [&](int64_t q0, int64_t q1) {
+            kernels::WinogradInput part = wi;
+            part.q_begin = (int)q0;
+            part.q_end = (int)q1;
+            if (f == kernels::Winograd::F43)
+                kernels::winograd43_transform_input(part, t0, nt, V);
+            else
+                kernels::winograd63_transform_input(part, t0, nt, V);
+        });
+        // GEMMs + output transform by output channel panels: the slice at o0 keeps its M at
+        // P * o0 * nt (slices laid end to end), so any chunking writes disjoint memory
+        parallel_for(opanels, parallel_grain((int64_t)kernels::kGemmMR * P * inch * nt),
+                     [&](int64_t p0, int64_t p1) {
+                         const int o0 = (int)p0 * kernels::kGemmMR, o1 = std::min(outch, (int)p1 * kernels::kGemmMR);
+                         kernels::winograd_block_outputs(f, winograd_u_.data(), inch, V, wo, t0, nt, o0, o1,
+                                                         M + (size_t)P * o0 * nt);
+                         residual(o0, o1, t0, nt);
+                     });
+    }
     return fast_cancelled(opt);
 }
 

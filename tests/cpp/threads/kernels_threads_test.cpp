@@ -97,6 +97,8 @@ TEST(KernelsThreads, GemmPartsGiveTheSameBits) {
         {9, 7 * 5, 9 * 3, GemmB::Im2colSource, false, false, 5},
         {21, 7 * 9, 9 * 70, GemmB::Im2colSource, false, true, 6},  // K = 630: two K blocks
         {1, 1, 1, GemmB::Strided, false, false, 0},     {4, 8, 3, GemmB::Strided, false, false, 0},
+        // 7 column panels (a 7x7 map) under many rows: split by rows at 2 parts, a grid at 4
+        {64, 49, 40, GemmB::Strided, false, false, 1},  {61, 49, 40, GemmB::Packed, false, true, 0},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + " kind " +

@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "core/parallel.h"
+#include "kernels/winograd.h"
+#include "layers/detection_common.h"
 #include "test_util.h"
 
 using namespace nnfold;
@@ -112,6 +114,54 @@ TEST(LayersThreads, ConvolutionWinogradLargeTiles) {
                      net(2, 2, "Input in 0 1 x 0=14 1=14 2=512\n"
                                "Convolution c 1 1 x y 0=512 1=3 4=1 5=1 6=2359296\n"),
                      {});
+}
+
+// The two ways a Winograd layer splits (kernels/winograd.h winograd_split_by_channel), each with
+// a fused residual Add (+ ReLU) in its stores: by output/input channel (few tiles: one block of a
+// 13x11 output), and by tile ranges (a 99x97 output, 625 tiles in several blocks, ragged last
+// panel). The split is asserted first, so each case is known to test the path it names.
+TEST(LayersThreads, ConvolutionWinogradBothSplitsWithResidual) {
+    using kernels::Winograd;
+    const auto split_of = [](int w, int h, int ch, int parts) {
+        const int tiles = ((w + 3) / 4) * ((h + 3) / 4);
+        return kernels::winograd_split_by_channel(tiles, kernels::winograd_tile_block(Winograd::F43, ch, ch, tiles),
+                                                  ch, parts);
+    };
+    for (int parts : {2, 3, 4}) {
+        EXPECT_TRUE(split_of(13, 11, 16, parts)) << parts;
+        EXPECT_FALSE(split_of(97, 99, 16, parts)) << parts;
+    }
+    EXPECT_FALSE(split_of(13, 11, 16, 1));  // one part: plain blocks
+    for (auto [w, h] : {std::pair{13, 11}, {97, 99}}) {
+        const std::string size = "0=" + std::to_string(w) + " 1=" + std::to_string(h);
+        expect_same_bits("winograd 16->16 " + std::to_string(w) + "x" + std::to_string(h) + " + residual",
+                         net(5, 6, "Input in 0 1 x " + size + " 2=16\n"
+                                   "Split s 1 2 x x1 x2\n"
+                                   "Convolution c 1 1 x1 y 0=16 1=3 4=1 5=1 6=2304\n"
+                                   "BinaryOp add 2 1 y x2 z 0=0\n"
+                                   "ReLU r 1 1 z out\n"),
+                         {});
+    }
+}
+
+// resnet18's shapes: 512 channels at 7x7 (4 tiles, one block), 256 at 14x14 and 128 at 28x28
+// (large U, one block) split by channel at any thread count; 64 at 56x56 (196 tiles, 9 blocks)
+// by tiles at 2 threads.
+TEST(LayersThreads, WinogradSplitChoice) {
+    using kernels::Winograd;
+    const auto by_channel = [](int side, int ch, int parts) {
+        const int tiles = ((side + 3) / 4) * ((side + 3) / 4);
+        return kernels::winograd_split_by_channel(tiles, kernels::winograd_tile_block(Winograd::F43, ch, ch, tiles),
+                                                  ch, parts);
+    };
+    for (int parts : {2, 3, 8}) {
+        EXPECT_TRUE(by_channel(7, 512, parts));
+        EXPECT_TRUE(by_channel(14, 256, parts));
+        EXPECT_TRUE(by_channel(28, 128, parts));
+    }
+    EXPECT_FALSE(by_channel(56, 64, 2));
+    for (int side : {7, 56, 224})
+        EXPECT_FALSE(by_channel(side, 64, 1));
 }
 
 TEST(LayersThreads, ConvolutionGemmForms) {
@@ -243,6 +293,40 @@ TEST(LayersThreads, ReferenceLayers) {
                          "Interp n 1 1 x n 0=1 3=11 4=13\n"
                          "Interp c 1 1 n y 0=3 1=2.0e+00 2=2.0e+00\n"),
                      {});
+    expect_same_bits("LRN across channels and within a channel",
+                     net(4, 5,
+                         "Input in 0 1 x 0=9 1=7 2=11\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "LRN a 1 1 x1 y 0=0 1=5 2=1.0e-04 3=7.5e-01\n"
+                         "LRN w 1 1 x2 z 0=1 1=3 2=1.0e-04 3=7.5e-01 4=2.0e+00\n"),
+                     {});
+}
+
+// Concat copies ranges of 16k floats of its output on threads, each range in pieces inside one
+// input's run: along channels (one run per input) and along h (runs per channel row), with
+// ranges that start and end inside runs.
+// Padding of a [c,h,w] blob splits by output channel: channels added front and back (BlazeFace's
+// residual shortcut), and a spatial reflect pad.
+TEST(LayersThreads, PaddingChannels) {
+    expect_same_bits("channel and reflect padding",
+                     net(4, 5,
+                         "Input in 0 1 x 0=13 1=11 2=6\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "Padding pc 1 1 x1 y 7=2 8=3 5=1.5e+00\n"
+                         "Padding pr 1 1 x2 z 0=1 1=2 2=2 3=1 4=2\n"),
+                     {});
+}
+
+TEST(LayersThreads, ConcatRanges) {
+    expect_same_bits("concat over channels and over h",
+                     net(6, 6,
+                         "Input a 0 1 x 0=70 1=61 2=5\n"
+                         "Input b 0 1 y 0=70 1=61 2=3\n"
+                         "Input c 0 1 z 0=70 1=17 2=5\n"
+                         "Concat cc 2 1 x y xy 0=0\n"
+                         "Concat ch 2 1 x z xz 0=1\n"
+                         "Concat one 1 1 xy out 0=0\n"),
+                     {});
 }
 
 TEST(LayersThreads, PiecewiseActivationsAndSoftmaxFast) {
@@ -301,4 +385,63 @@ TEST(LayersThreads, Int8ConvolutionDepthWiseInnerProduct) {
                                           "Convolution c1 1 1 x a 0=33 1=1 5=1 6=1320 8=102 9=1\n"
                                           "Convolution c2 1 1 a y 0=9 1=3 4=1 5=1 6=2673 8=1\n")),
                            {});
+}
+
+// nms_sorted checks boxes in blocks (against the boxes kept before the block in parallel, then in
+// order within it): the kept set must be the plain greedy loop's, on 1500 boxes (six blocks) with
+// many overlaps and many kept, in both NMS forms, at 1 to 3 threads.
+TEST(LayersThreads, NmsBlocksEqualGreedy) {
+    ThreadsGuard guard;
+    std::vector<DetBox> boxes(1500);
+    uint32_t s = 12345;
+    auto next = [&] {
+        s = s * 1664525u + 1013904223u;
+        return (float)(s >> 8) / 16777216.f;
+    };
+    for (auto& b : boxes) {
+        b.score = next();
+        const float cx = next(), cy = next(), w = 0.02f + 0.1f * next(), h = 0.02f + 0.1f * next();
+        b.xmin = cx - w / 2;
+        b.ymin = cy - h / 2;
+        b.xmax = cx + w / 2;
+        b.ymax = cy + h / 2;
+        b.area = w * h;
+    }
+    ncnn_sort_descending(boxes);
+    if (build_has_threads())
+        ASSERT_TRUE(set_num_threads(3).is_ok());  // the pool, sized once for the counts below
+    const uint64_t jobs_before = parallel_jobs_run();
+    for (NmsForm form : {NmsForm::AreaFromCorners, NmsForm::ProductWithStoredArea}) {
+        // the plain greedy loop
+        std::vector<size_t> expected;
+        for (size_t i = 0; i < boxes.size(); i++) {
+            bool keep = true;
+            for (size_t j : expected) {
+                const DetBox &a = boxes[i], &b = boxes[j];
+                float inter = 0.f;
+                if (!(a.xmin > b.xmax || a.xmax < b.xmin || a.ymin > b.ymax || a.ymax < b.ymin))
+                    inter = (std::min(a.xmax, b.xmax) - std::max(a.xmin, b.xmin)) *
+                            (std::min(a.ymax, b.ymax) - std::max(a.ymin, b.ymin));
+                const float area_a = form == NmsForm::AreaFromCorners ? (a.xmax - a.xmin) * (a.ymax - a.ymin) : a.area;
+                const float area_b = form == NmsForm::AreaFromCorners ? (b.xmax - b.xmin) * (b.ymax - b.ymin) : b.area;
+                const float uni = area_a + area_b - inter;
+                if (form == NmsForm::AreaFromCorners ? inter / uni > 0.3f : inter > 0.3f * uni) {
+                    keep = false;
+                    break;
+                }
+            }
+            if (keep)
+                expected.push_back(i);
+        }
+        ASSERT_GT(expected.size(), 300u);
+        ASSERT_LT(expected.size(), boxes.size() - 300);
+        for (int threads : {1, 2, 3}) {
+            if (threads > 1 && !build_has_threads())
+                break;
+            ASSERT_TRUE(set_num_threads(threads).is_ok());
+            EXPECT_EQ(nms_sorted(boxes, 0.3f, form), expected) << threads << " threads";
+        }
+    }
+    if (build_has_threads())
+        EXPECT_GT(parallel_jobs_run(), jobs_before) << "the blocks never split";
 }
