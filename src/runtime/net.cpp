@@ -171,12 +171,19 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
     std::vector<char> fused_away(nl, 0);
     for (size_t k = 0; k < fusions_.size(); k++) {
         const StoreFusion& f = fusions_[k];
-        if (!need_layer[f.producer] || !need_layer[f.add] || (f.act >= 0 && !need_layer[f.act]))
+        if (!need_layer[f.producer] || !need_layer[f.add] || (f.act >= 0 && !need_layer[f.act]) ||
+            (f.pad >= 0 && !need_layer[f.pad]))
             continue;
-        if (keep[f.x] || (f.act >= 0 && keep[g.layers[f.add].tops[0]]))
+        if (keep[f.x] || (f.act >= 0 && keep[g.layers[f.add].tops[0]]) ||
+            (f.pad >= 0 && keep[g.layers[f.pad].tops[0]]))
             continue;
         const Shape& s = shapes[f.x];
-        if (s.dynamic || shapes[f.r].dynamic || shapes[f.out].dynamic || shapes[f.r] != s || shapes[f.out] != s)
+        const Shape& rs = shapes[f.r];
+        if (s.dynamic || rs.dynamic || shapes[f.out].dynamic || shapes[f.out] != s)
+            continue;
+        if (f.pad < 0 ? rs != s
+                      : s.dims != 3 || rs.dims != 3 || rs.w != s.w || rs.h != s.h ||
+                            rs.c + g.layers[f.pad].params.get_int(8, 0) != s.c)
             continue;
         fuse_at[f.producer] = (int)k;
     }
@@ -212,10 +219,12 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             const StoreFusion& f = fusions_[fuse_at[i]];
             const Mat& r = mats[f.r];
             // the addend as computed (planar fp32 of the planned shape), else this run stays unfused
-            if (!r.empty() && !r.int8 && r.elempack == 1 && r.shape() == shapes[f.x]) {
+            if (!r.empty() && !r.int8 && r.elempack == 1 && r.shape() == shapes[f.r]) {
                 fusion = &f;
                 residual = f.post;
                 residual.data = r.data;
+                if (f.pad >= 0)
+                    residual.channels = shapes[f.r].c;
             }
         }
         if (node.type == "Input") {
@@ -291,6 +300,8 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                 fused_away[fusion->add] = 1;
                 if (fusion->act >= 0)
                     fused_away[fusion->act] = 1;
+                if (fusion->pad >= 0)
+                    fused_away[fusion->pad] = 1;
             }
             for (int b : node.bottoms)
                 if (last_use[b] == i && !keep[b])

@@ -178,6 +178,8 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     if (opt.residual) {
         ep.residual = opt.residual->data;
         ep.ldr = (size_t)N;
+        if (opt.residual->channels >= 0)
+            ep.residual_rows = opt.residual->channels;
         ep.post_act = fast_residual_act(*opt.residual);
     }
     kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data, parts);
@@ -187,8 +189,10 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
 // The fused residual Add over the output pixels of Winograd tiles [t0, t0 + nt) (m x m tiles
 // numbered row-major over a grid tiles_w wide), applied right after the block's output transform
 // while those rows are still in cache. Each pixel belongs to one tile, so each is added once.
-static void winograd_block_residual(float* dst, const float* res, int outch, int out_w, int out_h, int m, int tiles_w,
-                                    int t0, int nt, const kernels::ActParams& act) {
+// Channels from res_channels on add +0.f (a zero-padded shortcut; a tile row is m <= 8 wide).
+static void winograd_block_residual(float* dst, const float* res, int res_channels, int outch, int out_w, int out_h,
+                                    int m, int tiles_w, int t0, int nt, const kernels::ActParams& act) {
+    static const float zeros[8] = {};
     const size_t plane = (size_t)out_w * out_h;
     const int t1 = t0 + nt;
     for (int ty = t0 / tiles_w; ty * tiles_w < t1; ty++) {
@@ -200,7 +204,7 @@ static void winograd_block_residual(float* dst, const float* res, int outch, int
         for (int o = 0; o < outch; o++)
             for (int y = y0; y < y1; y++) {
                 const size_t off = (size_t)o * plane + (size_t)y * out_w + x0;
-                kernels::f32_add_act_inplace(dst + off, res + off, (size_t)(x1 - x0), act);
+                kernels::f32_add_act_inplace(dst + off, o < res_channels ? res + off : zeros, (size_t)(x1 - x0), act);
             }
     }
 }
@@ -261,8 +265,9 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
             const int nt = std::min(tb, ntiles - t0);
             kernels::winograd_conv_block(f, winograd_u_.data(), wi, wo, t0, nt, block_ws);
             if (opt.residual)
-                winograd_block_residual(top.data, opt.residual->data, outch, g.out_w, g.out_h, m, tiles_w, t0, nt,
-                                        residual_act);
+                winograd_block_residual(top.data, opt.residual->data,
+                                        opt.residual->channels >= 0 ? opt.residual->channels : outch, outch, g.out_w,
+                                        g.out_h, m, tiles_w, t0, nt, residual_act);
         }
     });
     return fast_cancelled(opt);
