@@ -56,6 +56,7 @@ Status Net::load(Graph g, const NetOptions& opt) {
             return st.with_context(who);
         layers_.push_back(std::move(l));
     }
+    shapes_valid_ = false;
     fusions_.clear();
     if (opt.fuse_residual)
         fusions_ = plan_store_fusions(g, layers_, optimized);
@@ -153,8 +154,15 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
     }
 
     // shapes for this run: checks the inputs against every layer before computing anything
-    std::vector<Shape> shapes;
-    NF_RETURN_IF_ERROR(infer_shapes(g, in_shapes, shapes));
+    // (inferred once per set of input shapes: a model run again with the same shapes, the usual
+    // case, skips building a reference layer per node to ask its output shape)
+    if (!shapes_valid_ || in_shapes != shapes_for_) {
+        shapes_valid_ = false;
+        NF_RETURN_IF_ERROR(infer_shapes(g, in_shapes, shapes_));
+        shapes_for_ = in_shapes;
+        shapes_valid_ = true;
+    }
+    const std::vector<Shape>& shapes = shapes_;
 
     std::vector<int> last_use(g.blobs.size(), -1);
     std::vector<char> keep(g.blobs.size(), 0);
@@ -211,7 +219,8 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                     mats[b] = Mat();
             continue;
         }
-        std::string who = layer_desc(node.name, node.type);
+        // the layer's description for error messages, built only when one is
+        auto who = [&node] { return layer_desc(node.name, node.type); };
         auto t0 = clock::now();
         const StoreFusion* fusion = nullptr;
         FusedResidual residual;
@@ -237,10 +246,10 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             std::vector<Mat> bottoms;
             for (int b : node.bottoms) {
                 if (mats[b].empty() && !shapes[b].dynamic)
-                    return internal_error(who + ": input blob " + quote(g.blobs[b].name) + " was not computed");
+                    return internal_error(who() + ": input blob " + quote(g.blobs[b].name) + " was not computed");
                 // an int8 blob (layers/int8_layers.h) only goes into a layer that computes on codes
                 if (mats[b].int8 && !layer.takes_int8())
-                    return unsupported(who + ": input blob " + quote(g.blobs[b].name) +
+                    return unsupported(who() + ": input blob " + quote(g.blobs[b].name) +
                                        " is int8 (the output of an int8 layer with int8_scale_term > 100), and " +
                                        node.type + " takes fp32 only");
                 bottoms.push_back(mats[b]);
@@ -269,14 +278,14 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                 st = layer.forward(bottoms, tops, opt);
             }
             if (!st)
-                return st.with_context(who);
+                return st.with_context(who());
             bottoms.clear();
             for (size_t k = 0; k < node.tops.size(); k++) {
                 int t = node.tops[k];
                 if (shapes[t].dynamic) {
                     // data-dependent extents; an empty result (nothing detected) is valid
                     if (!tops[k].empty() && tops[k].dims != shapes[t].dims)
-                        return internal_error(who + ": produced a " + std::to_string(tops[k].dims) + "D tensor for " +
+                        return internal_error(who() + ": produced a " + std::to_string(tops[k].dims) + "D tensor for " +
                                               quote(g.blobs[t].name) + ", expected " + std::to_string(shapes[t].dims) + "D");
                     if (tops[k].empty()) {
                         tops[k] = Mat();
@@ -287,9 +296,9 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                     continue;
                 }
                 if (tops[k].empty())
-                    return internal_error(who + ": produced no data for " + quote(g.blobs[t].name));
+                    return internal_error(who() + ": produced no data for " + quote(g.blobs[t].name));
                 if (tops[k].shape() != shapes[t])
-                    return internal_error(who + ": produced shape " + tops[k].shape().str() + " for " +
+                    return internal_error(who() + ": produced shape " + tops[k].shape().str() + " for " +
                                           quote(g.blobs[t].name) + " but shape inference said " + shapes[t].str());
                 mats[t] = tops[k];
             }
