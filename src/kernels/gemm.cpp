@@ -164,9 +164,11 @@ inline void add_residual(float* c, size_t ldc, int mr, int nr, int m0, int n0, c
                          unsigned flags) {
     if (!ep.residual || !(flags & kGemmFinal))
         return;
-    const float* r = ep.residual + (size_t)m0 * ep.ldr + n0;
-    for (int i = 0; i < mr; i++)
-        f32_add_act_inplace(c + i * ldc, r + i * ep.ldr, (size_t)nr, ep.post_act);
+    static const float zeros[kGemmNR] = {};  // the padded rows' addend (nr <= NR)
+    for (int i = 0; i < mr; i++) {
+        const float* r = m0 + i < ep.residual_rows ? ep.residual + (size_t)(m0 + i) * ep.ldr + n0 : zeros;
+        f32_add_act_inplace(c + i * ldc, r, (size_t)nr, ep.post_act);
+    }
 }
 
 // One C tile of mr x nr (<= MR x NR) at row m0, column n0 of the product.

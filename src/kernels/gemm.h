@@ -43,8 +43,11 @@ struct GemmEpilogue {
     // A residual Add fused into the store (runtime/fuse_store.cpp): when residual is set, each
     // finished element becomes post_act(C + residual[row * ldr + column]) right after the tile is
     // stored (f32_add_act_inplace on the tile, while it is in L1).
+    // Rows from residual_rows on have no residual row: they become post_act(C + 0.f) (the zero
+    // channels of a padded shortcut, runtime/fuse_store.h), the bits of adding the padding's zeros.
     const float* residual = nullptr;
     size_t ldr = 0;
+    int residual_rows = INT32_MAX;
     ActParams post_act;
 };
 

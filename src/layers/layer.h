@@ -31,7 +31,10 @@ namespace nnfold {
 // activation the layer writes top = act(top + data), act being one of the kernels' activation
 // types (layers/fused_activation.h numbering, 0 = none).
 struct FusedResidual {
-    const float* data = nullptr;  // the other addend: a dense planar (elempack 1) blob of top's shape
+    // the other addend: a dense planar (elempack 1) blob of top's shape, or of its first `channels`
+    // channels (the rest of top adds +0.f: a shortcut padded with zero channels, as BlazeFace's are)
+    const float* data = nullptr;
+    int channels = -1;  // < 0: all of top's channels
     int act_type = 0;
     float act_p0 = 0.f, act_p1 = 0.f;
 };

@@ -3,6 +3,7 @@
 #include "runtime/fuse_store.h"
 
 #include <cfloat>
+#include <cmath>
 
 #include "layers/binaryop.h"
 #include "layers/eltwise.h"
@@ -70,6 +71,19 @@ bool activation_of(const LayerNode& node, bool optimized, FusedResidual& post) {
     return false;
 }
 
+// True when `node` is a Padding that appends zero channels only: its output is its input on the
+// first channels and +0.f after them (ncnn src/layer/padding.cpp, 3D: front/behind pad channels).
+bool is_zero_channel_pad(const LayerNode& node) {
+    if (node.type != "Padding" || node.bottoms.size() != 1 || node.tops.size() != 1)
+        return false;
+    const ParamDict& pd = node.params;
+    for (int id : {0, 1, 2, 3, 4, 6, 7})
+        if (pd.get_int(id, 0) != 0)
+            return false;
+    const float v = pd.get_float(5, 0.f);
+    return v == 0.f && !std::signbit(v) && pd.get_int(8, 0) > 0;
+}
+
 }  // namespace
 
 std::vector<StoreFusion> plan_store_fusions(const Graph& g, const std::vector<std::unique_ptr<Layer>>& layers,
@@ -95,16 +109,24 @@ std::vector<StoreFusion> plan_store_fusions(const Graph& g, const std::vector<st
         // the addend whose producer can take the other one in its store: the later producer
         StoreFusion f;
         for (int k = 0; k < 2; k++) {
-            const int x = add.bottoms[k], r = add.bottoms[1 - k];
+            const int x = add.bottoms[k];
+            int r = add.bottoms[1 - k], pad = -1;
             const int p = producer[x];
             if (p < 0 || taken[p] || uses[x] != 1 || g.layers[p].tops.size() != 1 || !layers[p]->fuses_residual())
                 continue;
+            // a zero-channel Padding after P feeding only this Add: P adds the Padding's input
+            const int q = producer[r];
+            if (q > p && uses[r] == 1 && !taken[q] && is_zero_channel_pad(g.layers[q])) {
+                pad = q;
+                r = g.layers[q].bottoms[0];
+            }
             if (producer[r] < 0 || producer[r] >= p)
                 continue;
             if (f.producer < 0 || p > f.producer) {
                 f.producer = p;
                 f.x = x;
                 f.r = r;
+                f.pad = pad;
             }
         }
         if (f.producer < 0)
@@ -122,6 +144,8 @@ std::vector<StoreFusion> plan_store_fusions(const Graph& g, const std::vector<st
             }
         }
         taken[f.producer] = taken[f.add] = 1;
+        if (f.pad >= 0)
+            taken[f.pad] = 1;
         if (f.act >= 0)
             taken[f.act] = 1;
         plan.push_back(f);

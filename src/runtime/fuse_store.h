@@ -17,6 +17,12 @@
 //   Conditions (per run, Net::run): x, y (when A is taken) are not asked for; x, r and the final blob
 //     have one static shape; at P's turn r is a computed planar fp32 blob of that shape. Otherwise the
 //     layers run unfused.
+//   Padded shortcut (BlazeFace's blocks): r may be the top of a Padding that only appends zero
+//     channels (params 0-3 and 7 zero, 8 = behind > 0, type 0, value +0, no per-channel data); then
+//     the store adds the Padding's input r0 on the first r0.c channels and +0.f on the others, and
+//     the Padding does not run either. Conditions: the Padding's top has one consumer (the Add), the
+//     Padding comes after P in the run order (it has not run when P stores) and r0 is produced before
+//     P; per run r0 is 3D with x's w and h and r0.c + behind = x.c.
 //   Math: BinaryOp add and Eltwise sum compute x + r (Eltwise: x * 1 + r * 1, exact); float addition
 //     is commutative, and the activation is the kernels' formula with the layer's breakpoints, so the
 //     fused output has the unfused run's bits (Sigmoid_fast already uses the kernels' sigmoid).
@@ -35,7 +41,8 @@ struct StoreFusion {
     int add = -1;       // the Add layer
     int act = -1;       // the activation layer, or -1
     int x = -1;         // P's top (an addend)
-    int r = -1;         // the other addend
+    int r = -1;         // the other addend (the Padding's input when pad >= 0)
+    int pad = -1;       // the zero-channel Padding between r and the Add, or -1
     int out = -1;       // the blob the fused P writes: act's top, else the Add's top
     FusedResidual post; // data is set per run
 };

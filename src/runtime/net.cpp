@@ -56,6 +56,7 @@ Status Net::load(Graph g, const NetOptions& opt) {
             return st.with_context(who);
         layers_.push_back(std::move(l));
     }
+    shapes_valid_ = false;
     fusions_.clear();
     if (opt.fuse_residual)
         fusions_ = plan_store_fusions(g, layers_, optimized);
@@ -153,8 +154,15 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
     }
 
     // shapes for this run: checks the inputs against every layer before computing anything
-    std::vector<Shape> shapes;
-    NF_RETURN_IF_ERROR(infer_shapes(g, in_shapes, shapes));
+    // (inferred once per set of input shapes: a model run again with the same shapes, the usual
+    // case, skips building a reference layer per node to ask its output shape)
+    if (!shapes_valid_ || in_shapes != shapes_for_) {
+        shapes_valid_ = false;
+        NF_RETURN_IF_ERROR(infer_shapes(g, in_shapes, shapes_));
+        shapes_for_ = in_shapes;
+        shapes_valid_ = true;
+    }
+    const std::vector<Shape>& shapes = shapes_;
 
     std::vector<int> last_use(g.blobs.size(), -1);
     std::vector<char> keep(g.blobs.size(), 0);
@@ -171,12 +179,19 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
     std::vector<char> fused_away(nl, 0);
     for (size_t k = 0; k < fusions_.size(); k++) {
         const StoreFusion& f = fusions_[k];
-        if (!need_layer[f.producer] || !need_layer[f.add] || (f.act >= 0 && !need_layer[f.act]))
+        if (!need_layer[f.producer] || !need_layer[f.add] || (f.act >= 0 && !need_layer[f.act]) ||
+            (f.pad >= 0 && !need_layer[f.pad]))
             continue;
-        if (keep[f.x] || (f.act >= 0 && keep[g.layers[f.add].tops[0]]))
+        if (keep[f.x] || (f.act >= 0 && keep[g.layers[f.add].tops[0]]) ||
+            (f.pad >= 0 && keep[g.layers[f.pad].tops[0]]))
             continue;
         const Shape& s = shapes[f.x];
-        if (s.dynamic || shapes[f.r].dynamic || shapes[f.out].dynamic || shapes[f.r] != s || shapes[f.out] != s)
+        const Shape& rs = shapes[f.r];
+        if (s.dynamic || rs.dynamic || shapes[f.out].dynamic || shapes[f.out] != s)
+            continue;
+        if (f.pad < 0 ? rs != s
+                      : s.dims != 3 || rs.dims != 3 || rs.w != s.w || rs.h != s.h ||
+                            rs.c + g.layers[f.pad].params.get_int(8, 0) != s.c)
             continue;
         fuse_at[f.producer] = (int)k;
     }
@@ -204,7 +219,8 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                     mats[b] = Mat();
             continue;
         }
-        std::string who = layer_desc(node.name, node.type);
+        // the layer's description for error messages, built only when one is
+        auto who = [&node] { return layer_desc(node.name, node.type); };
         auto t0 = clock::now();
         const StoreFusion* fusion = nullptr;
         FusedResidual residual;
@@ -212,10 +228,12 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             const StoreFusion& f = fusions_[fuse_at[i]];
             const Mat& r = mats[f.r];
             // the addend as computed (planar fp32 of the planned shape), else this run stays unfused
-            if (!r.empty() && !r.int8 && r.elempack == 1 && r.shape() == shapes[f.x]) {
+            if (!r.empty() && !r.int8 && r.elempack == 1 && r.shape() == shapes[f.r]) {
                 fusion = &f;
                 residual = f.post;
                 residual.data = r.data;
+                if (f.pad >= 0)
+                    residual.channels = shapes[f.r].c;
             }
         }
         if (node.type == "Input") {
@@ -228,10 +246,10 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
             std::vector<Mat> bottoms;
             for (int b : node.bottoms) {
                 if (mats[b].empty() && !shapes[b].dynamic)
-                    return internal_error(who + ": input blob " + quote(g.blobs[b].name) + " was not computed");
+                    return internal_error(who() + ": input blob " + quote(g.blobs[b].name) + " was not computed");
                 // an int8 blob (layers/int8_layers.h) only goes into a layer that computes on codes
                 if (mats[b].int8 && !layer.takes_int8())
-                    return unsupported(who + ": input blob " + quote(g.blobs[b].name) +
+                    return unsupported(who() + ": input blob " + quote(g.blobs[b].name) +
                                        " is int8 (the output of an int8 layer with int8_scale_term > 100), and " +
                                        node.type + " takes fp32 only");
                 bottoms.push_back(mats[b]);
@@ -260,14 +278,14 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                 st = layer.forward(bottoms, tops, opt);
             }
             if (!st)
-                return st.with_context(who);
+                return st.with_context(who());
             bottoms.clear();
             for (size_t k = 0; k < node.tops.size(); k++) {
                 int t = node.tops[k];
                 if (shapes[t].dynamic) {
                     // data-dependent extents; an empty result (nothing detected) is valid
                     if (!tops[k].empty() && tops[k].dims != shapes[t].dims)
-                        return internal_error(who + ": produced a " + std::to_string(tops[k].dims) + "D tensor for " +
+                        return internal_error(who() + ": produced a " + std::to_string(tops[k].dims) + "D tensor for " +
                                               quote(g.blobs[t].name) + ", expected " + std::to_string(shapes[t].dims) + "D");
                     if (tops[k].empty()) {
                         tops[k] = Mat();
@@ -278,9 +296,9 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                     continue;
                 }
                 if (tops[k].empty())
-                    return internal_error(who + ": produced no data for " + quote(g.blobs[t].name));
+                    return internal_error(who() + ": produced no data for " + quote(g.blobs[t].name));
                 if (tops[k].shape() != shapes[t])
-                    return internal_error(who + ": produced shape " + tops[k].shape().str() + " for " +
+                    return internal_error(who() + ": produced shape " + tops[k].shape().str() + " for " +
                                           quote(g.blobs[t].name) + " but shape inference said " + shapes[t].str());
                 mats[t] = tops[k];
             }
@@ -291,6 +309,8 @@ Status Net::run(const std::map<std::string, Mat>& inputs, const std::vector<std:
                 fused_away[fusion->add] = 1;
                 if (fusion->act >= 0)
                     fused_away[fusion->act] = 1;
+                if (fusion->pad >= 0)
+                    fused_away[fusion->pad] = 1;
             }
             for (int b : node.bottoms)
                 if (last_use[b] == i && !keep[b])

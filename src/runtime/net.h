@@ -83,6 +83,10 @@ private:
     uint64_t weights_bytes_ = 0;
     bool uses_optimized_ = false;
     std::vector<StoreFusion> fusions_;
+    // The blob shapes of the last run and the input shapes they were inferred from.
+    bool shapes_valid_ = false;
+    std::map<std::string, Shape> shapes_for_;
+    std::vector<Shape> shapes_;
 };
 
 }  // namespace nnfold

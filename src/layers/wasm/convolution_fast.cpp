@@ -182,6 +182,8 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
     if (opt.residual) {
         ep.residual = opt.residual->data;
         ep.ldr = (size_t)N;
+        if (opt.residual->channels >= 0)
+            ep.residual_rows = opt.residual->channels;
         ep.post_act = fast_residual_act(*opt.residual);
     }
     kernels::f32_gemm(num_output, N, K, packed_.data(), b, top.data, (size_t)N, ep, false, ws.data, parts);
@@ -191,8 +193,10 @@ Status Convolution_fast::forward_packed(const Mat& bottom, Mat& top, const Optio
 // The fused residual Add over the output pixels of Winograd tiles [t0, t0 + nt) (m x m tiles
 // numbered row-major over a grid tiles_w wide), applied right after the block's output transform
 // while those rows are still in cache. Each pixel belongs to one tile, so each is added once.
-static void winograd_block_residual(float* dst, const float* res, int outch, int out_w, int out_h, int m, int tiles_w,
-                                    int t0, int nt, const kernels::ActParams& act) {
+// Channels from res_channels on add +0.f (a zero-padded shortcut; a tile row is m <= 8 wide).
+static void winograd_block_residual(float* dst, const float* res, int res_channels, int outch, int out_w, int out_h,
+                                    int m, int tiles_w, int t0, int nt, const kernels::ActParams& act) {
+    static const float zeros[8] = {};
     const size_t plane = (size_t)out_w * out_h;
     const int t1 = t0 + nt;
     for (int ty = t0 / tiles_w; ty * tiles_w < t1; ty++) {
@@ -204,7 +208,7 @@ static void winograd_block_residual(float* dst, const float* res, int outch, int
         for (int o = 0; o < outch; o++)
             for (int y = y0; y < y1; y++) {
                 const size_t off = (size_t)o * plane + (size_t)y * out_w + x0;
-                kernels::f32_add_act_inplace(dst + off, res + off, (size_t)(x1 - x0), act);
+                kernels::f32_add_act_inplace(dst + off, o < res_channels ? res + off : zeros, (size_t)(x1 - x0), act);
             }
     }
 }
@@ -244,10 +248,15 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     const kernels::ActParams residual_act = opt.residual ? fast_residual_act(*opt.residual) : kernels::ActParams();
     const size_t out_plane = (size_t)g.out_w * g.out_h;
     // the fused residual Add of output channels [o0, o1) of tiles [t0, t0 + nt)
+    // (a zero-channel padded shortcut has fewer channels than outch: the rest add +0.f)
+    const int res_total = opt.residual && opt.residual->channels >= 0 ? opt.residual->channels : outch;
     auto residual = [&](int o0, int o1, int t0, int nt) {
-        if (opt.residual)
-            winograd_block_residual(top.data + o0 * out_plane, opt.residual->data + o0 * out_plane, o1 - o0, g.out_w,
-                                    g.out_h, m, tiles_w, t0, nt, residual_act);
+        if (!opt.residual)
+            return;
+        const int rc = std::max(0, std::min(res_total - o0, o1 - o0));
+        const float* res = rc > 0 ? opt.residual->data + o0 * out_plane : opt.residual->data;
+        winograd_block_residual(top.data + o0 * out_plane, res, rc, o1 - o0, g.out_w, g.out_h, m, tiles_w, t0, nt,
+                                residual_act);
     };
 
     // The split over threads never changes a result: every output is one tile's transform of

@@ -3,6 +3,7 @@
 // activation.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <new>
 #include <stdexcept>
@@ -89,12 +90,20 @@ inline kernels::ActParams fast_residual_act(const FusedResidual& r) {
 }
 
 // Applies Option::residual (if set) to a whole output in one pass: for the paths that do not fuse
-// it into their stores. The output and the residual are dense planar blobs of the same shape.
+// it into their stores. The output and the residual are dense planar blobs of the same shape, or
+// the residual covers only the first `channels` channels and the rest add +0.f.
 inline void fast_apply_residual(Mat& top, const Option& opt) {
     if (!opt.residual)
         return;
-    kernels::f32_add_act_inplace_parallel(top.data, opt.residual->data, top.total_floats(),
-                                          fast_residual_act(*opt.residual));
+    const kernels::ActParams act = fast_residual_act(*opt.residual);
+    const size_t total = top.total_floats();
+    const size_t covered = opt.residual->channels < 0 || top.dims != 3 || top.elempack != 1
+                               ? total
+                               : std::min(total, (size_t)opt.residual->channels * top.cstep);
+    kernels::f32_add_act_inplace_parallel(top.data, opt.residual->data, covered, act);
+    static const float zeros[64] = {};
+    for (size_t i = covered; i < total; i += 64)
+        kernels::f32_add_act_inplace(top.data + i, zeros, std::min<size_t>(64, total - i), act);
 }
 
 // An optimized elementwise layer (Sigmoid_fast, Swish_fast, GELU_fast): Base's params and

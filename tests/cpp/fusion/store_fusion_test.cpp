@@ -262,6 +262,93 @@ TEST(StoreFusion, SameBitsAtAnyThreadCount) {
     EXPECT_GT(parallel_jobs_run(), jobs_before);  // the threaded runs really split their work
 }
 
+// BlazeFace's blocks (tf2onnx BlazeFace as imported: Pad of zero channels on the shortcut, ncnn
+// Padding param 8 = behind): depthwise -> 1x1 convolution with more channels -> Add(shortcut padded
+// with zero channels) -> ReLU, the shortcut the block input or a 2x2 max pool of it. The store adds
+// the unpadded shortcut on the first channels and +0 on the rest; Padding, Add and ReLU do not run.
+std::string pad_block(const std::string& shortcut, const std::string& pad, const std::string& tail,
+                      const std::string& order = "pad_after",
+                      const std::vector<std::string>& add = {"BinaryOp add 2 1 x rp y 0=0"}) {
+    std::vector<std::string> lines = {"Input in 0 1 data 0=13 1=11 2=6", "Split sp 1 2 data d0 d1"};
+    if (!shortcut.empty())
+        lines.push_back(shortcut);
+    const std::string dw = shortcut.empty() ? "ConvolutionDepthWise dw 1 1 d1 t 0=6 1=3 4=1 5=1 6=54 7=6"
+                                            : "ConvolutionDepthWise dw 1 1 d1 t 0=6 1=3 3=2 15=1 16=1 5=1 6=54 7=6";
+    const std::string conv = "Convolution main 1 1 t x 0=10 1=1 5=1 6=60";
+    if (order == "pad_before") {
+        lines.push_back(pad);
+        lines.push_back(dw);
+        lines.push_back(conv);
+    } else {
+        lines.push_back(dw);
+        lines.push_back(conv);
+        lines.push_back(pad);
+    }
+    lines.insert(lines.end(), add.begin(), add.end());
+    if (!tail.empty())
+        lines.push_back(tail);
+    return model(lines);
+}
+
+TEST(StoreFusion, ZeroChannelPaddedShortcut) {
+    const std::string pool = "Pooling mp 1 1 d0 r 0=0 1=2 2=2 5=1";
+    // the block input as shortcut (stride 1), and a max pool of it (stride 2, odd input: 6x5 out)
+    check_fused(pad_block("", "Padding pd 1 1 d0 rp 8=4", "ReLU act 1 1 y z"), 1, 3);
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp 8=4", "ReLU act 1 1 y z"), 1, 3);
+    // no activation after the Add; the addends of the Add the other way round
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp 8=4", ""), 1, 2);
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp 8=4", "Clip act 1 1 y z 0=-0.5 1=0.25", "pad_after",
+                          {"BinaryOp add 2 1 rp x y 0=0"}),
+                1, 3);
+    // asking for the padded shortcut keeps the Padding: the Add stays unfused (x + rp as planned)
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp 8=4", "ReLU act 1 1 y z"), 1, 0, {"rp", "z"});
+}
+
+TEST(StoreFusion, PaddingsThatAreNotZeroChannelsStay) {
+    const std::string pool = "Pooling mp 1 1 d0 r 0=0 1=2 2=2 5=1";
+    // a non-zero pad value, channels in front, in front and behind, replicate padding, a pad value
+    // of -0 (x + -0 keeps a -0 that x + 0 would make +0)
+    for (const char* pad : {"Padding pd 1 1 r rp 8=4 5=1.0", "Padding pd 1 1 r rp 7=4", "Padding pd 1 1 r rp 7=1 8=3",
+                            "Padding pd 1 1 r rp 8=4 4=1", "Padding pd 1 1 r rp 8=4 5=-0.0"}) {
+        SCOPED_TRACE(pad);
+        check_fused(pad_block(pool, pad, "ReLU act 1 1 y z"), 0, 0);
+    }
+    // the padded shortcut computed before the convolution: the ordinary fusion (Add + ReLU), the
+    // Padding runs
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp 8=4", "ReLU act 1 1 y z", "pad_before"), 1, 2);
+    // the padded shortcut has a second consumer: the Padding must run, and then it comes after the
+    // convolution so nothing fuses
+    check_fused(pad_block(pool, "Padding pd 1 1 r rp0 8=4", "ReLU act 1 1 y z", "pad_after",
+                          {"Split sr 1 2 rp0 rp rp2", "BinaryOp add 2 1 x rp y 0=0", "Sigmoid other 1 1 rp2 w"}),
+                0, 0);
+}
+
+TEST(StoreFusion, PaddedShortcutSameBitsAtAnyThreadCount) {
+    if (!build_has_threads())
+        GTEST_SKIP() << "this build has no thread pool";
+    struct PoolGuard {
+        ~PoolGuard() {
+            set_min_chunk_cost(0);
+            shutdown_threads();
+        }
+    } guard;
+    set_min_chunk_cost(1);
+    ASSERT_TRUE(set_num_threads(3).is_ok());  // the pool is sized once, at its largest
+    Graph g = test::graph_from_text(
+        pad_block("Pooling mp 1 1 d0 r 0=0 1=2 2=2 5=1", "Padding pd 1 1 r rp 8=4", "ReLU act 1 1 y z"), 7);
+    auto in = inputs_for(g, 3);
+    ASSERT_TRUE(set_num_threads(1).is_ok());
+    NetRun one = run(g, in, true, true);
+    EXPECT_EQ(one.fusions, 1u);
+    for (int t : {2, 3}) {
+        ASSERT_TRUE(set_num_threads(t).is_ok());
+        NetRun many = run(g, in, true, true);
+        for (auto& kv : one.out)
+            EXPECT_TRUE(same_bits(kv.second, many.out.at(kv.first))) << kv.first << " at " << t << " threads";
+    }
+    ASSERT_TRUE(set_num_threads(1).is_ok());
+}
+
 // The zoo models with residual blocks: every Add after a convolution fuses, and the outputs keep
 // the unfused bits (and the reference's budget).
 TEST(StoreFusion, ZooModels) {
