@@ -75,7 +75,9 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
 namespace nnfold {
 namespace kernels {
 
-void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
+namespace {
+template <class T>
+void pack_a_rows(int M, int K, const T* a, int16_t* dst) {
     const int Kp = (K + 1) / 2 * 2;
     for (int mb = 0; mb < (M + 3) / 4; mb++)
         for (int kp = 0; kp < Kp / 2; kp++)
@@ -84,6 +86,67 @@ void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
                     const int m = mb * 4 + i, k = kp * 2 + r;
                     *dst++ = (m < M && k < K) ? (int16_t)a[(size_t)m * K + k] : (int16_t)0;
                 }
+}
+}  // namespace
+
+void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) { pack_a_rows(M, K, a, dst); }
+void i8_pack_a(int M, int K, const int16_t* a, int16_t* dst) { pack_a_rows(M, K, a, dst); }
+
+// ---- int8 Winograd F(2x2, 3x3) (kernels/int8.h): transforms shared by both builds, and the
+// scalar twins of i8_wino_input and i16_gemm.
+
+void i8_wino_transform_kernel(const int8_t* weights, int outch, int inch, int16_t* u) {
+    static const int G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+    const size_t per_pos = i8_packed_a_count(outch, inch);
+    std::vector<int16_t> rows((size_t)16 * outch * inch);  // [p][o][c] before packing
+    for (int o = 0; o < outch; o++)
+        for (int c = 0; c < inch; c++) {
+            const int8_t* g = weights + ((size_t)o * inch + c) * 9;
+            int t[4][3];  // G' g
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 3; j++)
+                    t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++)  // (G' g) G'^T, |value| <= 9 * 127
+                    rows[((size_t)(i * 4 + j) * outch + o) * inch + c] =
+                        (int16_t)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+        }
+    for (int p = 0; p < 16; p++)
+        i8_pack_a(outch, inch, rows.data() + (size_t)p * outch * inch, u + (size_t)p * per_pos);
+}
+
+void i8_wino_input__scalar(const Int8WinoInput& in, int t0, int nt, int16_t* v) {
+    std::memset(v, 0, i16_packed_b_count(in.inch, nt) * 16 * sizeof(int16_t));
+    for (int t = 0; t < nt; t++)
+        i8_wino_input_tile(in, t0 + t, t, nt, v);
+}
+
+void i8_wino_output__scalar(const int32_t* m, int t0, int nt, const Int8WinoOutput& out) {
+    const int y0 = (t0 / out.tiles_w) * 2;
+    for (int o = 0; o < out.outch; o++)
+        for (int t = 0; t < nt; t++)
+            i8_wino_output_tile(m, t0 + t, t, nt, o, y0, out);
+}
+
+void i16_gemm__scalar(int M, int N, int K, const int16_t* pa, const int16_t* pb, int32_t* c, size_t ldc) {
+    const int Kp2 = (K + 1) / 2;
+    for (int mb = 0; mb < (M + 3) / 4; mb++) {
+        const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        for (int nb = 0; nb < (N + 7) / 8; nb++) {
+            const int16_t* b = pb + (size_t)nb * Kp2 * 16;
+            uint32_t acc[4][8] = {};  // wrapping sums
+            for (int kp = 0; kp < Kp2; kp++) {
+                const int16_t* ak = a + (size_t)kp * 8;
+                const int16_t* bk = b + (size_t)kp * 16;
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 8; j++)
+                        acc[i][j] += (uint32_t)((int32_t)ak[i * 2] * bk[j * 2]) + (uint32_t)((int32_t)ak[i * 2 + 1] * bk[j * 2 + 1]);
+            }
+            for (int i = 0; i < 4 && mb * 4 + i < M; i++)
+                for (int j = 0; j < 8 && nb * 8 + j < N; j++)
+                    c[(size_t)(mb * 4 + i) * ldc + nb * 8 + j] = (int32_t)acc[i][j];
+        }
+    }
 }
 
 void i8_pack_b__scalar(int K, int N, const Int8BSource& b, int8_t* dst) {
