@@ -191,33 +191,7 @@ struct Int8WinoInput {
 };
 // One tile (number tt of the grid) of every channel into column t of a block of nt tiles (both
 // twins of i8_wino_input; the SIMD one for tiles at the planes' edges).
-inline void i8_wino_input_tile(const Int8WinoInput& in, int tt, int t, int nt, int16_t* v) {
-    const size_t per_pos = i16_packed_b_count(in.inch, nt), plane = (size_t)in.padded_w * in.padded_h;
-    const int ty = tt / in.tiles_w * 2, tx = tt % in.tiles_w * 2;
-    for (int c = 0; c < in.inch; c++) {
-        const int8_t* s = in.src + (size_t)c * plane;
-        int d[4][4];
-        for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) {
-                const int y = ty + i, x = tx + j;
-                d[i][j] = y < in.padded_h && x < in.padded_w ? s[(size_t)y * in.padded_w + x] : 0;
-            }
-        int w[4][4];  // B^T d
-        for (int j = 0; j < 4; j++) {
-            w[0][j] = d[0][j] - d[2][j];
-            w[1][j] = d[1][j] + d[2][j];
-            w[2][j] = d[2][j] - d[1][j];
-            w[3][j] = d[1][j] - d[3][j];
-        }
-        // (B^T d) B, into position p's panel at column t, row c
-        const size_t at = ((size_t)(t / 8) * ((in.inch + 1) / 2) + (size_t)(c / 2)) * 16 + (size_t)(t % 8) * 2 + c % 2;
-        for (int i = 0; i < 4; i++) {
-            const int r[4] = {w[i][0] - w[i][2], w[i][1] + w[i][2], w[i][2] - w[i][1], w[i][1] - w[i][3]};
-            for (int j = 0; j < 4; j++)
-                v[(size_t)(i * 4 + j) * per_pos + at] = (int16_t)r[j];
-        }
-    }
-}
+void i8_wino_input_tile(const Int8WinoInput& in, int tt, int t, int nt, int16_t* v);
 
 // Output transform of tiles [t0, t0 + nt) whose 16 positions' sums are at m + (p * outch + o) * nt
 // + (t - t0): rows of output pixels (sums, already divided by 4) of channel o at sums + o * ld + (y
@@ -229,26 +203,7 @@ struct Int8WinoOutput {
 };
 // One tile (number tt of the grid, column t of a block of nt) of channel o (both twins of
 // i8_wino_output; the SIMD one for tiles at the planes' edges).
-inline void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0, const Int8WinoOutput& out) {
-    const size_t pstride = (size_t)out.outch * nt;
-    const int32_t* mo = m + (size_t)o * nt + t;
-    uint32_t v[16];  // unsigned: the sums wrap modulo 2^32
-    for (int p = 0; p < 16; p++)
-        v[p] = (uint32_t)mo[(size_t)p * pstride];
-    uint32_t a[2][4];  // A^T M
-    for (int j = 0; j < 4; j++) {
-        a[0][j] = v[j] + v[4 + j] + v[8 + j];
-        a[1][j] = v[4 + j] - v[8 + j] - v[12 + j];
-    }
-    const int ty = tt / out.tiles_w * 2, tx = tt % out.tiles_w * 2;
-    for (int i = 0; i < 2 && ty + i < out.out_h; i++) {
-        const uint32_t r0 = a[i][0] + a[i][1] + a[i][2], r1 = a[i][1] - a[i][2] - a[i][3];
-        int32_t* row = out.sums + (size_t)o * out.ld + (size_t)(ty + i - y0) * out.out_w + tx;
-        row[0] = (int32_t)r0 >> 2;  // 4 x the sum, which fits: exact
-        if (tx + 1 < out.out_w)
-            row[1] = (int32_t)r1 >> 2;
-    }
-}
+void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0, const Int8WinoOutput& out);
 
 // i16_gemm: c[m * ldc + n] = sum over k of A[m][k] * B[k][n] (A as i8_pack_a packs it, B int16 as
 // above), the raw int32 sums (wrapping), no store.

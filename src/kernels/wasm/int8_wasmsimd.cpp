@@ -233,17 +233,8 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
                 c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
             };
-            // two k pairs per iteration, walking pointers: the loop's counter, address arithmetic
-            // and branch (about six scalar instructions in V8) are a fifth of one step's work
-            const int8_t* bk = b;
-            const int16_t* ak = a;
-            const int16_t* const aend2 = a + (size_t)(Kp2 / 2) * 16;
-            for (; ak != aend2; ak += 16, bk += 32) {
-                step(bk, ak);
-                step(bk + 16, ak + 8);
-            }
-            if (Kp2 & 1)
-                step(bk, ak);
+            for (int kp = 0; kp < Kp2; kp++)
+                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
             const int m0 = mb * 4;
             const size_t col = (size_t)nb * 8;
             store8(o, m0, col, c00, c01, ncols);
@@ -433,15 +424,8 @@ void i16_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int16_t* p
                 c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
                 c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
             };
-            const int16_t* bk = b;
-            const int16_t* ak = a;
-            const int16_t* const aend2 = a + (size_t)(Kp2 / 2) * 16;
-            for (; ak != aend2; ak += 16, bk += 32) {
-                step(bk, ak);
-                step(bk + 16, ak + 8);
-            }
-            if (Kp2 & 1)
-                step(bk, ak);
+            for (int kp = 0; kp < Kp2; kp++)
+                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
             const int m0 = mb * 4, n0 = nb * 8;
             const int ncols = N - n0 < 8 ? N - n0 : 8;
             const v128_t rows[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
@@ -466,7 +450,7 @@ void i16_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int16_t* p
 // bytes of 18 consecutive ones) widened to i16x8, B^T over the 4 rows and B over the 4 columns in
 // lane-wise adds, and the two channels' values interleaved into the panels' (k, k + 1) pairs.
 // Tiles that reach past the plane's right or bottom edge (or a block of fewer than 8 tiles of one
-// row), and an odd last channel, go through the scalar twin's arithmetic tile by tile.
+// row) go through the scalar twin's arithmetic tile by tile.
 void i8_wino_input__wasmsimd(const Int8WinoInput& in, int t0, int nt, int16_t* v) {
     const size_t per_pos = i16_packed_b_count(in.inch, nt);
     std::memset(v, 0, per_pos * 16 * sizeof(int16_t));
@@ -476,7 +460,7 @@ void i8_wino_input__wasmsimd(const Int8WinoInput& in, int t0, int nt, int16_t* v
     while (t < nt) {
         const int tt = t0 + t, ty = tt / in.tiles_w * 2, tx = tt % in.tiles_w * 2;
         const bool fast = t % 8 == 0 && t + 8 <= nt && tt % in.tiles_w + 8 <= in.tiles_w && tx + 18 <= in.padded_w &&
-                          ty + 4 <= in.padded_h && in.inch >= 2;
+                          ty + 4 <= in.padded_h;
         if (!fast) {
             i8_wino_input_tile(in, tt, t, nt, v);
             t++;
@@ -512,25 +496,23 @@ void i8_wino_input__wasmsimd(const Int8WinoInput& in, int t0, int nt, int16_t* v
             }
         };
         int16_t* blk = v + (size_t)(t / 8) * Kp2 * 16;
-        int c = 0;
-        for (; c + 2 <= in.inch; c += 2) {
-            v128_t x0[16], x1[16];
-            transform(in.src + (size_t)c * plane, x0);
-            transform(in.src + (size_t)(c + 1) * plane, x1);
-            int16_t* d = blk + (size_t)(c / 2) * 16;
-            for (int p = 0; p < 16; p++) {
-                wasm_v128_store(d + (size_t)p * per_pos, wasm_i16x8_shuffle(x0[p], x1[p], 0, 8, 1, 9, 2, 10, 3, 11));
-                wasm_v128_store(d + (size_t)p * per_pos + 8, wasm_i16x8_shuffle(x0[p], x1[p], 4, 12, 5, 13, 6, 14, 7, 15));
+        // channels in pairs (an odd last one pairs with zeros); one transform call site keeps
+        // the code small
+        for (int c = 0; c < in.inch; c += 2) {
+            v128_t x[2][16];
+#pragma clang loop unroll(disable)
+            for (int h = 0; h < 2; h++) {
+                if (c + h < in.inch) {
+                    transform(in.src + (size_t)(c + h) * plane, x[h]);
+                } else {
+                    for (int p = 0; p < 16; p++)
+                        x[h][p] = wasm_i16x8_splat(0);
+                }
             }
-        }
-        if (c < in.inch) {  // odd last channel: pairs with zeros (already there)
-            v128_t x0[16];
-            transform(in.src + (size_t)c * plane, x0);
-            const v128_t z = wasm_i16x8_splat(0);
             int16_t* d = blk + (size_t)(c / 2) * 16;
             for (int p = 0; p < 16; p++) {
-                wasm_v128_store(d + (size_t)p * per_pos, wasm_i16x8_shuffle(x0[p], z, 0, 8, 1, 9, 2, 10, 3, 11));
-                wasm_v128_store(d + (size_t)p * per_pos + 8, wasm_i16x8_shuffle(x0[p], z, 4, 12, 5, 13, 6, 14, 7, 15));
+                wasm_v128_store(d + (size_t)p * per_pos, wasm_i16x8_shuffle(x[0][p], x[1][p], 0, 8, 1, 9, 2, 10, 3, 11));
+                wasm_v128_store(d + (size_t)p * per_pos + 8, wasm_i16x8_shuffle(x[0][p], x[1][p], 4, 12, 5, 13, 6, 14, 7, 15));
             }
         }
         t += 8;
