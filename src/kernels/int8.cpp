@@ -75,7 +75,9 @@ void int8_conv_sums(const Int8ConvShape& s, const int8_t* src, const int8_t* wei
 namespace nnfold {
 namespace kernels {
 
-void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
+namespace {
+template <class T>
+void pack_a_rows(int M, int K, const T* a, int16_t* dst) {
     const int Kp = (K + 1) / 2 * 2;
     for (int mb = 0; mb < (M + 3) / 4; mb++)
         for (int kp = 0; kp < Kp / 2; kp++)
@@ -84,6 +86,116 @@ void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) {
                     const int m = mb * 4 + i, k = kp * 2 + r;
                     *dst++ = (m < M && k < K) ? (int16_t)a[(size_t)m * K + k] : (int16_t)0;
                 }
+}
+}  // namespace
+
+void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst) { pack_a_rows(M, K, a, dst); }
+void i8_pack_a(int M, int K, const int16_t* a, int16_t* dst) { pack_a_rows(M, K, a, dst); }
+
+// ---- int8 Winograd F(2x2, 3x3) (kernels/int8.h): transforms shared by both builds, and the
+// scalar twins of i8_wino_input and i16_gemm.
+
+void i8_wino_transform_kernel(const int8_t* weights, int outch, int inch, int16_t* u) {
+    static const int G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+    const size_t per_pos = i8_packed_a_count(outch, inch);
+    std::vector<int16_t> rows((size_t)16 * outch * inch);  // [p][o][c] before packing
+    for (int o = 0; o < outch; o++)
+        for (int c = 0; c < inch; c++) {
+            const int8_t* g = weights + ((size_t)o * inch + c) * 9;
+            int t[4][3];  // G' g
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 3; j++)
+                    t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++)  // (G' g) G'^T, |value| <= 9 * 127
+                    rows[((size_t)(i * 4 + j) * outch + o) * inch + c] =
+                        (int16_t)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+        }
+    for (int p = 0; p < 16; p++)
+        i8_pack_a(outch, inch, rows.data() + (size_t)p * outch * inch, u + (size_t)p * per_pos);
+}
+
+void i8_wino_input_tile(const Int8WinoInput& in, int tt, int t, int nt, int16_t* v) {
+    const size_t per_pos = i16_packed_b_count(in.inch, nt), plane = (size_t)in.padded_w * in.padded_h;
+    const int ty = tt / in.tiles_w * 2, tx = tt % in.tiles_w * 2;
+    for (int c = 0; c < in.inch; c++) {
+        const int8_t* s = in.src + (size_t)c * plane;
+        int d[4][4];
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                const int y = ty + i, x = tx + j;
+                d[i][j] = y < in.padded_h && x < in.padded_w ? s[(size_t)y * in.padded_w + x] : 0;
+            }
+        int w[4][4];  // B^T d
+        for (int j = 0; j < 4; j++) {
+            w[0][j] = d[0][j] - d[2][j];
+            w[1][j] = d[1][j] + d[2][j];
+            w[2][j] = d[2][j] - d[1][j];
+            w[3][j] = d[1][j] - d[3][j];
+        }
+        // (B^T d) B, into position p's panel at column t, row c
+        const size_t at = ((size_t)(t / 8) * ((in.inch + 1) / 2) + (size_t)(c / 2)) * 16 + (size_t)(t % 8) * 2 + c % 2;
+        for (int i = 0; i < 4; i++) {
+            const int r[4] = {w[i][0] - w[i][2], w[i][1] + w[i][2], w[i][2] - w[i][1], w[i][1] - w[i][3]};
+            for (int j = 0; j < 4; j++)
+                v[(size_t)(i * 4 + j) * per_pos + at] = (int16_t)r[j];
+        }
+    }
+}
+
+void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0, const Int8WinoOutput& out) {
+    const size_t pstride = (size_t)out.outch * nt;
+    const int32_t* mo = m + (size_t)o * nt + t;
+    uint32_t v[16];  // unsigned: the sums wrap modulo 2^32
+    for (int p = 0; p < 16; p++)
+        v[p] = (uint32_t)mo[(size_t)p * pstride];
+    uint32_t a[2][4];  // A^T M
+    for (int j = 0; j < 4; j++) {
+        a[0][j] = v[j] + v[4 + j] + v[8 + j];
+        a[1][j] = v[4 + j] - v[8 + j] - v[12 + j];
+    }
+    const int ty = tt / out.tiles_w * 2, tx = tt % out.tiles_w * 2;
+    for (int i = 0; i < 2 && ty + i < out.out_h; i++) {
+        const uint32_t r0 = a[i][0] + a[i][1] + a[i][2], r1 = a[i][1] - a[i][2] - a[i][3];
+        int32_t* row = out.sums + (size_t)o * out.ld + (size_t)(ty + i - y0) * out.out_w + tx;
+        row[0] = (int32_t)r0 >> 2;  // 4 x the sum, which fits: exact
+        if (tx + 1 < out.out_w)
+            row[1] = (int32_t)r1 >> 2;
+    }
+}
+
+void i8_wino_input__scalar(const Int8WinoInput& in, int t0, int nt, int16_t* v) {
+    std::memset(v, 0, i16_packed_b_count(in.inch, nt) * 16 * sizeof(int16_t));
+    for (int t = 0; t < nt; t++)
+        i8_wino_input_tile(in, t0 + t, t, nt, v);
+}
+
+void i8_wino_output__scalar(const int32_t* m, int t0, int nt, const Int8WinoOutput& out) {
+    const int y0 = (t0 / out.tiles_w) * 2;
+    for (int o = 0; o < out.outch; o++)
+        for (int t = 0; t < nt; t++)
+            i8_wino_output_tile(m, t0 + t, t, nt, o, y0, out);
+}
+
+void i16_gemm__scalar(int M, int N, int K, const int16_t* pa, const int16_t* pb, int32_t* c, size_t ldc) {
+    const int Kp2 = (K + 1) / 2;
+    for (int mb = 0; mb < (M + 3) / 4; mb++) {
+        const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        for (int nb = 0; nb < (N + 7) / 8; nb++) {
+            const int16_t* b = pb + (size_t)nb * Kp2 * 16;
+            uint32_t acc[4][8] = {};  // wrapping sums
+            for (int kp = 0; kp < Kp2; kp++) {
+                const int16_t* ak = a + (size_t)kp * 8;
+                const int16_t* bk = b + (size_t)kp * 16;
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 8; j++)
+                        acc[i][j] += (uint32_t)((int32_t)ak[i * 2] * bk[j * 2]) + (uint32_t)((int32_t)ak[i * 2 + 1] * bk[j * 2 + 1]);
+            }
+            for (int i = 0; i < 4 && mb * 4 + i < M; i++)
+                for (int j = 0; j < 8 && nb * 8 + j < N; j++)
+                    c[(size_t)(mb * 4 + i) * ldc + nb * 8 + j] = (int32_t)acc[i][j];
+        }
+    }
 }
 
 void i8_pack_b__scalar(int K, int N, const Int8BSource& b, int8_t* dst) {

@@ -115,8 +115,9 @@ inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; 
 //     row's pair in i32x4.dot_i16x8_s.
 inline size_t i8_packed_a_count(int M, int K) { return (size_t)((M + 3) / 4) * 4 * (size_t)((K + 1) / 2 * 2); }
 inline size_t i8_packed_b_bytes(int K, int N) { return (size_t)((N + 7) / 8) * 8 * (size_t)((K + 1) / 2 * 2); }
-// A[i][k] = a[i * K + k] (weight rows as ncnn stores them).
+// A[i][k] = a[i * K + k] (weight rows as ncnn stores them; int16 rows: Winograd's U).
 void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst);
+void i8_pack_a(int M, int K, const int16_t* a, int16_t* dst);
 // B[k][n] = src[kofs[k] + pixel(col0 + n)], pixel(c) = (c / out_w) * row_step + (c % out_w) *
 // col_step: im2col of a padded plane set (kofs[k] = channel * plane + tap offset, row_step =
 // stride_h * padded_w, col_step = stride_w), or plain planes (kofs[k] = k * plane, out_w = N,
@@ -160,6 +161,53 @@ inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
     return valid;
 }
 
+// ---- int8 Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions: Y = A^T [U . V] A per 4x4 input
+// tile d (2x2 outputs), with integer transforms, so that every sum stays exact:
+//   B^T = [ 1  0 -1  0 ]   G' = 2 G = [ 2  0  0 ]   A^T = [ 1  1  1  0 ]
+//         [ 0  1  1  0 ]              [ 1  1  1 ]         [ 0  1 -1 -1 ]
+//         [ 0 -1  1  0 ]              [ 1 -1  1 ]
+//         [ 0  1  0 -1 ]              [ 0  0  2 ]
+// V = B^T d B (|V| <= 4 * 127, int16), U = G' g G'^T = 4 x the exact G g G^T (|U| <= 9 * 127,
+// int16), so A^T [U . V] A is 4 x the direct convolution sum, exactly: the products and sums
+// wrap modulo 2^32 in int32 (i32x4.dot_i16x8_s never overflows on these ranges), and wrapping is
+// harmless as long as the final 4 x sum fits, which holds for inch <= kI8WinoMaxInch (4 * inch * 9
+// * 127 * 127 < 2^31). 16 products per 4 outputs instead of 36. The 16 positions' products summed
+// over input channels are 16 GEMMs (outch x inch) x (inch x tiles) with int16 operands (i16_gemm).
+constexpr int kI8WinoMaxInch = 3698;
+// U of every position p (0..15, row-major over the 4x4) packed as i16_gemm's A (the i8_pack_a
+// layout) at u + p * i8_packed_a_count(outch, inch); weights [outch][inch][3][3].
+inline size_t i8_wino_u_count(int outch, int inch) { return 16 * i8_packed_a_count(outch, inch); }
+void i8_wino_transform_kernel(const int8_t* weights, int outch, int inch, int16_t* u);
+// int16 B for i16_gemm: blocks of 8 columns, [N/8][Kp/2][8 columns][2 consecutive k] int16 (zeros
+// past N and K).
+inline size_t i16_packed_b_count(int K, int N) { return i8_packed_b_bytes(K, N); }
+// Input tiles [t0, t0 + nt) of a tile grid tiles_w wide (tile t: padded rows 2 * (t / tiles_w) ..
+// + 3, columns 2 * (t % tiles_w) .. + 3; taps outside the padded_w x padded_h planes read as 0)
+// transformed into V: position p at v + p * i16_packed_b_count(inch, nt), all of it written
+// (padding zeros included).
+struct Int8WinoInput {
+    const int8_t* src = nullptr;  // padded planes [inch][padded_h][padded_w]
+    int inch = 0, padded_w = 0, padded_h = 0, tiles_w = 0;
+};
+// One tile (number tt of the grid) of every channel into column t of a block of nt tiles (both
+// twins of i8_wino_input; the SIMD one for tiles at the planes' edges).
+void i8_wino_input_tile(const Int8WinoInput& in, int tt, int t, int nt, int16_t* v);
+
+// Output transform of tiles [t0, t0 + nt) whose 16 positions' sums are at m + (p * outch + o) * nt
+// + (t - t0): rows of output pixels (sums, already divided by 4) of channel o at sums + o * ld + (y
+// - 2 * (t0 / tiles_w)) * out_w + x, for the pixels inside out_w x out_h.
+struct Int8WinoOutput {
+    int outch = 0, out_w = 0, out_h = 0, tiles_w = 0;
+    int32_t* sums = nullptr;
+    size_t ld = 0;
+};
+// One tile (number tt of the grid, column t of a block of nt) of channel o (both twins of
+// i8_wino_output; the SIMD one for tiles at the planes' edges).
+void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0, const Int8WinoOutput& out);
+
+// i16_gemm: c[m * ldc + n] = sum over k of A[m][k] * B[k][n] (A as i8_pack_a packs it, B int16 as
+// above), the raw int32 sums (wrapping), no store.
+
 #define NNFOLD_INT8_KERNELS(X)                                                                                      \
     X(void, i8_pack_b, (int K, int N, const Int8BSource& b, int8_t* dst), (K, N, b, dst))                         \
     X(void, i8_store, (const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n), (o, m, col, sums, n))   \
@@ -168,7 +216,11 @@ inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
       (M, N, K, pa, pb, o))                                                                                         \
     X(void, i8_dwconv, (const Int8DwPlane& p, const Int8Out& o), (p, o))                                            \
     X(void, i8_dot_rows, (const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums),                 \
-      (x, n, weight, outch, sums))
+      (x, n, weight, outch, sums))                                                                                  \
+    X(void, i8_wino_input, (const Int8WinoInput& in, int t0, int nt, int16_t* v), (in, t0, nt, v))                 \
+    X(void, i8_wino_output, (const int32_t* m, int t0, int nt, const Int8WinoOutput& out), (m, t0, nt, out))       \
+    X(void, i16_gemm, (int M, int N, int K, const int16_t* pa, const int16_t* pb, int32_t* c, size_t ldc),         \
+      (M, N, K, pa, pb, c, ldc))
 NNFOLD_INT8_KERNELS(NF_KERNEL_DECLARE)
 
 // The scalar form of the store's per-value arithmetic (both twins' reference; the SIMD kernel's

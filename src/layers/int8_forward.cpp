@@ -103,6 +103,75 @@ int int8_tile_columns(int K, int N) {
     return std::min(t, (N + 7) / 8 * 8);
 }
 
+// Convolution 3x3 stride 1 by int8 Winograd F(2x2, 3x3) (kernels/int8.h): blocks of whole tile
+// rows (2 output rows each), per block the input transform, 16 int16 GEMMs against U, the output
+// transform into rows of exact sums, and the kernels' store for each output channel's rows.
+// Threads: blocks of tile rows, each part with its own scratch; the sums are exact integers and
+// each store the same, so any split gives the same bits.
+Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, const int8_t* src,
+                      const ConvGeometry& g, Mat& top, const Option& opt) {
+    const int outch = l.num_output;
+    const int tiles_w = (g.out_w + 1) / 2, tiles_h = (g.out_h + 1) / 2;
+    const size_t out_plane = (size_t)g.out_w * g.out_h;
+    // tiles per block: about 128 (the GEMMs' N), fewer when V (16 positions x 2 bytes per input
+    // channel and tile) would pass about 256 KB
+    const size_t v_per_tile = (size_t)16 * ((inch + 1) / 2 * 2) * sizeof(int16_t);
+    const int target = (int)std::max<size_t>(8, std::min<size_t>(128, (256 * 1024) / v_per_tile));
+    int rb = std::min(tiles_h, std::max(1, target / tiles_w));
+    const int64_t block_cost = (int64_t)16 * outch * inch * tiles_w * rb;
+    int blocks = (tiles_h + rb - 1) / rb;
+    const int wanted = parallel_part_count(tiles_h, block_cost / rb);
+    if (blocks < wanted && rb > 1) {
+        rb = std::max(1, (tiles_h + wanted - 1) / wanted);
+        blocks = (tiles_h + rb - 1) / rb;
+    }
+    const int parts = std::max(1, std::min(wanted, blocks));
+    const int ntmax = rb * tiles_w;
+    const size_t v_count = 16 * kernels::i16_packed_b_count(inch, ntmax);
+    const size_t m_count = (size_t)16 * outch * ntmax;
+    const size_t ld = (size_t)2 * rb * g.out_w;
+    const size_t part_bytes = v_count * sizeof(int16_t) + (m_count + (size_t)outch * ld) * sizeof(int32_t);
+    Mat ws;
+    NF_RETURN_IF_ERROR(int8_workspace(part_bytes * parts, opt, ws));
+    kernels::Int8WinoInput in;
+    in.src = src;
+    in.inch = inch;
+    in.padded_w = g.padded_w;
+    in.padded_h = g.padded_h;
+    in.tiles_w = tiles_w;
+    const size_t pa_count = kernels::i8_packed_a_count(outch, inch);
+    const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
+    parallel_for_parts(blocks, parts, [&](int part, int64_t b0, int64_t b1) {
+        // int32 scratch first (4-byte aligned), then the int16 V
+        int32_t* m = reinterpret_cast<int32_t*>(reinterpret_cast<char*>(ws.data) + part_bytes * part);
+        int32_t* sums = m + m_count;
+        int16_t* v = reinterpret_cast<int16_t*>(sums + (size_t)outch * ld);
+        kernels::Int8WinoOutput out;
+        out.outch = outch;
+        out.out_w = g.out_w;
+        out.out_h = g.out_h;
+        out.tiles_w = tiles_w;
+        out.sums = sums;
+        out.ld = ld;
+        for (int64_t b = b0; b < b1; b++) {
+            if (opt.cancel && *opt.cancel)
+                return;
+            const int ty0 = (int)b * rb, nty = std::min(rb, tiles_h - ty0);
+            const int t0 = ty0 * tiles_w, nt = nty * tiles_w;
+            kernels::i8_wino_input(in, t0, nt, v);
+            const size_t vb = kernels::i16_packed_b_count(inch, nt);
+            for (int p = 0; p < 16; p++)
+                kernels::i16_gemm(outch, nt, inch, q.wino_u.data() + p * pa_count, v + p * vb,
+                                  m + (size_t)p * outch * nt, (size_t)nt);
+            kernels::i8_wino_output(m, t0, nt, out);
+            const int y0 = ty0 * 2, rows = std::min(2 * nty, g.out_h - y0);
+            for (int c = 0; c < outch; c++)
+                kernels::i8_store(o, c, (size_t)y0 * g.out_w, sums + (size_t)c * ld, (size_t)rows * g.out_w);
+        }
+    });
+    return Status::ok();
+}
+
 // The int8 kernels' path of conv_int8: depthwise (one i8_dwconv per channel) or, per group, tiles
 // of output pixels: the tile's im2col codes packed as the GEMM's B (a 1x1 stride-1 window reads
 // the planes as they are) times the weights packed at create_pipeline, dequantized/requantized in
@@ -121,6 +190,8 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
     NF_RETURN_IF_ERROR(padded_codes_ws(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale,
                                        depthwise ? kernels::i8_dwconv_slack(l.stride_w) : 0, opt, src_ws));
     const int8_t* src = reinterpret_cast<const int8_t*>(src_ws.data);
+    if (!q.wino_u.empty())
+        return conv_int8_wino(l, q, inch, src, g, top, opt);
     if (depthwise) {
         const int parts = parallel_part_count(inch, (int64_t)out_plane * maxk);
         const size_t row_ints = ((size_t)g.out_w + 7) / 8 * 8;
@@ -219,7 +290,8 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     // the top first: its size was checked by create (int8 codes when requantizing: 1 byte a value)
     NF_RETURN_IF_ERROR(q.requantize ? top.create_int8(os, opt.blob_allocator) : top.create(os, opt.blob_allocator));
     const bool depthwise = group == inch && group == l.num_output;
-    if (q.fast && kernels::int8_store_act_supported(l.activation.type) && (depthwise || !q.packed_a.empty())) {
+    if (q.fast && kernels::int8_store_act_supported(l.activation.type) &&
+        (depthwise || !q.packed_a.empty() || !q.wino_u.empty())) {
         NF_RETURN_IF_ERROR(conv_int8_fast(l, q, group, pad_value, inch, bottom, in, g, top, opt));
         return cancelled(opt);
     }
@@ -321,6 +393,20 @@ Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt)
 }
 
 Status Convolution::pack_int8() {
+    // 3x3 stride 1: Winograd F(2x2, 3x3), 16 int16 products per 4 outputs instead of 36; worth
+    // its transforms from 16 output channels on, and exact up to kI8WinoMaxInch input channels
+    const int inch = num_input();
+    if (kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1 && dilation_h == 1 &&
+        num_output >= 16 && inch >= 4 && inch <= kernels::kI8WinoMaxInch) {
+        try {
+            int8.wino_u.assign(kernels::i8_wino_u_count(num_output, inch), 0);
+        } catch (const std::bad_alloc&) {
+            return resource_limit("out of memory transforming " + std::to_string(int8.weight.size()) +
+                                  " int8 weights");
+        }
+        kernels::i8_wino_transform_kernel(int8.weight.data(), num_output, inch, int8.wino_u.data());
+        return Status::ok();
+    }
     return pack_int8_gemm(int8, 1, num_output, num_input() * kernel_w * kernel_h);
 }
 

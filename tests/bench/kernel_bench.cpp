@@ -29,6 +29,8 @@
 //                    their "of peak" is against the best i8.peak row
 //   i8.gemm.256      i8_gemm 256x256x256 (A packed once, B packed per call), requantized store
 //   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
+//   i8.conv3x3.64.wino the same convolution by int8 Winograd F(2x2, 3x3) as the layer runs it (ops
+//                    counted as the direct convolution's)
 //   i8.gemm.16x3025x64 a thin int8 GEMM (squeezenet's fire squeeze), in the layer's column tiles;
 //                    gemm.16x3025x64 is the same shape in fp32
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
@@ -715,6 +717,52 @@ int main(int argc, char** argv) {
             },
             warm, rep);
         results.push_back(make_result("i8.conv3x3.64.im2col", 2.0 * O * K * N, t, "int8 3x3 64->64 on 56x56, im2col + GEMM"));
+    }
+    if (wanted("i8.conv3x3.64.wino")) {
+        // the same convolution as the layer runs it by Winograd F(2x2, 3x3): blocks of 4 tile rows
+        // (112 tiles), input transform, 16 int16 GEMMs, output transform, requantized store
+        const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, N = OW * OH, TW = 28, TH = 28, RB = 4;
+        auto wt = random_codes((size_t)O * C * 9, 13), in = random_codes((size_t)C * W * H, 14);
+        std::vector<int16_t> u(kernels::i8_wino_u_count(O, C));
+        kernels::i8_wino_transform_kernel(wt.data(), O, C, u.data());
+        const size_t vb = kernels::i16_packed_b_count(C, RB * TW), pa = kernels::i8_packed_a_count(O, C);
+        std::vector<int16_t> v(16 * vb);
+        std::vector<int32_t> m((size_t)16 * O * RB * TW), sums((size_t)O * 2 * RB * OW);
+        std::vector<int8_t> out((size_t)O * N);
+        std::vector<float> scale, bias;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, O);
+        o.q = out.data();
+        o.ld = N;
+        kernels::Int8WinoInput wi;
+        wi.src = in.data();
+        wi.inch = C;
+        wi.padded_w = W;
+        wi.padded_h = H;
+        wi.tiles_w = TW;
+        kernels::Int8WinoOutput wo;
+        wo.outch = O;
+        wo.out_w = OW;
+        wo.out_h = OH;
+        wo.tiles_w = TW;
+        wo.sums = sums.data();
+        wo.ld = (size_t)2 * RB * OW;
+        Timing t = measure(
+            [&] {
+                for (int ty0 = 0; ty0 < TH; ty0 += RB) {
+                    const int t0 = ty0 * TW, nt = RB * TW;
+                    kernels::i8_wino_input(wi, t0, nt, v.data());
+                    for (int p = 0; p < 16; p++)
+                        kernels::i16_gemm(O, nt, C, u.data() + p * pa, v.data() + p * vb, m.data() + (size_t)p * O * nt,
+                                          (size_t)nt);
+                    kernels::i8_wino_output(m.data(), t0, nt, wo);
+                    for (int c = 0; c < O; c++)
+                        kernels::i8_store(o, c, (size_t)ty0 * 2 * OW, sums.data() + c * wo.ld, wo.ld);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("i8.conv3x3.64.wino", 2.0 * O * C * 9 * N, t,
+                                      "int8 3x3 64->64 on 56x56, Winograd F(2x2,3x3) (direct op count)"));
     }
     for (int stride : {1, 2}) {
         const std::string name = stride == 1 ? "i8.dwconv3x3.128" : "i8.dwconv3x3s2.128";

@@ -9,8 +9,8 @@
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
 //   i8_store, i8_quantize: the float epilogue on 4 lanes, float2int8 rounding half away from zero
-//               (integer trunc, then +-1 where x - trunc(x) is at least one half in magnitude:
-//               f32x4.nearest rounds ties to even, which is not ncnn's rule), the clamp done by
+//               (trunc(x + copysign(0.49999997, x)): f32x4.nearest rounds ties to even, which is
+//               not ncnn's rule), the clamp done by
 //               the saturating narrows and one i8x16.max.
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
 //               byte): 64-bit loads and shuffles per k pair; other blocks gathered byte by byte.
@@ -25,16 +25,18 @@ namespace kernels {
 
 namespace {
 
-// float2int8 on 4 lanes as i32, before the clamp: round half away from zero in the integer
-// domain (truncate, then +-1 where the exact fraction v - trunc(v) is at least one half); NaN -> 0,
-// out-of-range values saturate. The clamp to [-127, 127] is codes16(): the saturating narrows to
-// i8 give [-128, 127], then one i8x16.max with -127.
+// float2int8 on 4 lanes as i32, before the clamp: round half away from zero as
+// trunc(v + copysign(0.49999997f, v)) (0.49999997f = nextafter(0.5f, 0): adding 0.5 would carry
+// 0.49999997 up to 1; with the largest float below one half the float add rounds exactly the
+// values at or past a half up, which holds for every non-NaN float under wasm's round-to-nearest:
+// checked against std::round over all 2^32 bit patterns), then the saturating truncation (NaN ->
+// 0, out-of-range values saturate). Three cheap ops instead of a second truncation, a subtraction,
+// two compares and two integer adjustments. The clamp to [-127, 127] is codes16(): the saturating
+// narrows to i8 give [-128, 127], then one i8x16.max with -127.
 inline v128_t round_i32(v128_t v) {
-    const v128_t i = wasm_i32x4_trunc_sat_f32x4(v);
-    const v128_t frac = wasm_f32x4_sub(v, wasm_f32x4_trunc(v));  // exact
-    const v128_t up = wasm_f32x4_ge(frac, wasm_f32x4_splat(0.5f));
-    const v128_t down = wasm_f32x4_le(frac, wasm_f32x4_splat(-0.5f));
-    return wasm_i32x4_add(wasm_i32x4_sub(i, up), down);  // masks are -1 where true
+    const v128_t half = wasm_v128_or(wasm_v128_and(v, wasm_i32x4_splat((int32_t)0x80000000u)),
+                                     wasm_f32x4_splat(0.49999997f));
+    return wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(v, half));
 }
 
 // 16 codes from 4 vectors of round_i32 lanes, clamped to [-127, 127].
@@ -213,11 +215,11 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
             const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
             v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
                    c31 = c00;
-            for (int kp = 0; kp < Kp2; kp++) {
-                const v128_t bb = wasm_v128_load(b + (size_t)kp * 16);
+            // one k pair: the 8 columns' codes widened once, against the 4 rows' weight pairs
+            auto step = [&](const int8_t* bk, const int16_t* ak) {
+                const v128_t bb = wasm_v128_load(bk);
                 const v128_t b0 = wasm_i16x8_extend_low_i8x16(bb);
                 const v128_t b1 = wasm_i16x8_extend_high_i8x16(bb);
-                const int16_t* ak = a + (size_t)kp * 8;
                 const v128_t a0 = wasm_v128_load32_splat(ak);
                 const v128_t a1 = wasm_v128_load32_splat(ak + 2);
                 const v128_t a2 = wasm_v128_load32_splat(ak + 4);
@@ -230,7 +232,9 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
                 c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
                 c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
-            }
+            };
+            for (int kp = 0; kp < Kp2; kp++)
+                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
             const int m0 = mb * 4;
             const size_t col = (size_t)nb * 8;
             store8(o, m0, col, c00, c01, ncols);
@@ -392,6 +396,165 @@ void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
         dw_plane<9>(p, o);
     else
         dw_plane<0>(p, o);
+}
+
+// int16 GEMM of Winograd's positions (kernels/int8.h i16_gemm): the same 4x8 tile as i8_gemm, with
+// B already int16 (two 16-byte loads per k pair instead of one load and two widenings); raw sums.
+void i16_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int16_t* pb, int32_t* c, size_t ldc) {
+    const int Kp2 = (K + 1) / 2;
+    for (int mb = 0; mb < (M + 3) / 4; mb++) {
+        const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        for (int nb = 0; nb < (N + 7) / 8; nb++) {
+            const int16_t* b = pb + (size_t)nb * Kp2 * 16;
+            v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+                   c31 = c00;
+            auto step = [&](const int16_t* bk, const int16_t* ak) {
+                const v128_t b0 = wasm_v128_load(bk);
+                const v128_t b1 = wasm_v128_load(bk + 8);
+                const v128_t a0 = wasm_v128_load32_splat(ak);
+                const v128_t a1 = wasm_v128_load32_splat(ak + 2);
+                const v128_t a2 = wasm_v128_load32_splat(ak + 4);
+                const v128_t a3 = wasm_v128_load32_splat(ak + 6);
+                c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a0, b0));
+                c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a0, b1));
+                c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a1, b0));
+                c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a1, b1));
+                c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a2, b0));
+                c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
+                c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
+                c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
+            };
+            for (int kp = 0; kp < Kp2; kp++)
+                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
+            const int m0 = mb * 4, n0 = nb * 8;
+            const int ncols = N - n0 < 8 ? N - n0 : 8;
+            const v128_t rows[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
+            for (int i = 0; i < 4 && m0 + i < M; i++) {
+                int32_t* d = c + (size_t)(m0 + i) * ldc + n0;
+                if (ncols == 8) {
+                    wasm_v128_store(d, rows[i][0]);
+                    wasm_v128_store(d + 4, rows[i][1]);
+                } else {
+                    int32_t t[8];
+                    wasm_v128_store(t, rows[i][0]);
+                    wasm_v128_store(t + 4, rows[i][1]);
+                    std::memcpy(d, t, sizeof(int32_t) * (size_t)ncols);
+                }
+            }
+        }
+    }
+}
+
+// Winograd input transform (kernels/int8.h i8_wino_input) for 8 tiles of one tile row at a
+// time, two channels at a time: per input row, the taps of the 8 tiles' columns 0..3 (even and odd
+// bytes of 18 consecutive ones) widened to i16x8, B^T over the 4 rows and B over the 4 columns in
+// lane-wise adds, and the two channels' values interleaved into the panels' (k, k + 1) pairs.
+// Tiles that reach past the plane's right or bottom edge (or a block of fewer than 8 tiles of one
+// row) go through the scalar twin's arithmetic tile by tile.
+void i8_wino_input__wasmsimd(const Int8WinoInput& in, int t0, int nt, int16_t* v) {
+    const size_t per_pos = i16_packed_b_count(in.inch, nt);
+    std::memset(v, 0, per_pos * 16 * sizeof(int16_t));
+    const size_t plane = (size_t)in.padded_w * in.padded_h;
+    const int Kp2 = (in.inch + 1) / 2;
+    int t = 0;
+    while (t < nt) {
+        const int tt = t0 + t, ty = tt / in.tiles_w * 2, tx = tt % in.tiles_w * 2;
+        const bool fast = t % 8 == 0 && t + 8 <= nt && tt % in.tiles_w + 8 <= in.tiles_w && tx + 18 <= in.padded_w &&
+                          ty + 4 <= in.padded_h;
+        if (!fast) {
+            i8_wino_input_tile(in, tt, t, nt, v);
+            t++;
+            continue;
+        }
+        // 8 tiles: columns tx .. tx + 17 of rows ty .. ty + 3
+        auto taps = [&](const int8_t* r, v128_t col[4]) {
+            const v128_t lo = wasm_v128_load(r), hi = wasm_v128_load64_zero(r + 10);
+            // column k of tile j is byte 2j + k: even/odd bytes of 0..15, then of 2..17
+            col[0] = wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0));
+            col[1] = wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 0, 0, 0, 0, 0, 0, 0, 0));
+            col[2] = wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(lo, hi, 2, 4, 6, 8, 10, 12, 14, 22, 0, 0, 0, 0, 0, 0, 0, 0));
+            col[3] = wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(lo, hi, 3, 5, 7, 9, 11, 13, 15, 23, 0, 0, 0, 0, 0, 0, 0, 0));
+        };
+        // the 16 positions of one channel, 8 tiles in the lanes
+        auto transform = [&](const int8_t* s, v128_t out[16]) {
+            v128_t d[4][4];
+            for (int i = 0; i < 4; i++)
+                taps(s + (size_t)(ty + i) * in.padded_w + tx, d[i]);
+            for (int j = 0; j < 4; j++) {
+                const v128_t w0 = wasm_i16x8_sub(d[0][j], d[2][j]), w1 = wasm_i16x8_add(d[1][j], d[2][j]);
+                const v128_t w2 = wasm_i16x8_sub(d[2][j], d[1][j]), w3 = wasm_i16x8_sub(d[1][j], d[3][j]);
+                d[0][j] = w0;
+                d[1][j] = w1;
+                d[2][j] = w2;
+                d[3][j] = w3;
+            }
+            for (int i = 0; i < 4; i++) {
+                out[i * 4 + 0] = wasm_i16x8_sub(d[i][0], d[i][2]);
+                out[i * 4 + 1] = wasm_i16x8_add(d[i][1], d[i][2]);
+                out[i * 4 + 2] = wasm_i16x8_sub(d[i][2], d[i][1]);
+                out[i * 4 + 3] = wasm_i16x8_sub(d[i][1], d[i][3]);
+            }
+        };
+        int16_t* blk = v + (size_t)(t / 8) * Kp2 * 16;
+        // channels in pairs (an odd last one pairs with zeros); one transform call site keeps
+        // the code small
+        for (int c = 0; c < in.inch; c += 2) {
+            v128_t x[2][16];
+#pragma clang loop unroll(disable)
+            for (int h = 0; h < 2; h++) {
+                if (c + h < in.inch) {
+                    transform(in.src + (size_t)(c + h) * plane, x[h]);
+                } else {
+                    for (int p = 0; p < 16; p++)
+                        x[h][p] = wasm_i16x8_splat(0);
+                }
+            }
+            int16_t* d = blk + (size_t)(c / 2) * 16;
+            for (int p = 0; p < 16; p++) {
+                wasm_v128_store(d + (size_t)p * per_pos, wasm_i16x8_shuffle(x[0][p], x[1][p], 0, 8, 1, 9, 2, 10, 3, 11));
+                wasm_v128_store(d + (size_t)p * per_pos + 8, wasm_i16x8_shuffle(x[0][p], x[1][p], 4, 12, 5, 13, 6, 14, 7, 15));
+            }
+        }
+        t += 8;
+    }
+}
+
+// Winograd output transform (kernels/int8.h i8_wino_output), 4 tiles of one tile row at a time:
+// the 16 positions' sums of 4 consecutive tiles are contiguous, so A^T M A is lane-wise adds (the
+// sums wrap modulo 2^32 in i32 lanes as in the twin), and the two output columns of each tile
+// are interleaved into 8 pixels of a row. Tiles whose 8 pixels or second row leave the output go
+// through the twin's arithmetic one by one.
+void i8_wino_output__wasmsimd(const int32_t* m, int t0, int nt, const Int8WinoOutput& out) {
+    const size_t pstride = (size_t)out.outch * nt;
+    const int y0 = (t0 / out.tiles_w) * 2;
+    for (int o = 0; o < out.outch; o++) {
+        const int32_t* mo = m + (size_t)o * nt;
+        int t = 0;
+        while (t < nt) {
+            const int tt = t0 + t, ty = tt / out.tiles_w * 2, tx = tt % out.tiles_w * 2;
+            if (t + 4 > nt || tt % out.tiles_w + 4 > out.tiles_w || tx + 8 > out.out_w || ty + 2 > out.out_h) {
+                i8_wino_output_tile(m, tt, t, nt, o, y0, out);
+                t++;
+                continue;
+            }
+            v128_t v[16];
+            for (int p = 0; p < 16; p++)
+                v[p] = wasm_v128_load(mo + (size_t)p * pstride + t);
+            int32_t* row = out.sums + (size_t)o * out.ld + (size_t)(ty - y0) * out.out_w + tx;
+            for (int i = 0; i < 2; i++) {
+                v128_t a[4];
+                for (int j = 0; j < 4; j++)
+                    a[j] = i == 0 ? wasm_i32x4_add(wasm_i32x4_add(v[j], v[4 + j]), v[8 + j])
+                                  : wasm_i32x4_sub(wasm_i32x4_sub(v[4 + j], v[8 + j]), v[12 + j]);
+                const v128_t r0 = wasm_i32x4_shr(wasm_i32x4_add(wasm_i32x4_add(a[0], a[1]), a[2]), 2);
+                const v128_t r1 = wasm_i32x4_shr(wasm_i32x4_sub(wasm_i32x4_sub(a[1], a[2]), a[3]), 2);
+                int32_t* r = row + (size_t)i * out.out_w;
+                wasm_v128_store(r, wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5));
+                wasm_v128_store(r + 4, wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7));
+            }
+            t += 4;
+        }
+    }
 }
 
 void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {

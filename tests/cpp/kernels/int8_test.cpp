@@ -412,3 +412,139 @@ TEST(Int8Kernels, FusedStoreHalfway) {
 }
 
 }  // namespace
+
+// ---- int8 Winograd F(2x2, 3x3) and its int16 GEMM
+
+// i16_gemm (both twins) against the plain sum over an unpacked A and B, wrapping modulo 2^32: odd
+// sizes around the 4x8 tile, odd K, and full-range int16 operands whose sums overflow int32.
+TEST(Int8Kernels, I16GemmWrapsAsInt32) {
+    using Fn = void (*)(int, int, int, const int16_t*, const int16_t*, int32_t*, size_t);
+    Fn fns[] = {i16_gemm__scalar, i16_gemm, NF_KERNEL_SIMD_OR_NULL(i16_gemm)};
+    uint32_t seed = 40;
+    for (int M : {1, 4, 5, 11})
+        for (int N : {1, 8, 9, 23})
+            for (int K : {1, 2, 5, 34, 301}) {
+                SCOPED_TRACE("M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
+                Rng rng(seed++);
+                const bool full = K == 301;  // 301 products near 2^30 pass 2^31
+                const float lim = full ? 32767.f : 1200.f;
+                std::vector<int16_t> a((size_t)M * K), bm((size_t)K * N);
+                for (auto& x : a)
+                    x = (int16_t)std::lround(rng.uniform(-lim, lim));
+                for (auto& x : bm)
+                    x = (int16_t)std::lround(rng.uniform(-lim, lim));
+                std::vector<int16_t> pa(i8_packed_a_count(M, K)), pb(i16_packed_b_count(K, N), 0);
+                i8_pack_a(M, K, a.data(), pa.data());
+                const int Kp2 = (K + 1) / 2;
+                for (int k = 0; k < K; k++)
+                    for (int n = 0; n < N; n++)
+                        pb[((size_t)(n / 8) * Kp2 + k / 2) * 16 + (n % 8) * 2 + (k & 1)] = bm[(size_t)k * N + n];
+                std::vector<int32_t> want((size_t)M * N);
+                for (int m = 0; m < M; m++)
+                    for (int n = 0; n < N; n++) {
+                        uint32_t s = 0;
+                        for (int k = 0; k < K; k++)
+                            s += (uint32_t)((int32_t)a[(size_t)m * K + k] * bm[(size_t)k * N + n]);
+                        want[(size_t)m * N + n] = (int32_t)s;
+                    }
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    const size_t ldc = (size_t)N + 3;  // a row stride wider than N: nothing past N written
+                    std::vector<int32_t> got((size_t)M * ldc, 7);
+                    fn(M, N, K, pa.data(), pb.data(), got.data(), ldc);
+                    for (int m = 0; m < M; m++) {
+                        for (int n = 0; n < N; n++)
+                            ASSERT_EQ(want[(size_t)m * N + n], got[(size_t)m * ldc + n]) << "m " << m << " n " << n;
+                        for (size_t n = (size_t)N; n < ldc; n++)
+                            ASSERT_EQ(7, got[(size_t)m * ldc + n]);
+                    }
+                }
+            }
+}
+
+// The whole Winograd pipeline (kernel transform, i8_wino_input and i8_wino_output of either twin,
+// i16_gemm per position) gives the direct convolution's sums (int8_conv_sums) exactly, on odd
+// and even output sizes (tiles past the plane's edges), planes wide enough for the SIMD twin's
+// 8-tile path and not, blocks of tiles that start mid-grid, odd channel counts, and all-extreme
+// codes at the largest input channel count the transforms keep exact.
+TEST(Int8Kernels, WinogradF23MatchesDirectSums) {
+    using InFn = void (*)(const Int8WinoInput&, int, int, int16_t*);
+    InFn ins[] = {i8_wino_input__scalar, i8_wino_input, NF_KERNEL_SIMD_OR_NULL(i8_wino_input)};
+    using OutFn = void (*)(const int32_t*, int, int, const Int8WinoOutput&);
+    OutFn outs[] = {i8_wino_output__scalar, NF_KERNEL_SIMD_OR_NULL(i8_wino_output), i8_wino_output};
+    struct Case {
+        int inch, outch, pw, ph, block;  // padded plane; block: tiles per block (0: all)
+        bool extreme;
+    };
+    const Case cases[] = {{1, 1, 3, 3, 0, false},    {2, 3, 4, 4, 0, false},     {3, 5, 7, 6, 3, false},
+                          {5, 4, 21, 9, 0, false},   {6, 9, 20, 20, 8, false},   {16, 17, 58, 11, 29, false},
+                          {7, 8, 40, 5, 5, false},   {64, 16, 15, 15, 16, false}, {kI8WinoMaxInch, 2, 4, 5, 0, true}};
+    uint32_t seed = 90;
+    for (const Case& c : cases) {
+        SCOPED_TRACE("inch " + std::to_string(c.inch) + " outch " + std::to_string(c.outch) + " plane " +
+                     std::to_string(c.pw) + "x" + std::to_string(c.ph) + " block " + std::to_string(c.block));
+        const int out_w = c.pw - 2, out_h = c.ph - 2;
+        auto src = rand_codes((size_t)c.inch * c.pw * c.ph, seed++);
+        auto w = rand_codes((size_t)c.outch * c.inch * 9, seed++);
+        if (c.extreme) {  // the largest sums: every product 127 * 127 (or its negation)
+            std::fill(src.begin(), src.end(), (int8_t)127);
+            for (size_t i = 0; i < w.size(); i++)
+                w[i] = (i / ((size_t)c.inch * 9)) % 2 ? (int8_t)-127 : (int8_t)127;
+        }
+        Int8ConvShape s;
+        s.inch = c.inch;
+        s.outch = c.outch;
+        s.padded_w = c.pw;
+        s.padded_h = c.ph;
+        s.out_w = out_w;
+        s.out_h = out_h;
+        s.maxk = 9;
+        std::vector<int> ofs(9);
+        for (int t = 0; t < 9; t++)
+            ofs[t] = (t / 3) * c.pw + t % 3;
+        std::vector<int8_t> cols(int8_conv_cols_bytes(s));
+        const size_t out_plane = (size_t)out_w * out_h;
+        std::vector<int32_t> want(out_plane * c.outch);
+        int8_conv_sums(s, src.data(), w.data(), ofs.data(), cols.data(), want.data());
+
+        std::vector<int16_t> u(i8_wino_u_count(c.outch, c.inch));
+        i8_wino_transform_kernel(w.data(), c.outch, c.inch, u.data());
+        const int tiles_w = (out_w + 1) / 2, tiles_h = (out_h + 1) / 2;
+        Int8WinoInput in;
+        in.src = src.data();
+        in.inch = c.inch;
+        in.padded_w = c.pw;
+        in.padded_h = c.ph;
+        in.tiles_w = tiles_w;
+        // blocks must be whole tile rows for the output's row layout: round the block up to rows
+        const int rows = c.block ? std::max(1, c.block / tiles_w) : tiles_h;
+        for (int variant = 0; variant < 3; variant++) {
+            // input twin `variant` with output twin `variant`: scalar/scalar, SIMD/SIMD, the build's
+            const InFn fn = ins[variant];
+            const OutFn ofn = outs[variant];
+            if (!fn || !ofn)
+                continue;
+            std::vector<int32_t> got(out_plane * c.outch, INT_MIN);
+            for (int ty0 = 0; ty0 < tiles_h; ty0 += rows) {
+                const int nty = std::min(rows, tiles_h - ty0), t0 = ty0 * tiles_w, nt = nty * tiles_w;
+                const size_t vb = i16_packed_b_count(c.inch, nt);
+                std::vector<int16_t> v(16 * vb, 12345);  // all of it is written
+                fn(in, t0, nt, v.data());
+                std::vector<int32_t> m((size_t)16 * c.outch * nt);
+                for (int p = 0; p < 16; p++)
+                    i16_gemm(c.outch, nt, c.inch, u.data() + p * i8_packed_a_count(c.outch, c.inch), v.data() + p * vb,
+                             m.data() + (size_t)p * c.outch * nt, (size_t)nt);
+                Int8WinoOutput out;
+                out.outch = c.outch;
+                out.out_w = out_w;
+                out.out_h = out_h;
+                out.tiles_w = tiles_w;
+                out.ld = out_plane;
+                out.sums = got.data() + (size_t)ty0 * 2 * out_w;  // row 2 * ty0 of channel 0
+                ofn(m.data(), t0, nt, out);
+            }
+            ASSERT_EQ(want, got);
+        }
+    }
+}
