@@ -115,8 +115,9 @@ NF_DW_INLINE void block(const float* const* rows, const float* kw, v128_t vb, in
     if (R == 1 && NX == 4) {
         // One output row: a real loop over the kernel rows. V8 issues all the loads of a loop
         // body before the arithmetic, so an unrolled body holds every input vector of every row
-        // at once and spills most of them; a row per iteration keeps ~16 vectors live (3x3 s2
-        // layer rows: +3..10%, its block row +11%; pairs of rows lose this way: 3x3 s1 -5%).
+        // at once and spills most of them; a row per iteration keeps ~16 vectors live. Measured
+        // against the unrolled pairs of rows: 3x3 s1 layer rows +5..20%, 3x3 s2 +3..10% (pairs of
+        // rows in such a loop lose: 3x3 s1 -5%; 5x5 keeps its unrolled pairs).
         NF_DW_NO_UNROLL
         for (int i = 0; i < K; i++) {
             const float* rr = rows[i] + (size_t)4 * x * S;
@@ -258,10 +259,9 @@ void dwconv_pack4(const DwBlock4& b) {
 
 }  // namespace
 
-void f32_dwconv3x3s1_pack4__wasmsimd(const DwBlock4& p) { dwconv_pack4<3, 1, 4, 2>(p); }
-// stride 2 one output row at a time: two rows at once share one input row of five but hold 18
-// more input vectors per iteration, which V8 spills (measured 3x3 s2 on 4 x 112x112: 29-31% of
-// peak with pairs, 32-34% without)
+void f32_dwconv3x3s1_pack4__wasmsimd(const DwBlock4& p) { dwconv_pack4<3, 1, 4, 1>(p); }
+// 3x3: one output row at a time, a loop over the kernel rows (block): pairs of rows share input
+// rows but hold twice the vectors, which V8 spills
 void f32_dwconv3x3s2_pack4__wasmsimd(const DwBlock4& p) { dwconv_pack4<3, 2, 4, 1>(p); }
 void f32_dwconv5x5s1_pack4__wasmsimd(const DwBlock4& p) { dwconv_pack4<5, 1, 4, 2>(p); }
 void f32_dwconv5x5s2_pack4__wasmsimd(const DwBlock4& p) { dwconv_pack4<5, 2, 4, 2>(p); }
