@@ -23,6 +23,9 @@
 //   dwconv5x5.128, dwconv5x5s2.128  the same with 5x5 pad 2
 //   dwconv3x3.96.16  ConvolutionDepthWise 96 channels 3x3 pad 1 on 16x16 (BlazeFace's small maps)
 //   dwconv3x3.128.kernel  f32_dwconv3x3s1_pack4 alone on the 128 channels (no layer, no allocation)
+//   dwconv3x3[s2].C.H  ConvolutionDepthWise 3x3 pad 1 (stride 2) with C channels on H x H: the
+//                    mobilenet / mobilenet_v2 / mnasnet shapes, from the large first maps (32 at 112)
+//                    to the small last ones (960 at 7)
 //   i8.peak.N        int8 peak: N accumulators of i32x4.dot_i16x8_s (acc += dot(a, b_i), b_i loaded
 //                    from L1 as in the int8 GEMM: 8 multiply-adds = 16 ops per instruction); the
 //                    scalar build times int32 multiply-adds. i8.* rows are GOP/s of int8 ops and
@@ -44,6 +47,7 @@
 //   plane.<kernel>   every kernel of the NNFOLD_POOL_WINDOW_KERNELS list (kernels/pooling.h) on one
 //                    112x112 plane, pad 1 (1 FLOP per window cell)
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -604,6 +608,21 @@ int main(int argc, char** argv) {
         results.push_back(bench_layer("dwconv3x3.96.16", "ConvolutionDepthWise",
                                       {{0, 96}, {1, 3}, {4, 1}, {5, 1}, {6, 96 * 9}, {7, 96}}, Shape::d3(16, 16, 96),
                                       2.0 * 96 * 9 * 16 * 16, warm, rep, "ConvolutionDepthWise 96ch 3x3 pad 1 on 16x16"));
+
+    // depthwise 3x3 on the zoo's shapes: {channels, size, stride}
+    for (const auto& d : std::vector<std::array<int, 3>>{
+             {32, 112, 1}, {96, 112, 2}, {144, 56, 2}, {512, 14, 1}, {576, 14, 2}, {960, 7, 1}}) {
+        const int C = d[0], H = d[1], S = d[2], O = (H - 1) / S + 1;
+        const std::string name = std::string(S == 1 ? "dwconv3x3." : "dwconv3x3s2.") + std::to_string(C) + "." +
+                                 std::to_string(H);
+        if (wanted(name))
+            results.push_back(bench_layer(name, "ConvolutionDepthWise",
+                                          {{0, C}, {1, 3}, {3, S}, {4, 1}, {5, 1}, {6, C * 9}, {7, C}},
+                                          Shape::d3(H, H, C), 2.0 * C * 9 * O * O, warm, rep,
+                                          "ConvolutionDepthWise " + std::to_string(C) + "ch 3x3 s" +
+                                              std::to_string(S) + " pad 1 on " + std::to_string(H) + "x" +
+                                              std::to_string(H)));
+    }
 
     // int8: the peak, then the kernels (ops = 2 per multiply-add)
     for (int n : {8, 12}) {
