@@ -34,7 +34,8 @@ phase "native ASan+UBSan build (SIMD kernels via SIMDe) + unit tests"
 # -O1 and line tables only (-g1): the sanitizer build is the slowest to compile on 2 cores
 cmake -S . -B build-asan "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" \
   -DNNFOLD_SANITIZE=ON -DNNFOLD_SIMD=ON -DNNFOLD_BUILD_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$JOBS"
+# only the test binaries: the CLI, optfuzz and fuzz_replay executables are run from the release build
+cmake --build build-asan -j"$JOBS" --target nnfold_tests
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$JOBS"
 phase_end
 
@@ -103,6 +104,8 @@ fi
 
 if [ -d tests/e2e ] && ls tests/e2e/*.test.mjs >/dev/null 2>&1; then
   phase "page end-to-end tests in headless Chromium (node --test)"
-  node --test tests/e2e/
+  # two files at a time: each has its own server, proxies and browser on free ports, its own
+  # screenshot names and temp dirs, and no timing is asserted (the waits allow minutes)
+  node --test --test-concurrency=2 tests/e2e/
   phase_end
 fi
