@@ -1,19 +1,17 @@
 #!/usr/bin/env python3
-"""Which test files must be compiled on their own in a unity build (tests/CMakeLists.txt).
+"""The unity batches of one test binary (tests/CMakeLists.txt).
 
 A unity build compiles several test files as one translation unit, so two files that each define a
 file-local helper of the same name (in an anonymous namespace, `static`, a struct, a `using`
 alias, a constant) would clash: a redefinition error at best, at worst a silent overload where one
-file's call picks the other file's function. This script lists, for one test binary, the files
-that define a file-scope name another file of the same binary also defines (all but the first of
-each such group, by name order), so that every file left in the unity batches has only names of
-its own.
+file's call picks the other file's function. This script puts two files that define the same
+file-scope name in different batches, so that every batch holds each name once.
 
-usage: unity_alone.py FILE.cpp...   prints the files to compile alone, one per line
+usage: unity_groups.py BATCH FILE.cpp...   prints "BATCH_NUMBER<TAB>FILE" lines
 
 The scan is lexical (comments, strings and preprocessor lines removed; braces tracked; only
-names declared directly at namespace scope count, and macro names) and errs on the side of listing
-a file: a name it wrongly reports only costs that file its unity batch.
+names declared directly at namespace scope count, and macro names) and errs on the side of
+separating files: a name it wrongly reports only moves a file to another batch.
 """
 import re
 import sys
@@ -90,19 +88,25 @@ def file_scope_names(path):
     return names
 
 
-def alone(files):
-    seen = {}
-    out = []
-    for f in sorted(files):
+def groups(files, batch):
+    """Greedy colouring: each file joins the first batch (of at most `batch` files) holding none of
+    its names. The first file given opens batch 0 (tests/CMakeLists.txt passes the shared
+    test_util.cpp first, so that it is in batch 0 of every binary)."""
+    out = []  # [(names, files)]
+    for f in files:
         names = file_scope_names(f)
-        if any(n in seen for n in names):
-            out.append(f)
+        for g in out:
+            if len(g[1]) < batch and not (names & g[0]):
+                g[0].update(names)
+                g[1].append(f)
+                break
         else:
-            for n in names:
-                seen[n] = f
-    return out
+            out.append((set(names), [f]))
+    return [g[1] for g in out]
 
 
 if __name__ == "__main__":
-    for f in alone(sys.argv[1:]):
-        print(f)
+    batch = int(sys.argv[1])
+    for i, g in enumerate(groups(sys.argv[2:], batch)):
+        for f in g:
+            print(f"{i}\t{f}")
