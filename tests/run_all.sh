@@ -61,14 +61,19 @@ for flavour in simd base; do
   phase_end
 done
 
-# SIMD + threads: only the two links of the Embind module (browser ES module + Worker script, and
-# the CommonJS Node build) and the threaded CLI for the npm bin; its kernels are the SIMD flavour's,
-# unit-tested above, and the pool and the parallel layers are tested natively. The JavaScript
-# tests below compare its outputs bit for bit with the SIMD module.
-phase "wasm simd-threads build (browser and Node modules, CLI)"
+# SIMD + threads: the two links of the Embind module (browser ES module + Worker script, and the
+# CommonJS Node build), the threaded CLI for the npm bin and test_threads; its kernels are the SIMD
+# flavour's, unit-tested above. The JavaScript tests below compare its outputs bit for bit with the
+# SIMD module.
+phase "wasm simd-threads build (browser and Node modules, CLI) + the thread pool's unit tests on Workers"
 emcmake cmake -S . -B build-wasm-simd-threads "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DNNFOLD_SIMD=ON -DNNFOLD_THREADS=ON \
   -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" >/dev/null
-cmake --build build-wasm-simd-threads -j"$JOBS" --target nnfold_js nnfold_js_node nnfold_cli
+cmake --build build-wasm-simd-threads -j"$JOBS" --target nnfold_js nnfold_js_node nnfold_cli test_threads
+# test_threads on real pthreads (Workers under Node; main() runs in a pthread, tests/CMakeLists.txt):
+# the pool, the split kernels and layers. Its zoo and ONNX-corpus model checks (same bits at 1, 2
+# and 3 threads) run natively above and, on this flavour's module, in the JavaScript tests below.
+node --no-experimental-fetch build-wasm-simd-threads/tests/test_threads.js --gtest_brief=1 \
+  --gtest_filter='-ZooThreads*:OnnxCorpusThreads*'
 phase_end
 
 phase "npm package: assemble dist/ from the wasm builds"
