@@ -3,7 +3,7 @@
 // - BlazeFace (bundled) quantized on the page's sample pictures: the int8 .bin is smaller, the speed
 //   of both is timed, every output has an error against fp32, and fp32's and int8's faces are drawn
 //   side by side; the downloaded int8 .param/.bin load and run in the npm package in Node and hold
-//   ncnn2int8's int8 layers;
+//   ncnn2int8's int8 layers; "Download everything" then holds them too (same bytes, README lines);
 // - M-LSD (4-channel input: the page makes the tensors) gives lines side by side; Cancel while
 //   calibrating is said as such, leaves no int8 model, and the page goes on;
 // - a classifier (a zoo structure with random weights) gets a top-1 agreement;
@@ -22,6 +22,7 @@ import path from 'node:path';
 import { root, skipReason, startProxy, startPage, launch, closeServer, artifacts } from './harness.mjs';
 import { fixture, skipOrFail, zoo as zooDir, zooFixture } from '../js/helpers.mjs';
 import { makePng, picture } from '../js/png.mjs';
+import { unzipSync } from 'fflate';
 
 const nf = skipReason ? null : await (await import(path.join(root, 'dist/index.mjs'))).init({ threads: 1 });
 
@@ -152,6 +153,26 @@ test('the Quantize step: bundled detectors side by side, a classifier, downloads
       const out = m.run(nf.randomInputs(m, 1));
       assert.ok(Object.keys(out).length >= 2);
       m.dispose();
+      await waitIdle(page);
+
+      // "Download everything": the int8 files join the zip (the same bytes as the buttons give),
+      // its README and the page's list of its files
+      const stem = path.basename(param).replace(/\.int8\.param$/, '');
+      const int8Names = ['param', 'bin', 'io.json', 'report.json'].map((x) => `${stem}.int8.${x}`);
+      const listed = await page.locator('#dl-files li .mono').allTextContents();
+      for (const n of int8Names) assert.ok(listed.includes(n), `${n} in the page's zip list: ${listed.join(', ')}`);
+      const [dz] = await Promise.all([page.waitForEvent('download'), page.click('#dl-zip')]);
+      const zip = unzipSync(fs.readFileSync(await dz.path()));
+      const names = Object.keys(zip);
+      for (const n of int8Names) assert.ok(names.includes(n), `${n} in the zip: ${names.join(', ')}`);
+      assert.ok(names.includes(`${stem}.param`) && names.includes('README.txt'), names.join(', '));
+      assert.ok(Buffer.from(zip[`${stem}.int8.param`]).equals(fs.readFileSync(param)), 'zip int8 .param = the button\'s');
+      assert.ok(Buffer.from(zip[`${stem}.int8.bin`]).equals(fs.readFileSync(bin)), 'zip int8 .bin = the button\'s');
+      assert.ok(Buffer.from(zip[`${stem}.int8.io.json`]).equals(fs.readFileSync(io)), 'zip int8 .io.json = the button\'s');
+      const report = JSON.parse(new TextDecoder().decode(zip[`${stem}.int8.report.json`]));
+      assert.ok(Array.isArray(report.layers) && report.layers.some((l) => l.int8), 'the quantization report, int8 layers in it');
+      const readme = new TextDecoder().decode(zip['README.txt']);
+      for (const n of int8Names) assert.ok(readme.includes(`${n}\n    `), `README.txt describes ${n}`);
       await waitIdle(page);
     });
 

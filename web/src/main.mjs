@@ -226,6 +226,7 @@ const quant = setupQuantize({
   S, worker, runStep, setError, focusResult, toast, explain, setBusy,
   fileStem: () => fileStem(),
   dropEnded: () => dropEnded(),
+  resultChanged: () => renderDownloads(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1631,6 +1632,8 @@ function zipPlan(which, stock) {
   }
   if (which === 'opt') files.push({ name: `${fileStem()}.report.json`, what: 'the optimizer report: every rewrite of every pass, skipped candidates, sizes before and after.' });
   if (S.verify) files.push({ name: `${fileStem()}.verify.json`, what: 'the check of the optimized model against the original: per-output error on the same random input.' });
+  // the int8 model of the Quantize step, when there is one (quantized from the original)
+  files.push(...(quant.zipEntries() ?? []));
   if (S.source.sampleId && onnx) files.push({ name: 'NOTICE.txt', what: 'where the bundled sample model comes from and its license (Apache-2.0).' });
   files.push({ name: 'README.txt', what: 'this list.' });
   return files;
@@ -1661,6 +1664,8 @@ async function downloadZip() {
   if (!f) return;
   const stock = !(f.warnings ?? []).some((w) => /stock ncnn|extension layer|custom layer/i.test(w));
   const plan = zipPlan(which, stock);
+  const int8 = plan.some((p) => p.part) ? await quant.zipData() : null;
+  if (plan.some((p) => p.part) && !int8) return;
   const data = {
     param: f.param,
     bin: f.bin,
@@ -1680,7 +1685,13 @@ async function downloadZip() {
   for (const p of plan) {
     if (p.name === 'README.txt') files.push({ name: p.name, data: readme });
     else if (p.name === 'NOTICE.txt') files.push({ name: p.name, data: notice });
-    else {
+    else if (p.part) {
+      if (int8[p.part] === null || int8[p.part] === undefined) {
+        setError('download-error', `${p.name} could not be written by this build.`);
+        return;
+      }
+      files.push({ name: p.name, data: int8[p.part] });
+    } else {
       const key = Object.keys(data).find((k) => p.name.endsWith(`.${k}`));
       if (data[key] === null || data[key] === undefined) {
         setError('download-error', `${p.name} could not be written by this build.`);

@@ -391,6 +391,7 @@ export function setupQuantize(ctx) {
   // ---- results --------------------------------------------------------------------------------
 
   function renderResult() {
+    ctx.resultChanged?.(); // the page's zip lists the int8 files while there is an int8 model
     const r = Q.result;
     show($('quant-result'), !!r);
     show($('quant-none'), !r);
@@ -558,6 +559,37 @@ export function setupQuantize(ctx) {
     else if (f.ioJson) saveFile(`${stem}.io.json`, typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1), 'application/json');
   }
 
+  // ---- the int8 files in the page's "Download everything" zip (main.mjs) -----------------------
+
+  // null before a quantization; then the int8 files, named as the buttons above name them. `part`
+  // says which of zipData's entries holds the bytes.
+  function zipEntries() {
+    if (!Q.result) return null;
+    const stem = `${ctx.fileStem()}.int8`;
+    const out = [
+      { name: `${stem}.param`, part: 'param', what: 'the int8 model quantized from the original on the Quantize step\'s calibration set, ncnn text format as ncnn2int8 writes it (int8_scale_term on the int8 layers).' },
+      { name: `${stem}.bin`, part: 'bin', what: 'its weights: int8 for the int8 layers, with their scales, ncnn .bin; load it with the int8 .param.' },
+    ];
+    if (S.source?.kind === 'onnx') out.push({ name: `${stem}.io.json`, part: 'io', what: 'the ONNX names, shapes and layouts of the int8 model\'s inputs and outputs and the ncnn blob holding each.' });
+    out.push({ name: `${stem}.report.json`, part: 'report', what: 'the quantization report: per layer int8 or kept fp32 and why, its error against fp32.' });
+    return out;
+  }
+
+  // The bytes of zipEntries() from the worker: { param, bin, io, report } (io null for an ncnn
+  // model); null after showing the error when writing failed.
+  async function zipData() {
+    if (!Q.result) return null;
+    let f;
+    try {
+      f = await worker.request('files', { which: 'int8' });
+    } catch (e) {
+      setError('download-error', explain(e, 'Writing the int8 files failed'));
+      return null;
+    }
+    const io = f.ioJson ? (typeof f.ioJson === 'string' ? f.ioJson : JSON.stringify(f.ioJson, null, 1)) : null;
+    return { param: f.param, bin: f.bin, io, report: JSON.stringify(Q.result.report, null, 2) };
+  }
+
   // ---- wiring -----------------------------------------------------------------------------------
 
   $('quant-files').addEventListener('change', (e) => {
@@ -611,5 +643,5 @@ export function setupQuantize(ctx) {
     for (const ev of ['change', 'input']) $(id).addEventListener(ev, () => setTimeout(() => S.loaded && renderSetup()));
   }
 
-  return { enabled, modelChanged, renderSetup, addFiles };
+  return { enabled, modelChanged, renderSetup, addFiles, zipEntries, zipData };
 }
