@@ -9,6 +9,8 @@
 
 #include "core/parallel.h"
 #include "kernels/int8.h"
+#include "kernels/int8_dw.h"
+#include "kernels/int8_quant.h"
 #include "layers/convolution.h"
 #include "layers/convolutiondepthwise.h"
 #include "layers/innerproduct.h"
