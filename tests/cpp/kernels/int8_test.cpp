@@ -413,7 +413,7 @@ TEST(Int8Kernels, QuantizeNearHalves) {
 }
 
 // i8_dequantize and i8_requantize against the formulas (fma with a bias, a product without;
-// activations 0..3; float2int8), lengths around the 16- and 4-value steps, plus the fma halfway
+// activations 0..3, clip with crossed bounds too; float2int8), lengths around the 16- and 4-value steps, plus the fma halfway
 // case (see FusedStoreHalfway) in every lane position.
 TEST(Int8Kernels, DequantizeRequantize) {
     for (size_t n : {(size_t)0, (size_t)1, (size_t)3, (size_t)4, (size_t)7, (size_t)16, (size_t)19, (size_t)37}) {
@@ -422,11 +422,12 @@ TEST(Int8Kernels, DequantizeRequantize) {
             src[i] = (float)(((int)(i * 7919) % 20001) - 10000);
         if (n > 5)
             src[5] = 24929.f;  // * 673 + 2^-30: the halfway case
-        for (int variant = 0; variant < 8; variant++) {
+        for (int variant = 0; variant < 10; variant++) {
             SCOPED_TRACE("n " + std::to_string(n) + " variant " + std::to_string(variant));
             const bool has_bias = variant & 1;
             const float scale = variant == 1 ? 673.f : 3.7e-3f, bias = variant == 1 ? 0x1p-30f : -0.3f;
-            const ActParams act = act_of(variant / 2);
+            // variants 8, 9: a clip whose bounds are crossed (min 0.5 > max -0.5): act_scalar's order
+            const ActParams act = variant < 8 ? act_of(variant / 2) : make_act(3, 0.5f, -0.5f);
             const float so = 17.f;
             using DFn = void (*)(const float*, size_t, float, const float*, float*);
             using RFn = void (*)(const float*, size_t, float, const float*, const ActParams&, float, int8_t*);
