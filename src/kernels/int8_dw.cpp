@@ -2,6 +2,8 @@
 // kernels/wasm/int8_dw_wasmsimd.cpp).
 #include "kernels/int8_dw.h"
 
+#include <cstring>
+
 namespace nnfold {
 namespace kernels {
 
@@ -16,6 +18,19 @@ void i8_dwconv__scalar(const Int8DwPlane& p, const Int8Out& o) {
             p.rowsums[x] = sum;
         }
         i8_store__scalar(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
+    }
+}
+
+void i8_pad_plane__scalar(const int8_t* src, const Int8PadPlane& g, int8_t* dst) {
+    const size_t pw = (size_t)g.padded_w;
+    std::memset(dst, g.pad, (size_t)g.top * pw);
+    const size_t below = (size_t)(g.top + g.h) * pw;
+    std::memset(dst + below, g.pad, (size_t)g.padded_h * pw - below);
+    for (int y = 0; y < g.h; y++) {
+        int8_t* d = dst + (size_t)(y + g.top) * pw;
+        std::memset(d, g.pad, (size_t)g.left);
+        std::memcpy(d + g.left, src + (size_t)y * g.w, (size_t)g.w);
+        std::memset(d + g.left + g.w, g.pad, pw - (size_t)g.left - (size_t)g.w);
     }
 }
 

@@ -36,7 +36,19 @@ struct Int8DwPlane {
 };
 inline size_t i8_dwconv_slack(int stride_w) { return (size_t)8 * (size_t)stride_w + 16; }
 
-#define NNFOLD_INT8_DW_KERNELS(X) X(void, i8_dwconv, (const Int8DwPlane& p, const Int8Out& o), (p, o))
+// One padded plane of codes, as an int8 layer pads its int8 input (ncnn make_padding on an elemsize-1
+// blob): the h rows of w codes at src (dense) placed at (left, top) of the padded_w x padded_h plane
+// dst, every other byte `pad`. The SIMD twin copies rows in 16-byte vectors (Emscripten's memcpy
+// copies byte by byte when source and destination differ in alignment, as a one-byte left border
+// makes them).
+struct Int8PadPlane {
+    int w = 0, h = 0, left = 0, top = 0, padded_w = 0, padded_h = 0;
+    int8_t pad = 0;
+};
+
+#define NNFOLD_INT8_DW_KERNELS(X)                                                              \
+    X(void, i8_dwconv, (const Int8DwPlane& p, const Int8Out& o), (p, o))                       \
+    X(void, i8_pad_plane, (const int8_t* src, const Int8PadPlane& g, int8_t* dst), (src, g, dst))
 NNFOLD_INT8_DW_KERNELS(NF_KERNEL_DECLARE)
 
 }  // namespace kernels

@@ -267,7 +267,60 @@ void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
     }
 }
 
+// n bytes from s to d: 16-byte vectors, the last one overlapping the previous (n >= 16), else
+// 8-byte halves or single bytes.
+inline void copy_bytes(int8_t* d, const int8_t* s, size_t n) {
+    if (n >= 16) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            wasm_v128_store(d + i, wasm_v128_load(s + i));
+        if (i < n)
+            wasm_v128_store(d + n - 16, wasm_v128_load(s + n - 16));
+        return;
+    }
+    if (n >= 8) {
+        wasm_v128_store64_lane(d, wasm_v128_load64_zero(s), 0);
+        wasm_v128_store64_lane(d + n - 8, wasm_v128_load64_zero(s + n - 8), 0);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i];
+}
+
+// n bytes of v's value at d, the same way.
+inline void fill_bytes(int8_t* d, v128_t v, size_t n) {
+    if (n >= 16) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            wasm_v128_store(d + i, v);
+        if (i < n)
+            wasm_v128_store(d + n - 16, v);
+        return;
+    }
+    if (n >= 8) {
+        wasm_v128_store64_lane(d, v, 0);
+        wasm_v128_store64_lane(d + n - 8, v, 0);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = (int8_t)wasm_i8x16_extract_lane(v, 0);
+}
+
 }  // namespace
+
+void i8_pad_plane__wasmsimd(const int8_t* src, const Int8PadPlane& g, int8_t* dst) {
+    const size_t pw = (size_t)g.padded_w, w = (size_t)g.w, left = (size_t)g.left;
+    const v128_t pad = wasm_i8x16_splat(g.pad);
+    fill_bytes(dst, pad, (size_t)g.top * pw);
+    const size_t below = (size_t)(g.top + g.h) * pw;
+    fill_bytes(dst + below, pad, (size_t)g.padded_h * pw - below);
+    for (int y = 0; y < g.h; y++) {
+        int8_t* d = dst + (size_t)(y + g.top) * pw;
+        fill_bytes(d, pad, left);
+        copy_bytes(d + left, src + (size_t)y * w, w);
+        fill_bytes(d + left + w, pad, pw - left - w);
+    }
+}
 
 void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
     if (dw_is_3x3(p) && p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2)) {

@@ -336,6 +336,39 @@ TEST(Int8Kernels, DepthwiseShapes) {
                 check_dw(3, stride, 1, out_w, out_h, kOutCases[seed % 6], seed++);
 }
 
+// i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
+// side, into a buffer of exactly the padded plane (ASan sees any write past it), against the
+// plane built byte by byte here.
+TEST(Int8Kernels, PadPlane) {
+    using Fn = void (*)(const int8_t*, const Int8PadPlane&, int8_t*);
+    Fn fns[] = {i8_pad_plane__scalar, i8_pad_plane, NF_KERNEL_SIMD_OR_NULL(i8_pad_plane)};
+    uint32_t seed = 50;
+    for (int w : {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 56})
+        for (int pads : {0, 1, 2, 3})
+            for (int h : {1, 3}) {
+                Int8PadPlane g;
+                g.w = w;
+                g.h = h;
+                g.left = pads % 2;
+                g.top = pads / 2;
+                g.padded_w = w + g.left + pads;  // right border: pads
+                g.padded_h = h + g.top + (pads + 1) % 3;
+                g.pad = (int8_t)(pads == 2 ? -5 : 0);
+                const auto src = rand_codes((size_t)w * h, seed++);
+                std::vector<int8_t> want((size_t)g.padded_w * g.padded_h, g.pad);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        want[(size_t)(y + g.top) * g.padded_w + g.left + x] = src[(size_t)y * w + x];
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    std::vector<int8_t> got(want.size(), 99);
+                    fn(src.data(), g, got.data());
+                    EXPECT_EQ(want, got) << "w " << w << " h " << h << " pads " << pads;
+                }
+            }
+}
+
 TEST(Int8Kernels, DotRows) {
     using Fn = void (*)(const int8_t*, int, const int8_t*, int, int32_t*);
     for (int n : {1, 15, 16, 17, 100, 1100})
