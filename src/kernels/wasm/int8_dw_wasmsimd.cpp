@@ -47,7 +47,8 @@ struct DwStore {
     v128_t code(v128_t s) const { return f2i8_i32(wasm_f32x4_mul(value(s), top)); }
 
     // n (1..8) outputs from the sums s0 (pixels 0..3) and s1 (4..7) at column col of the channel.
-    void store8(size_t col, v128_t s0, v128_t s1, int n) const {
+    // Not inlined: one copy instead of four in the .wasm (the size budget), for a call per 8 outputs.
+    __attribute__((noinline)) void store8(size_t col, v128_t s0, v128_t s1, int n) const {
         if (o.fused_bias) {
             int32_t t[8];
             wasm_v128_store(t, s0);

@@ -1,6 +1,6 @@
 // The int8 boundary conversions with SIMD-128 (kernels/int8_quant.h; scalar twins in
-// kernels/int8_quant.cpp): 16 values per step, then 4, then the last few through a zero-padded
-// vector (so no tail runs a different formula), float2int8 by i8simd::f2i8_i32 and the fused
+// kernels/int8_quant.cpp): i8_quantize 16 values per step, the others 4; the last few through a
+// zero-padded vector (so no tail runs a different formula), float2int8 by i8simd::f2i8_i32 and the fused
 // multiply-add by i8simd::fma4 (kernels/wasm/int8_simd.h).
 #include <cstring>
 
@@ -55,39 +55,31 @@ void i8_quantize__wasmsimd(const float* src, size_t n, float scale, int8_t* dst)
 }
 
 void i8_dequantize__wasmsimd(const float* src, size_t n, float scale, const float* bias, float* dst) {
+    // 4 values a step only (Dequantize layers are rare: ncnn2int8 writes none; less code in the .wasm)
     const v128_t sc = wasm_f32x4_splat(scale);
     const float b = bias ? *bias : 0.f;
-    auto v4 = [&](v128_t x) { return bias ? i8simd::fma4(x, scale, b) : wasm_f32x4_mul(x, sc); };
-    steps(
-        n,
-        [&](size_t i) {
-            for (size_t j = 0; j < 16; j += 4)
-                wasm_v128_store(dst + i + j, v4(wasm_v128_load(src + i + j)));
-        },
-        [&](size_t i, size_t k) {
-            const v128_t v = v4(load4(src + i, k));
-            if (k == 4)
-                wasm_v128_store(dst + i, v);
-            else
-                simd::store_partial(dst + i, v, (int)k);
-        });
+    for (size_t i = 0; i < n; i += 4) {
+        const size_t k = n - i < 4 ? n - i : 4;
+        const v128_t x = load4(src + i, k);
+        const v128_t v = bias ? i8simd::fma4(x, scale, b) : wasm_f32x4_mul(x, sc);
+        if (k == 4)
+            wasm_v128_store(dst + i, v);
+        else
+            simd::store_partial(dst + i, v, (int)k);
+    }
 }
 
 void i8_requantize__wasmsimd(const float* src, size_t n, float scale_in, const float* bias, const ActParams& act,
                              float scale_out, int8_t* dst) {
+    // 4 values a step only, as i8_dequantize
     const v128_t sc = wasm_f32x4_splat(scale_in), so = wasm_f32x4_splat(scale_out);
     const float b = bias ? *bias : 0.f;
-    auto c4 = [&](v128_t x) {
+    for (size_t i = 0; i < n; i += 4) {
+        const size_t k = n - i < 4 ? n - i : 4;
+        const v128_t x = load4(src + i, k);
         const v128_t v = bias ? i8simd::fma4(x, scale_in, b) : wasm_f32x4_mul(x, sc);
-        return i8simd::f2i8_i32(wasm_f32x4_mul(i8simd::act4(v, act), so));
-    };
-    steps(
-        n,
-        [&](size_t i) {
-            wasm_v128_store(dst + i, i8simd::codes16(c4(wasm_v128_load(src + i)), c4(wasm_v128_load(src + i + 4)),
-                                                     c4(wasm_v128_load(src + i + 8)), c4(wasm_v128_load(src + i + 12))));
-        },
-        [&](size_t i, size_t k) { store_codes4(dst + i, c4(load4(src + i, k)), k); });
+        store_codes4(dst + i, i8simd::f2i8_i32(wasm_f32x4_mul(i8simd::act4(v, act), so)), k);
+    }
 }
 
 }  // namespace kernels
