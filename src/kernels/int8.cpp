@@ -246,11 +246,6 @@ void i8_store__scalar(const Int8Out& o, int m, size_t col, const int32_t* sums, 
     }
 }
 
-void i8_quantize__scalar(const float* src, size_t n, float scale, int8_t* dst) {
-    for (size_t i = 0; i < n; i++)
-        dst[i] = float2int8(src[i] * scale);
-}
-
 void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
     const int Kp2 = (K + 1) / 2;
     for (int mb = 0; mb < (M + 3) / 4; mb++) {
@@ -277,20 +272,6 @@ void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, c
             for (int i = 0; i < 4 && mb * 4 + i < M; i++)
                 i8_store__scalar(o, mb * 4 + i, (size_t)nb * 8, acc[i], (size_t)ncols);
         }
-    }
-}
-
-void i8_dwconv__scalar(const Int8DwPlane& p, const Int8Out& o) {
-    for (int y = 0; y < p.out_h; y++) {
-        const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
-        for (int x = 0; x < p.out_w; x++) {
-            const int8_t* s = row + (size_t)x * p.stride_w;
-            int32_t sum = 0;
-            for (int t = 0; t < p.maxk; t++)
-                sum += (int32_t)s[p.ofs[t]] * p.kernel[t];
-            p.rowsums[x] = sum;
-        }
-        i8_store__scalar(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
     }
 }
 

@@ -9,7 +9,8 @@
 //   3. v = sum * scale_in + bias, with scale_in = 1 / (bottom_scale * weight_scale) computed in
 //      float (0 when the weight scale is 0); v = activation(v); then either the float v is the
 //      output (dequantize) or float2int8(v * top_scale) is (requantize, int8_scale_term > 100).
-// Steps 1 and 2 are here; step 3 needs the layer's activation and is in layers/int8_layers.h.
+// Steps 1 and 2 are here (the quantize kernel in kernels/int8_quant.h, depthwise in
+// kernels/int8_dw.h); step 3 needs the layer's activation and is in layers/int8_layers.h.
 // float2int8 rounds half away from zero (C round()) and clamps to [-127, 127]. This is not the
 // round-half-to-even of wasm's f32x4.nearest or of x86's default cvtps: SIMD twins must add
 // +-0.5 and truncate, as ncnn's float2int8_sse does.
@@ -131,21 +132,6 @@ struct Int8BSource {
     int col0 = 0;
 };
 
-// One depthwise channel: out(y, x) = sum_t k[t] * src[y * stride_h * padded_w + x * stride_w +
-// ofs[t]] over the padded plane `src`, stored with o's row `channel` at o.ld * channel + y * out_w + x.
-// The SIMD kernel loads whole vectors of 8 output pixels: `src` must stay readable for
-// i8_dwconv_slack(stride_w) bytes past the plane's end. `rowsums` holds (out_w + 7) / 8 * 8 ints.
-struct Int8DwPlane {
-    const int8_t* src = nullptr;
-    const int8_t* kernel = nullptr;  // maxk taps
-    const int* ofs = nullptr;        // maxk tap offsets in the padded plane
-    int maxk = 1;
-    int padded_w = 0, out_w = 0, out_h = 0, stride_w = 1, stride_h = 1;
-    int channel = 0;
-    int32_t* rowsums = nullptr;
-};
-inline size_t i8_dwconv_slack(int stride_w) { return (size_t)8 * (size_t)stride_w + 16; }
-
 // The pixel offsets in b.src of the (up to 8) columns of B block nb; returns how many exist
 // (both twins of i8_pack_b).
 inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
@@ -211,10 +197,8 @@ void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0,
 #define NNFOLD_INT8_KERNELS(X)                                                                                      \
     X(void, i8_pack_b, (int K, int N, const Int8BSource& b, int8_t* dst), (K, N, b, dst))                         \
     X(void, i8_store, (const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n), (o, m, col, sums, n))   \
-    X(void, i8_quantize, (const float* src, size_t n, float scale, int8_t* dst), (src, n, scale, dst))              \
     X(void, i8_gemm, (int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o),                 \
       (M, N, K, pa, pb, o))                                                                                         \
-    X(void, i8_dwconv, (const Int8DwPlane& p, const Int8Out& o), (p, o))                                            \
     X(void, i8_dot_rows, (const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums),                 \
       (x, n, weight, outch, sums))                                                                                  \
     X(void, i8_wino_input, (const Int8WinoInput& in, int t0, int nt, int16_t* v), (in, t0, nt, v))                 \

@@ -2,7 +2,9 @@
 // y = x * scale + bias. Params 0 scale_data_size (1), 1 bias_data_size (0); weights: scale_data,
 // then bias_data when bias_data_size > 0, raw fp32 (layers/quantize_common.h: per-slice rule, and
 // the int32 input carried as fp32 integers). With a bias, ncnn's x86 build (the oracle's, an FMA
-// CPU) computes fma(x, scale, bias) (_mm_comp_fmadd_ps): one rounding, as here; without, x * scale.
+// CPU) computes fma(x, scale, bias) (_mm_comp_fmadd_ps): one rounding, as here; without, x * scale
+// (kernels/int8_quant.h i8_dequantize, split across threads).
+#include "kernels/int8_quant.h"
 #include "layers/param_table.h"
 #include "layers/quantize_common.h"
 
@@ -24,17 +26,11 @@ public:
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         ChannelSlices cs;
         NF_RETURN_IF_ERROR(forward_start(bottom, top, false, opt, cs));
-        for (size_t q = 0; q < cs.count; q++) {
-            const float scale = quant_at(scale_data, q), bias = quant_at(bias_data, q);
-            const float* x = bottom.data + q * cs.size;
-            float* y = top.data + q * cs.size;
-            if (bias_data.empty())
-                for (size_t i = 0; i < cs.size; i++)
-                    y[i] = x[i] * scale;
-            else
-                for (size_t i = 0; i < cs.size; i++)
-                    y[i] = std::fma(x[i], scale, bias);
-        }
+        for_slice_ranges(cs, 4, [&](size_t q, size_t at, size_t n) {
+            const float bias = quant_at(bias_data, q);
+            kernels::i8_dequantize(bottom.data + at, n, quant_at(scale_data, q), bias_data.empty() ? nullptr : &bias,
+                                   top.data + at);
+        });
         return Status::ok();
     }
     using Layer::forward;

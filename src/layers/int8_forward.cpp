@@ -9,6 +9,8 @@
 
 #include "core/parallel.h"
 #include "kernels/int8.h"
+#include "kernels/int8_dw.h"
+#include "kernels/int8_quant.h"
 #include "layers/convolution.h"
 #include "layers/convolutiondepthwise.h"
 #include "layers/innerproduct.h"
@@ -75,6 +77,18 @@ Status padded_codes_ws(const Mat& bottom, int channels, int w, int h, const Conv
         }
         for (int64_t q = q0; q < q1; q++) {
             int8_t* po = out + (size_t)q * pplane;
+            if (codes) {
+                kernels::Int8PadPlane pp;
+                pp.w = w;
+                pp.h = h;
+                pp.left = g.pads.left;
+                pp.top = g.pads.top;
+                pp.padded_w = g.padded_w;
+                pp.padded_h = g.padded_h;
+                pp.pad = pad;
+                kernels::i8_pad_plane(codes + (size_t)q * plane, pp, po);
+                continue;
+            }
             // the border rows above and below, and the left/right border of each input row
             std::memset(po, pad, (size_t)g.pads.top * g.padded_w);
             const size_t below = (size_t)(g.pads.top + h) * g.padded_w;
@@ -84,10 +98,7 @@ Status padded_codes_ws(const Mat& bottom, int channels, int w, int h, const Conv
                 std::memset(d, pad, (size_t)g.pads.left);
                 std::memset(d + g.pads.left + w, pad, (size_t)(g.padded_w - g.pads.left - w));
                 const size_t at = (size_t)q * plane + (size_t)y * w;
-                if (codes)
-                    std::memcpy(d + g.pads.left, codes + at, (size_t)w);
-                else
-                    kernels::i8_quantize(bottom.data + at, (size_t)w, bottom_scale, d + g.pads.left);
+                kernels::i8_quantize(bottom.data + at, (size_t)w, bottom_scale, d + g.pads.left);
             }
         }
     });

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "kernels/int8.h"
+#include "kernels/int8_quant.h"
 #include "layers/weighted_layer.h"
 
 namespace nnfold {

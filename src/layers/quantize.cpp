@@ -2,8 +2,8 @@
 // code = float2int8(x * scale) (round half away from zero, clamp to [-127, 127]). Param 0
 // scale_data_size (1); weights: scale_data [scale_data_size] raw fp32 (layers/quantize_common.h
 // says how a scale applies per slice). The output is an int8 blob (one byte a value), which only
-// int8 layers take (layers/int8_layers.h).
-#include "kernels/int8.h"
+// int8 layers take (layers/int8_layers.h). SIMD kernel and threads: kernels/int8_quant.h.
+#include "kernels/int8_quant.h"
 #include "layers/param_table.h"
 #include "layers/quantize_common.h"
 
@@ -24,9 +24,9 @@ public:
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         ChannelSlices cs;
         NF_RETURN_IF_ERROR(forward_start(bottom, top, true, opt, cs));
-        for (size_t q = 0; q < cs.count; q++)
-            kernels::i8_quantize(bottom.data + q * cs.size, cs.size, quant_at(scale_data, q),
-                                 top.int8_data() + q * cs.size);
+        for_slice_ranges(cs, 4, [&](size_t q, size_t at, size_t n) {
+            kernels::i8_quantize(bottom.data + at, n, quant_at(scale_data, q), top.int8_data() + at);
+        });
         return Status::ok();
     }
     using Layer::forward;

@@ -11,10 +11,12 @@
 // read its bytes as int32.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise_parallel.h"
 #include "layers/channel_slices.h"
 #include "layers/one_input_layer.h"
 
@@ -37,6 +39,25 @@ inline Status check_quant_array(const Shape& s, const std::string& type, const c
 // Value of slice q (size-1 arrays shared; an empty array is 0: an absent bias).
 inline float quant_at(const std::vector<float>& v, size_t q) {
     return v.empty() ? 0.f : v.size() == 1 ? v[0] : v[q];
+}
+
+// fn(q, offset, count) on the values [offset, offset + count) of the flat blob, all within slice
+// q, covering every slice, split across threads (core/parallel.h) in pieces of about the same
+// size whatever the slices are (one slice of a whole blob, or many small ones). Each value is
+// converted alone by the same formula, so any split gives the same bits.
+template <class F>
+void for_slice_ranges(const ChannelSlices& cs, int64_t cost_per_value, F&& fn) {
+    if (cs.size == 0)
+        return;
+    kernels::parallel_range(cs.count * cs.size, cost_per_value, [&](size_t off, size_t count) {
+        const size_t end = off + count;
+        while (off < end) {
+            const size_t q = off / cs.size;
+            const size_t n = std::min(end, (q + 1) * cs.size) - off;
+            fn(q, off, n);
+            off += n;
+        }
+    });
 }
 
 // A size param must be at least `min`.

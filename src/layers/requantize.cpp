@@ -7,6 +7,7 @@
 // (_mm_comp_fmadd_ps on the oracle's FMA CPU), as here; without, x * scale_in. The input is an
 // fp32 tensor of int32 values (layers/quantize_common.h); the output an int8 blob.
 #include "kernels/int8.h"
+#include "kernels/int8_quant.h"
 #include "layers/fused_activation.h"
 #include "layers/param_table.h"
 #include "layers/quantize_common.h"
@@ -43,17 +44,25 @@ public:
     Status forward(const Mat& bottom, Mat& top, const Option& opt) const override {
         ChannelSlices cs;
         NF_RETURN_IF_ERROR(forward_start(bottom, top, true, opt, cs));
-        for (size_t q = 0; q < cs.count; q++) {
+        // activations 0..3 in the kernel (kernels/int8_quant.h); sigmoid, mish and hardswish with
+        // FusedActivation's formulas here
+        const bool fast = activation.type >= 0 && activation.type <= 3;
+        const kernels::ActParams act = kernels::make_act(activation.type, activation.p0, activation.p1);
+        for_slice_ranges(cs, fast ? 6 : 40, [&](size_t q, size_t at, size_t n) {
             const float scale_in = quant_at(scale_in_data, q), scale_out = quant_at(scale_out_data, q);
             const float bias = quant_at(bias_data, q);
-            const float* x = bottom.data + q * cs.size;
-            int8_t* y = top.int8_data() + q * cs.size;
-            for (size_t i = 0; i < cs.size; i++) {
+            const float* x = bottom.data + at;
+            int8_t* y = top.int8_data() + at;
+            if (fast) {
+                kernels::i8_requantize(x, n, scale_in, bias_data.empty() ? nullptr : &bias, act, scale_out, y);
+                return;
+            }
+            for (size_t i = 0; i < n; i++) {
                 float v = bias_data.empty() ? x[i] * scale_in : std::fma(x[i], scale_in, bias);
                 v = activation.apply(v);
                 y[i] = kernels::float2int8(v * scale_out);
             }
-        }
+        });
         return Status::ok();
     }
     using Layer::forward;

@@ -39,6 +39,9 @@
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
 //                    then add, as ncnn's depthwise epilogue)
 //   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
+//   i8.quantize.1M   i8_quantize of 2^20 floats (an int8 layer's fp32 input, Quantize); one op a
+//                    value, so its GOP/s is billions of values per second
+//   i8.requantize.1M i8_requantize of 2^20 int32 sums carried as floats, bias, relu (Requantize)
 //   --winograd-sweep 3x3 stride-1 convolutions C -> O on H x H (the shapes of vgg16, resnet18,
 //                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
 //                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
@@ -60,6 +63,8 @@
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "kernels/int8.h"
+#include "kernels/int8_dw.h"
+#include "kernels/int8_quant.h"
 #include "kernels/pooling.h"
 #include "kernels/winograd.h"
 #include "kernels/simd.h"
@@ -823,6 +828,24 @@ int main(int argc, char** argv) {
                                                   : "int8 depthwise 3x3 stride 2, 56x56 -> 28x28, requantized"));
     }
 
+    if (wanted("i8.quantize.1M") || wanted("i8.requantize.1M")) {
+        const size_t n = (size_t)1 << 20;
+        std::vector<float> x = random_floats(n, 17);
+        for (auto& v : x)
+            v *= 300.f;
+        std::vector<int8_t> out(n);
+        if (wanted("i8.quantize.1M")) {
+            Timing t = measure([&] { kernels::i8_quantize(x.data(), n, 0.37f, out.data()); }, warm, rep);
+            results.push_back(make_result("i8.quantize.1M", (double)n, t, "fp32 -> int8 codes, 2^20 values"));
+        }
+        if (wanted("i8.requantize.1M")) {
+            const float bias = 0.25f;
+            const kernels::ActParams relu = kernels::make_act(1, 0.f, 0.f);
+            Timing t = measure([&] { kernels::i8_requantize(x.data(), n, 0.01f, &bias, relu, 0.9f, out.data()); },
+                               warm, rep);
+            results.push_back(make_result("i8.requantize.1M", (double)n, t, "sums -> int8 codes, bias, relu, 2^20 values"));
+        }
+    }
     double peak = 0, i8_peak = 0;
     for (auto& r : results) {
         if (r.name.rfind("peak.", 0) == 0)

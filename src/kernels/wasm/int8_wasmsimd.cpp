@@ -2,16 +2,13 @@
 //   i8_gemm     4 rows x 8 columns per tile, one i32x4.dot_i16x8_s per (row, 4 columns, k pair):
 //               a 32-bit splat of the row's pair of int16 weights against the pairs of 4 columns
 //               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
-//   i8_dwconv   3x3 at stride 1 or 2: dw3x3 below (two output rows per step); other windows:
-//               8 output pixels per step: their codes under two taps widened to i16x8
-//               (v128.load8x8_s; stride 2 takes the even bytes of 16), interleaved into pairs and
-//               summed against the two weights by i32x4.dot_i16x8_s;
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
-//   i8_store, i8_quantize: the float epilogue on 4 lanes, float2int8 rounding half away from zero
+//   i8_store    the float epilogue on 4 lanes, float2int8 rounding half away from zero
 //               (trunc(x + copysign(0.49999997, x)): f32x4.nearest rounds ties to even, which is
-//               not ncnn's rule), the clamp done by
-//               the saturating narrows and one i8x16.max.
+//               not ncnn's rule), the clamp done by the saturating narrows and one i8x16.max.
+//   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
+// (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
 //               byte): 64-bit loads and shuffles per k pair; other blocks gathered byte by byte.
 // Integer sums are exact in any order; the float steps are the scalar twins', lane for lane.
@@ -141,20 +138,6 @@ void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums
     }
 }
 
-void i8_quantize__wasmsimd(const float* src, size_t n, float scale, int8_t* dst) {
-    const v128_t sc = wasm_f32x4_splat(scale);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const v128_t a = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i), sc));
-        const v128_t b = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 4), sc));
-        const v128_t c = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 8), sc));
-        const v128_t d = round_i32(wasm_f32x4_mul(wasm_v128_load(src + i + 12), sc));
-        wasm_v128_store(dst + i, codes16(a, b, c, d));
-    }
-    for (; i < n; i++)
-        dst[i] = float2int8(src[i] * scale);
-}
-
 void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
@@ -246,156 +229,6 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 store8(o, m0 + 3, col, c30, c31, ncols);
         }
     }
-}
-
-namespace {
-
-// The 8 codes of one tap for output pixels x .. x + 7 as i16x8 (stride 1: contiguous; stride 2:
-// the even bytes of 16; other strides gathered).
-inline v128_t dw_load8(const int8_t* s, int sw) {
-    if (sw == 1)
-        return wasm_i16x8_load8x8(s);
-    if (sw == 2) {
-        const v128_t v = wasm_v128_load(s);
-        return wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14));
-    }
-    int16_t t[8];
-    for (int j = 0; j < 8; j++)
-        t[j] = s[(size_t)j * sw];
-    return wasm_v128_load(t);
-}
-
-// Output rows of one plane; MAXK > 0 fixes the tap count (taps unrolled), 0 takes p.maxk. Taps
-// go in pairs: the codes of taps t and t + 1 for the same pixel interleaved into i16 pairs, against
-// a splat of the two weights, in one i32x4.dot_i16x8_s (an odd last tap pairs with a zero weight).
-// Integer sums: any order gives the same.
-template <int MAXK>
-void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
-    const int maxk = MAXK > 0 ? MAXK : p.maxk;
-    const int npairs = (maxk + 1) / 2;
-    const int sw = p.stride_w;
-    constexpr int kMaxPairs = MAXK > 0 ? (MAXK + 1) / 2 : 1;
-    v128_t kp[kMaxPairs];
-    auto pair_weights = [&](int t) {
-        const uint16_t k0 = (uint16_t)(int16_t)p.kernel[t];
-        const uint16_t k1 = t + 1 < maxk ? (uint16_t)(int16_t)p.kernel[t + 1] : 0;
-        return wasm_i32x4_splat((int32_t)((uint32_t)k0 | ((uint32_t)k1 << 16)));
-    };
-    if (MAXK > 0)
-        for (int i = 0; i < kMaxPairs; i++)
-            kp[i] = pair_weights(2 * i);
-    for (int y = 0; y < p.out_h; y++) {
-        const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
-        for (int x = 0; x < p.out_w; x += 8) {
-            const int8_t* s = row + (size_t)x * sw;
-            v128_t lo = wasm_i32x4_splat(0), hi = lo;
-            for (int i = 0; i < npairs; i++) {
-                const int t = 2 * i;
-                const v128_t a = dw_load8(s + p.ofs[t], sw);
-                const v128_t b = t + 1 < maxk ? dw_load8(s + p.ofs[t + 1], sw) : wasm_i16x8_splat(0);
-                const v128_t k = MAXK > 0 ? kp[i] : pair_weights(t);
-                lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11), k));
-                hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15), k));
-            }
-            wasm_v128_store(p.rowsums + x, lo);
-            wasm_v128_store(p.rowsums + x + 4, hi);
-        }
-        i8_store__wasmsimd(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
-    }
-}
-
-}  // namespace
-
-namespace {
-
-// A 3x3 window with dilation 1: tap offsets 0, 1, 2 in each of three consecutive rows.
-inline bool dw_is_3x3(const Int8DwPlane& p) {
-    if (p.maxk != 9)
-        return false;
-    for (int t = 0; t < 9; t++)
-        if (p.ofs[t] != (t / 3) * p.padded_w + t % 3)
-            return false;
-    return true;
-}
-
-// The splat of the pair (k0, k1) as i16 lanes, for i32x4.dot_i16x8_s.
-inline v128_t pair_splat(int8_t k0, int8_t k1) {
-    return wasm_i32x4_splat((int32_t)((uint32_t)(uint16_t)(int16_t)k0 | ((uint32_t)(uint16_t)(int16_t)k1 << 16)));
-}
-
-// 3x3, strides 1 and 2, two output rows per step: they share input rows (stride 1: two of four,
-// stride 2: one of five). Per input row and 8 output pixels, the codes under (kx 0, kx 1) and
-// under (kx 2, kx 3) as pairs of i16, the second pair against the weights (k2, 0):
-//   stride 1: four 8-byte loads widened (v128.load8x8_s) at offsets 0..3, interleaved in twos by
-//             shuffles (i32x4.extmul_*_i16x8 for kx 2 alone costs three x86 instructions in V8,
-//             a dot product one);
-//   stride 2: the 16 bytes at the window's left edge are the pairs (kx 0, kx 1) already, widened;
-//             the 16 bytes two further are the (kx 2, kx 3) pairs.
-// Each output row that reads an input row adds two dot products (and the kx 2 terms) per 4
-// pixels. The sums go straight to the store (no row buffer). Reads stay within the plane plus
-// i8_dwconv_slack(stride) bytes.
-template <int S>
-void dw3x3(const Int8DwPlane& p, const Int8Out& o) {
-    v128_t k01[3], k2[3];
-    for (int r = 0; r < 3; r++) {
-        k01[r] = pair_splat(p.kernel[r * 3], p.kernel[r * 3 + 1]);
-        k2[r] = pair_splat(p.kernel[r * 3 + 2], 0);
-    }
-    const size_t pw = (size_t)p.padded_w;
-    for (int y = 0; y < p.out_h; y += 2) {
-        const bool two = y + 1 < p.out_h;
-        const int8_t* row0 = p.src + (size_t)y * S * pw;
-        const int nrows = two ? 3 + S : 3;
-        for (int x = 0; x < p.out_w; x += 8) {
-            v128_t a0l = wasm_i32x4_splat(0), a0h = a0l, a1l = a0l, a1h = a0l;
-            for (int r = 0; r < nrows; r++) {
-                const int8_t* s = row0 + (size_t)r * pw + (size_t)x * S;
-                v128_t pl, ph, ql, qh;  // (kx0, kx1) pairs low/high; kx 2 terms come from ql/qh
-                if (S == 1) {
-                    const v128_t a = wasm_i16x8_load8x8(s), b = wasm_i16x8_load8x8(s + 1);
-                    const v128_t c = wasm_i16x8_load8x8(s + 2), d = wasm_i16x8_load8x8(s + 3);
-                    pl = wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
-                    ph = wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
-                    ql = wasm_i16x8_shuffle(c, d, 0, 8, 1, 9, 2, 10, 3, 11);
-                    qh = wasm_i16x8_shuffle(c, d, 4, 12, 5, 13, 6, 14, 7, 15);
-                } else {
-                    const v128_t a = wasm_v128_load(s), c = wasm_v128_load(s + 2);
-                    pl = wasm_i16x8_extend_low_i8x16(a);
-                    ph = wasm_i16x8_extend_high_i8x16(a);
-                    ql = wasm_i16x8_extend_low_i8x16(c);
-                    qh = wasm_i16x8_extend_high_i8x16(c);
-                }
-                auto add = [&](v128_t& lo, v128_t& hi, int ky) {
-                    lo = wasm_i32x4_add(lo, wasm_i32x4_add(wasm_i32x4_dot_i16x8(pl, k01[ky]), wasm_i32x4_dot_i16x8(ql, k2[ky])));
-                    hi = wasm_i32x4_add(hi, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ph, k01[ky]), wasm_i32x4_dot_i16x8(qh, k2[ky])));
-                };
-                if (r < 3)
-                    add(a0l, a0h, r);
-                if (two && r >= S && r - S < 3)
-                    add(a1l, a1h, r - S);
-            }
-            const int n = p.out_w - x < 8 ? p.out_w - x : 8;
-            store8(o, p.channel, (size_t)y * p.out_w + x, a0l, a0h, n);
-            if (two)
-                store8(o, p.channel, (size_t)(y + 1) * p.out_w + x, a1l, a1h, n);
-        }
-    }
-}
-
-}  // namespace
-
-void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
-    if (dw_is_3x3(p) && p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2)) {
-        if (p.stride_w == 1)
-            dw3x3<1>(p, o);
-        else
-            dw3x3<2>(p, o);
-        return;
-    }
-    if (p.maxk == 9)
-        dw_plane<9>(p, o);
-    else
-        dw_plane<0>(p, o);
 }
 
 // int16 GEMM of Winograd's positions (kernels/int8.h i16_gemm): the same 4x8 tile as i8_gemm, with

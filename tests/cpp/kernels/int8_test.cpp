@@ -7,6 +7,8 @@
 
 #include "kernel_test_util.h"
 #include "kernels/int8.h"
+#include "kernels/int8_dw.h"
+#include "kernels/int8_quant.h"
 
 using namespace nnfold;
 using namespace nnfold::kernels;
@@ -334,6 +336,39 @@ TEST(Int8Kernels, DepthwiseShapes) {
                 check_dw(3, stride, 1, out_w, out_h, kOutCases[seed % 6], seed++);
 }
 
+// i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
+// side, into a buffer of exactly the padded plane (ASan sees any write past it), against the
+// plane built byte by byte here.
+TEST(Int8Kernels, PadPlane) {
+    using Fn = void (*)(const int8_t*, const Int8PadPlane&, int8_t*);
+    Fn fns[] = {i8_pad_plane__scalar, i8_pad_plane, NF_KERNEL_SIMD_OR_NULL(i8_pad_plane)};
+    uint32_t seed = 50;
+    for (int w : {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 56})
+        for (int pads : {0, 1, 2, 3})
+            for (int h : {1, 3}) {
+                Int8PadPlane g;
+                g.w = w;
+                g.h = h;
+                g.left = pads % 2;
+                g.top = pads / 2;
+                g.padded_w = w + g.left + pads;  // right border: pads
+                g.padded_h = h + g.top + (pads + 1) % 3;
+                g.pad = (int8_t)(pads == 2 ? -5 : 0);
+                const auto src = rand_codes((size_t)w * h, seed++);
+                std::vector<int8_t> want((size_t)g.padded_w * g.padded_h, g.pad);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        want[(size_t)(y + g.top) * g.padded_w + g.left + x] = src[(size_t)y * w + x];
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    std::vector<int8_t> got(want.size(), 99);
+                    fn(src.data(), g, got.data());
+                    EXPECT_EQ(want, got) << "w " << w << " h " << h << " pads " << pads;
+                }
+            }
+}
+
 TEST(Int8Kernels, DotRows) {
     using Fn = void (*)(const int8_t*, int, const int8_t*, int, int32_t*);
     for (int n : {1, 15, 16, 17, 100, 1100})
@@ -379,6 +414,76 @@ TEST(Int8Kernels, QuantizeRounding) {
             fn(src.data(), n, 1.f, got.data());
             for (size_t i = 0; i < n; i++)
                 EXPECT_EQ(want[i % x.size()], (int)got[i]) << "n " << n << " i " << i;
+        }
+    }
+}
+
+// float2int8 by the SIMD twin's trunc(v + copysign(0.49999997, v)): every float within 3 ulps of
+// each integer and each half-integer from -130 to 130, through i8_quantize (scale 1) in lengths
+// that end in the 16-, 4- and 1-value steps.
+TEST(Int8Kernels, QuantizeNearHalves) {
+    std::vector<float> x;
+    for (int n = -260; n <= 260; n++) {
+        float c = (float)n * 0.5f;
+        for (int k = 0; k < 3; k++)
+            c = std::nextafter(c, -INFINITY);
+        for (int k = 0; k < 7; k++, c = std::nextafter(c, INFINITY))
+            x.push_back(c);
+    }
+    for (float v : {1e-45f, -1e-45f, 1.17549435e-38f, 0.25f, 0.2500001f, 0.7499999f, 0.75f})
+        x.push_back(v);
+    using Fn = void (*)(const float*, size_t, float, int8_t*);
+    Fn fns[] = {i8_quantize__scalar, i8_quantize, NF_KERNEL_SIMD_OR_NULL(i8_quantize)};
+    for (size_t n : {x.size(), x.size() - 1, x.size() - 2, x.size() - 5})
+        for (Fn fn : fns) {
+            if (!fn)
+                continue;
+            std::vector<int8_t> got(n, 99);
+            fn(x.data(), n, 1.f, got.data());
+            for (size_t i = 0; i < n; i++)
+                ASSERT_EQ((int)float2int8(x[i]), (int)got[i]) << x[i] << " n " << n;
+        }
+}
+
+// i8_dequantize and i8_requantize against the formulas (fma with a bias, a product without;
+// activations 0..3, clip with crossed bounds too; float2int8), lengths around the 16- and 4-value steps, plus the fma halfway
+// case (see FusedStoreHalfway) in every lane position.
+TEST(Int8Kernels, DequantizeRequantize) {
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)3, (size_t)4, (size_t)7, (size_t)16, (size_t)19, (size_t)37}) {
+        std::vector<float> src(n);
+        for (size_t i = 0; i < n; i++)
+            src[i] = (float)(((int)(i * 7919) % 20001) - 10000);
+        if (n > 5)
+            src[5] = 24929.f;  // * 673 + 2^-30: the halfway case
+        for (int variant = 0; variant < 10; variant++) {
+            SCOPED_TRACE("n " + std::to_string(n) + " variant " + std::to_string(variant));
+            const bool has_bias = variant & 1;
+            const float scale = variant == 1 ? 673.f : 3.7e-3f, bias = variant == 1 ? 0x1p-30f : -0.3f;
+            // variants 8, 9: a clip whose bounds are crossed (min 0.5 > max -0.5): act_scalar's order
+            const ActParams act = variant < 8 ? act_of(variant / 2) : make_act(3, 0.5f, -0.5f);
+            const float so = 17.f;
+            using DFn = void (*)(const float*, size_t, float, const float*, float*);
+            using RFn = void (*)(const float*, size_t, float, const float*, const ActParams&, float, int8_t*);
+            DFn dfns[] = {i8_dequantize__scalar, i8_dequantize, NF_KERNEL_SIMD_OR_NULL(i8_dequantize)};
+            RFn rfns[] = {i8_requantize__scalar, i8_requantize, NF_KERNEL_SIMD_OR_NULL(i8_requantize)};
+            std::vector<float> wantd(n);
+            std::vector<int> wantr(n);
+            for (size_t i = 0; i < n; i++) {
+                wantd[i] = has_bias ? std::fma(src[i], scale, bias) : src[i] * scale;
+                wantr[i] = ref_code(act_scalar(wantd[i], act) * so);
+            }
+            for (int f = 0; f < 3; f++) {
+                if (dfns[f]) {
+                    std::vector<float> got(n, -1234.f);
+                    dfns[f](src.data(), n, scale, has_bias ? &bias : nullptr, got.data());
+                    expect_same_bits(wantd.data(), got.data(), n, "dequantize");
+                }
+                if (rfns[f]) {
+                    std::vector<int8_t> got(n, 99);
+                    rfns[f](src.data(), n, scale, has_bias ? &bias : nullptr, act, so, got.data());
+                    EXPECT_EQ(wantr, std::vector<int>(got.begin(), got.end()));
+                }
+            }
         }
     }
 }

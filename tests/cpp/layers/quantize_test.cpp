@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+
+#include "core/parallel.h"
 
 #include "layers/layer.h"
 #include "test_util.h"
@@ -164,4 +167,81 @@ TEST(QuantizeLayers, QuantizeFeedsAnInt8Convolution) {
     st = net2.run(in, {"y"}, out);
     EXPECT_EQ(st.code(), ErrorCode::Unsupported);
     EXPECT_NE(st.message().find("Dequantize"), std::string::npos) << st.message();
+}
+
+// The three layers on blobs large enough for the SIMD kernels' 16-value steps, their 4-value steps
+// and tails (slices of 37 values: pieces that start and end inside a slice), per-channel and
+// shared arrays, against the formulas written out here, bit for bit, at 3, 2 and 1 threads with the chunk floor at 1 (every split must give the same bits).
+TEST(QuantizeLayers, LargeBlobsEveryThreadCount) {
+    const int C = 5, W = 37;
+    std::vector<float> x((size_t)C * W), sums((size_t)C * W);
+    uint32_t r = 12345;
+    auto rnd = [&r]() {
+        r = r * 1664525u + 1013904223u;
+        return (float)(r >> 8) / (float)(1u << 24);
+    };
+    for (size_t i = 0; i < x.size(); i++) {
+        x[i] = (rnd() - 0.5f) * 3.f;
+        sums[i] = std::round((rnd() - 0.5f) * 40000.f);
+    }
+    x[3] = 0.49999997f / 40.f;  // the edges of float2int8 after the scale
+    x[4] = 2.5f / 40.f;
+    x[5] = NAN;
+    const std::vector<float> qs = {40.f, 0.7f, 100.f, 3.f, 55.5f}, ds = {1e-3f, 2e-4f, 5e-5f, 3e-3f, 7e-4f},
+                             db = {0.5f, -1.f, 0.25f, 0.f, 3.f}, so = {9.f, 20.f, 0.5f, 30.f, 11.f};
+    auto f2i8 = [](float v) {
+        const float rr = std::round(v);
+        return std::isnan(rr) ? 0 : (int)std::max(-127.f, std::min(127.f, rr));
+    };
+    std::vector<int> want_q, want_r, want_r1;
+    std::vector<float> want_d;
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < W; i++) {
+            const size_t k = (size_t)c * W + i;
+            want_q.push_back(f2i8(x[k] * qs[c]));
+            want_d.push_back(std::fma(sums[k], ds[c], db[c]));
+            const float v = std::fma(sums[k], ds[c], db[c]);
+            want_r.push_back(f2i8((v < -0.5f ? -0.5f : (v > 6.f ? 6.f : v)) * so[c]));  // clip [-0.5, 6]
+            const float v1 = sums[k] * ds[0];
+            want_r1.push_back(f2i8((v1 < 0.f ? 0.f : v1) * so[0]));  // shared scales, no bias, relu
+        }
+    ParamDict pq, pd, pr, pr1;
+    pq.set_int(0, C);
+    pd.set_int(0, C);
+    pd.set_int(1, C);
+    pr.set_int(0, C);
+    pr.set_int(1, C);
+    pr.set_int(2, C);
+    pr.set_int(3, 3);
+    pr.set_floats(4, {-0.5f, 6.f});
+    pr1.set_int(3, 1);
+    auto q = make("Quantize", pq, {qs});
+    auto d = make("Dequantize", pd, {ds, db});
+    auto rq = make("Requantize", pr, {ds, so, db});
+    auto rq1 = make("Requantize", pr1, {{ds[0]}, {so[0]}});
+    set_min_chunk_cost(1);
+    // the pool is made once at its largest size (3), then used at fewer; a build without threads
+    // runs the one-thread case only
+    const std::vector<int> counts = build_has_threads() ? std::vector<int>{3, 2, 1} : std::vector<int>{1};
+    const uint64_t jobs_before = parallel_jobs_run();
+    for (int threads : counts) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        ASSERT_TRUE(set_num_threads(threads).is_ok());
+        Mat out;
+        ASSERT_TRUE(q->forward(test::make_mat({C, 1, W}, x), out, Option()).is_ok());
+        EXPECT_EQ(codes(out), want_q);
+        ASSERT_TRUE(d->forward(test::make_mat({C, 1, W}, sums), out, Option()).is_ok());
+        const std::vector<float> got = test::to_vector(out);
+        ASSERT_EQ(got.size(), want_d.size());
+        EXPECT_EQ(0, std::memcmp(got.data(), want_d.data(), got.size() * 4));
+        ASSERT_TRUE(rq->forward(test::make_mat({C, 1, W}, sums), out, Option()).is_ok());
+        EXPECT_EQ(codes(out), want_r);
+        ASSERT_TRUE(rq1->forward(test::make_mat({C * W}, sums), out, Option()).is_ok());
+        EXPECT_EQ(codes(out), want_r1);
+    }
+    if (build_has_threads()) {
+        EXPECT_GT(parallel_jobs_run(), jobs_before);  // the layers did split
+    }
+    set_min_chunk_cost(0);
+    shutdown_threads();
 }

@@ -1,0 +1,338 @@
+// int8 depthwise convolution with SIMD-128 (kernels/int8_dw.h; scalar twin in kernels/int8_dw.cpp).
+//
+// 3x3 at stride 1 or 2 (mobilenet's depthwise layers): two output rows per step, 8 output pixels
+// per vector pair, and the 9 taps of a window in five i32x4.dot_i16x8_s per 4 outputs (each dot
+// product sums two taps of the same pixel: its i16 lanes pair two codes of one pixel against a
+// splat of their two weights). Pairs of one input row: (kx 0, kx 1); the kx 2 taps pair
+// vertically, (row r, row r + 1), and one such pair serves both output rows (stride 1: rows 0+1
+// and 2+3 of the four input rows; the first output row weights them (w02, w12) and (w22, 0), the
+// second (0, w02) and (w12, w22)). stride 1: 12 loads (v128.load8x8_s), 12 shuffles and 20 dot
+// products per 16 outputs; stride 2 (five input rows, the kx 2 pairs rows 0+1 and 3+4, row 2's
+// kx 2 tap paired with a zero weight): 10 loads, 14 widenings, 2 shuffles, 20 dot products.
+// The previous kernel used six dot products per 4 outputs (each row's kx 2 tap against a zero).
+//
+// The store is fused: for the dequantize-then-add form (ncnn's x86 depthwise epilogue) it converts,
+// multiplies, adds, applies activation types 0..3 and, requantizing, rounds with float2int8; the fused
+// multiply-add form (the kernel tests ask for it; a depthwise layer never does) goes through i8_store.
+//
+// float2int8: i8simd::f2i8_i32 (kernels/wasm/int8_simd.h), exact and cheaper than i32x4.trunc_sat.
+// Other windows: 8 output pixels per step, taps in pairs (t, t + 1) as i16 pairs of the same
+// pixel, the row's sums through i8_store.
+#include <cstring>
+
+#include "kernels/int8_dw.h"
+#include "kernels/wasm/int8_simd.h"
+
+namespace nnfold {
+namespace kernels {
+
+namespace {
+
+using i8simd::act4;
+using i8simd::f2i8_i32;
+
+// The store of one channel: (float)sum * scale + bias, activation, then the float or its code.
+struct DwStore {
+    const Int8Out& o;
+    int m;
+    v128_t scale, bias, top;
+
+    DwStore(const Int8Out& out, int channel)
+        : o(out), m(channel), scale(wasm_f32x4_splat(out.scale_in[channel])),
+          bias(wasm_f32x4_splat(out.bias ? out.bias[channel] : 0.f)), top(wasm_f32x4_splat(out.top_scale)) {}
+
+    v128_t value(v128_t s) const {
+        return act4(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(s), scale), bias), o.act);
+    }
+    v128_t code(v128_t s) const { return f2i8_i32(wasm_f32x4_mul(value(s), top)); }
+
+    // n (1..8) outputs from the sums s0 (pixels 0..3) and s1 (4..7) at column col of the channel.
+    // Not inlined: one copy instead of four in the .wasm (the size budget), for a call per 8 outputs.
+    __attribute__((noinline)) void store8(size_t col, v128_t s0, v128_t s1, int n) const {
+        if (o.fused_bias) {
+            int32_t t[8];
+            wasm_v128_store(t, s0);
+            wasm_v128_store(t + 4, s1);
+            i8_store(o, m, col, t, (size_t)n);
+            return;
+        }
+        const size_t at = (size_t)m * o.ld + col;
+        if (o.q) {
+            const v128_t w = wasm_i16x8_narrow_i32x4(code(s0), code(s1));
+            const v128_t c8 = wasm_i8x16_narrow_i16x8(w, w);
+            if (n == 8) {
+                wasm_v128_store64_lane(o.q + at, c8, 0);
+            } else {
+                int8_t t[16];
+                wasm_v128_store(t, c8);
+                std::memcpy(o.q + at, t, (size_t)n);
+            }
+            return;
+        }
+        const v128_t v0 = value(s0);
+        if (n >= 4) {
+            wasm_v128_store(o.f + at, v0);
+            const v128_t v1 = value(s1);
+            if (n == 8)
+                wasm_v128_store(o.f + at + 4, v1);
+            else
+                simd::store_partial(o.f + at + 4, v1, n - 4);
+        } else {
+            simd::store_partial(o.f + at, v0, n);
+        }
+    }
+};
+
+// The splat of the i16 pair (k0, k1), for i32x4.dot_i16x8_s.
+inline v128_t pair_splat(int k0, int k1) {
+    return wasm_i32x4_splat((int32_t)((uint32_t)(uint16_t)(int16_t)k0 | ((uint32_t)(uint16_t)(int16_t)k1 << 16)));
+}
+inline v128_t zip_lo(v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11); }
+inline v128_t zip_hi(v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15); }
+inline v128_t dot(v128_t a, v128_t k) { return wasm_i32x4_dot_i16x8(a, k); }
+
+// A 3x3 window with dilation 1: tap offsets 0, 1, 2 in each of three consecutive rows.
+inline bool dw_is_3x3(const Int8DwPlane& p) {
+    if (p.maxk != 9)
+        return false;
+    for (int t = 0; t < 9; t++)
+        if (p.ofs[t] != (t / 3) * p.padded_w + t % 3)
+            return false;
+    return true;
+}
+
+// Accumulators of 8 outputs (two vectors of 4).
+struct Acc8 {
+    v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+    void add(v128_t pl, v128_t ph, v128_t k) {
+        lo = wasm_i32x4_add(lo, dot(pl, k));
+        hi = wasm_i32x4_add(hi, dot(ph, k));
+    }
+};
+
+// 3x3 stride 1 (see the file comment). Reads stay within the plane plus 10 bytes past the last
+// output pixel's window start.
+void dw3x3s1(const Int8DwPlane& p, const Int8Out& o) {
+    const int8_t* k = p.kernel;
+    const v128_t k0 = pair_splat(k[0], k[1]), k1 = pair_splat(k[3], k[4]), k2 = pair_splat(k[6], k[7]);
+    const v128_t kc01a = pair_splat(k[2], k[5]), kc23a = pair_splat(k[8], 0);
+    const v128_t kc01b = pair_splat(0, k[2]), kc23b = pair_splat(k[5], k[8]);
+    const DwStore st(o, p.channel);
+    const size_t pw = (size_t)p.padded_w;
+    for (int y = 0; y < p.out_h; y += 2) {
+        const bool two = y + 1 < p.out_h;
+        for (int x = 0; x < p.out_w; x += 8) {
+            const int8_t* s = p.src + (size_t)y * pw + (size_t)x;
+            Acc8 a, b;  // output rows y and y + 1
+            // input row 0: (kx0, kx1) pairs for row y; its kx 2 codes wait for row 1's
+            v128_t r = wasm_i16x8_load8x8(s), r1 = wasm_i16x8_load8x8(s + 1);
+            a.add(zip_lo(r, r1), zip_hi(r, r1), k0);
+            const v128_t c0 = wasm_i16x8_load8x8(s + 2);
+            // input row 1
+            s += pw;
+            r = wasm_i16x8_load8x8(s);
+            r1 = wasm_i16x8_load8x8(s + 1);
+            v128_t pl = zip_lo(r, r1), ph = zip_hi(r, r1);
+            a.add(pl, ph, k1);
+            const v128_t c1 = wasm_i16x8_load8x8(s + 2);
+            pl = zip_lo(c0, c1);
+            ph = zip_hi(c0, c1);
+            a.add(pl, ph, kc01a);
+            if (two) {
+                b.add(zip_lo(r, r1), zip_hi(r, r1), k0);
+                b.add(pl, ph, kc01b);
+            }
+            // input row 2
+            s += pw;
+            r = wasm_i16x8_load8x8(s);
+            r1 = wasm_i16x8_load8x8(s + 1);
+            pl = zip_lo(r, r1);
+            ph = zip_hi(r, r1);
+            a.add(pl, ph, k2);
+            const v128_t c2 = wasm_i16x8_load8x8(s + 2);
+            const int n = p.out_w - x < 8 ? p.out_w - x : 8;
+            if (!two) {
+                a.add(zip_lo(c2, c2), zip_hi(c2, c2), kc23a);  // (w22, 0): the second lane is ignored
+                st.store8((size_t)y * p.out_w + x, a.lo, a.hi, n);
+                continue;
+            }
+            b.add(pl, ph, k1);
+            // input row 3
+            s += pw;
+            r = wasm_i16x8_load8x8(s);
+            r1 = wasm_i16x8_load8x8(s + 1);
+            b.add(zip_lo(r, r1), zip_hi(r, r1), k2);
+            const v128_t c3 = wasm_i16x8_load8x8(s + 2);
+            pl = zip_lo(c2, c3);
+            ph = zip_hi(c2, c3);
+            a.add(pl, ph, kc23a);
+            b.add(pl, ph, kc23b);
+            st.store8((size_t)y * p.out_w + x, a.lo, a.hi, n);
+            st.store8((size_t)(y + 1) * p.out_w + x, b.lo, b.hi, n);
+        }
+    }
+}
+
+// The kx 2 codes of 8 output pixels at stride 2 in two rows (the even bytes of 16 from each, from
+// the window's third column), as (row u, row v) pairs widened to i16: low and high 4 pixels.
+inline void vpairs_s2(const int8_t* u, const int8_t* v, v128_t& lo, v128_t& hi) {
+    const v128_t z = wasm_i8x16_shuffle(wasm_v128_load(u), wasm_v128_load(v), 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10,
+                                        26, 12, 28, 14, 30);
+    lo = wasm_i16x8_extend_low_i8x16(z);
+    hi = wasm_i16x8_extend_high_i8x16(z);
+}
+
+// 3x3 stride 2: the 16 bytes at a window row's left edge are the (kx0, kx1) pairs of 8 pixels;
+// kx 2 pairs vertically (rows 0+1, 3+4), row 2's kx 2 with its neighbour byte against a zero weight.
+// Reads stay within the plane plus 18 bytes past the last output pixel's window start.
+void dw3x3s2(const Int8DwPlane& p, const Int8Out& o) {
+    const int8_t* k = p.kernel;
+    const v128_t k0 = pair_splat(k[0], k[1]), k1 = pair_splat(k[3], k[4]), k2 = pair_splat(k[6], k[7]);
+    const v128_t kc01 = pair_splat(k[2], k[5]), kc34 = pair_splat(k[5], k[8]);
+    const v128_t kc2a = pair_splat(k[8], 0), kc2b = pair_splat(k[2], 0);
+    const DwStore st(o, p.channel);
+    const size_t pw = (size_t)p.padded_w;
+    for (int y = 0; y < p.out_h; y += 2) {
+        const bool two = y + 1 < p.out_h;
+        for (int x = 0; x < p.out_w; x += 8) {
+            const int8_t* s = p.src + (size_t)y * 2 * pw + (size_t)x * 2;
+            Acc8 a, b;
+            v128_t v = wasm_v128_load(s);
+            a.add(wasm_i16x8_extend_low_i8x16(v), wasm_i16x8_extend_high_i8x16(v), k0);
+            v = wasm_v128_load(s + pw);
+            a.add(wasm_i16x8_extend_low_i8x16(v), wasm_i16x8_extend_high_i8x16(v), k1);
+            v128_t pl, ph;
+            vpairs_s2(s + 2, s + pw + 2, pl, ph);
+            a.add(pl, ph, kc01);
+            s += 2 * pw;  // input row 2, shared by both output rows
+            v = wasm_v128_load(s);
+            pl = wasm_i16x8_extend_low_i8x16(v);
+            ph = wasm_i16x8_extend_high_i8x16(v);
+            a.add(pl, ph, k2);
+            v = wasm_v128_load(s + 2);
+            const v128_t ql = wasm_i16x8_extend_low_i8x16(v), qh = wasm_i16x8_extend_high_i8x16(v);
+            a.add(ql, qh, kc2a);
+            const int n = p.out_w - x < 8 ? p.out_w - x : 8;
+            if (!two) {
+                st.store8((size_t)y * p.out_w + x, a.lo, a.hi, n);
+                continue;
+            }
+            b.add(pl, ph, k0);
+            b.add(ql, qh, kc2b);
+            v = wasm_v128_load(s + pw);
+            b.add(wasm_i16x8_extend_low_i8x16(v), wasm_i16x8_extend_high_i8x16(v), k1);
+            v = wasm_v128_load(s + 2 * pw);
+            b.add(wasm_i16x8_extend_low_i8x16(v), wasm_i16x8_extend_high_i8x16(v), k2);
+            vpairs_s2(s + pw + 2, s + 2 * pw + 2, pl, ph);
+            b.add(pl, ph, kc34);
+            st.store8((size_t)y * p.out_w + x, a.lo, a.hi, n);
+            st.store8((size_t)(y + 1) * p.out_w + x, b.lo, b.hi, n);
+        }
+    }
+}
+
+// The 8 codes of one tap for output pixels x .. x + 7 as i16x8 (stride 1: contiguous; stride 2:
+// the even bytes of 16; other strides gathered).
+inline v128_t dw_load8(const int8_t* s, int sw) {
+    if (sw == 1)
+        return wasm_i16x8_load8x8(s);
+    if (sw == 2) {
+        const v128_t v = wasm_v128_load(s);
+        return wasm_i16x8_extend_low_i8x16(wasm_i8x16_shuffle(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14));
+    }
+    int16_t t[8];
+    for (int j = 0; j < 8; j++)
+        t[j] = s[(size_t)j * sw];
+    return wasm_v128_load(t);
+}
+
+// Any other window: output rows of one plane, taps in pairs (t, t + 1) interleaved into i16 pairs
+// of one pixel against a splat of the two weights (an odd last tap pairs with a zero weight).
+void dw_plane(const Int8DwPlane& p, const Int8Out& o) {
+    const int maxk = p.maxk;
+    const int sw = p.stride_w;
+    for (int y = 0; y < p.out_h; y++) {
+        const int8_t* row = p.src + (size_t)y * p.stride_h * p.padded_w;
+        for (int x = 0; x < p.out_w; x += 8) {
+            const int8_t* s = row + (size_t)x * sw;
+            Acc8 acc;
+            for (int t = 0; t < maxk; t += 2) {
+                const v128_t a = dw_load8(s + p.ofs[t], sw);
+                const v128_t b = t + 1 < maxk ? dw_load8(s + p.ofs[t + 1], sw) : wasm_i16x8_splat(0);
+                acc.add(zip_lo(a, b), zip_hi(a, b), pair_splat(p.kernel[t], t + 1 < maxk ? p.kernel[t + 1] : 0));
+            }
+            wasm_v128_store(p.rowsums + x, acc.lo);
+            wasm_v128_store(p.rowsums + x + 4, acc.hi);
+        }
+        i8_store(o, p.channel, (size_t)y * p.out_w, p.rowsums, (size_t)p.out_w);
+    }
+}
+
+// n bytes from s to d: 16-byte vectors, the last one overlapping the previous (n >= 16), else
+// 8-byte halves or single bytes.
+inline void copy_bytes(int8_t* d, const int8_t* s, size_t n) {
+    if (n >= 16) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            wasm_v128_store(d + i, wasm_v128_load(s + i));
+        if (i < n)
+            wasm_v128_store(d + n - 16, wasm_v128_load(s + n - 16));
+        return;
+    }
+    if (n >= 8) {
+        wasm_v128_store64_lane(d, wasm_v128_load64_zero(s), 0);
+        wasm_v128_store64_lane(d + n - 8, wasm_v128_load64_zero(s + n - 8), 0);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i];
+}
+
+// n bytes of v's value at d, the same way.
+inline void fill_bytes(int8_t* d, v128_t v, size_t n) {
+    if (n >= 16) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            wasm_v128_store(d + i, v);
+        if (i < n)
+            wasm_v128_store(d + n - 16, v);
+        return;
+    }
+    if (n >= 8) {
+        wasm_v128_store64_lane(d, v, 0);
+        wasm_v128_store64_lane(d + n - 8, v, 0);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = (int8_t)wasm_i8x16_extract_lane(v, 0);
+}
+
+}  // namespace
+
+void i8_pad_plane__wasmsimd(const int8_t* src, const Int8PadPlane& g, int8_t* dst) {
+    const size_t pw = (size_t)g.padded_w, w = (size_t)g.w, left = (size_t)g.left;
+    const v128_t pad = wasm_i8x16_splat(g.pad);
+    fill_bytes(dst, pad, (size_t)g.top * pw);
+    const size_t below = (size_t)(g.top + g.h) * pw;
+    fill_bytes(dst + below, pad, (size_t)g.padded_h * pw - below);
+    for (int y = 0; y < g.h; y++) {
+        int8_t* d = dst + (size_t)(y + g.top) * pw;
+        fill_bytes(d, pad, left);
+        copy_bytes(d + left, src + (size_t)y * w, w);
+        fill_bytes(d + left + w, pad, pw - left - w);
+    }
+}
+
+void i8_dwconv__wasmsimd(const Int8DwPlane& p, const Int8Out& o) {
+    if (dw_is_3x3(p) && p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2)) {
+        if (p.stride_w == 1)
+            dw3x3s1(p, o);
+        else
+            dw3x3s2(p, o);
+        return;
+    }
+    dw_plane(p, o);
+}
+
+}  // namespace kernels
+}  // namespace nnfold
