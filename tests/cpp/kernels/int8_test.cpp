@@ -326,14 +326,18 @@ TEST(Int8Kernels, DepthwiseShapes) {
     uint32_t seed = 3;
     for (int k : {1, 3, 5})
         for (int stride : {1, 2, 3})
-            for (int out_w : {1, 7, 8, 9, 13})
-                check_dw(k, stride, stride == 1 && k == 3 ? 2 : 1, out_w, 3, kOutCases[seed % 6], seed++);
+            for (int out_w : {1, 7, 8, 9, 13}) {
+                const uint32_t s = seed++;
+                check_dw(k, stride, stride == 1 && k == 3 ? 2 : 1, out_w, 3, kOutCases[s % 6], s);
+            }
     // 3x3 dilation 1 at strides 1 and 2 (the SIMD kernel's two-rows-per-step path): odd and even
     // row counts (a last single row), widths around the 8-pixel block
     for (int stride : {1, 2})
         for (int out_w : {1, 5, 8, 9, 16, 17, 30})
-            for (int out_h : {1, 2, 5})
-                check_dw(3, stride, 1, out_w, out_h, kOutCases[seed % 6], seed++);
+            for (int out_h : {1, 2, 5}) {
+                const uint32_t s = seed++;
+                check_dw(3, stride, 1, out_w, out_h, kOutCases[s % 6], s);
+            }
 }
 
 // i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
