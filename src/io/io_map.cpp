@@ -1,5 +1,6 @@
 #include "io/io_map.h"
 
+#include <cstring>
 #include <exception>
 
 #include "core/json.h"
@@ -265,11 +266,24 @@ void transpose_dense(const float* in, float* out, const std::vector<int64_t>& sh
     uint64_t n = 1;
     for (int64_t d : out_shape)
         n *= (uint64_t)d;
+    if (n == 0)
+        return;
+    // the innermost output axis as a tight strided copy, the outer axes as an odometer: this runs
+    // on every run() of a model with an NHWC input (the input's whole tensor), so the per-element
+    // carry loop over all axes cost a visible share of a small model's run
+    const int64_t inner = r ? out_shape[r - 1] : 1;
+    const int64_t istep = r ? step[r - 1] : 1;
     std::vector<int64_t> idx(r, 0);
     int64_t src = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        out[i] = in[src];
-        for (int k = r - 1; k >= 0; k--) {
+    for (uint64_t i = 0; i < n; i += (uint64_t)inner) {
+        const float* p = in + src;
+        float* o = out + i;
+        if (istep == 1)
+            std::memcpy(o, p, (size_t)inner * sizeof(float));
+        else
+            for (int64_t j = 0; j < inner; j++)
+                o[j] = p[j * istep];
+        for (int k = r - 2; k >= 0; k--) {
             idx[k]++;
             src += step[k];
             if (idx[k] < out_shape[k])

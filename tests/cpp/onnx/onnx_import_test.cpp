@@ -4,6 +4,7 @@
 // module: the error path is taken thousands of times before a model runs correctly).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -530,6 +531,36 @@ TEST(IoMap, JsonRoundTripAndNhwcConversion) {
     st = IoMap::from_json(v1, other);
     ASSERT_TRUE(st.is_ok()) << st.message();
     EXPECT_EQ(other.inputs[0].dtype, "float32");
+}
+
+// io_to_ncnn/io_from_ncnn copy the innermost output axis as one strided run: every permutation
+// of a rank-3 tensor (the identity's and {1,0,2}'s inner axis is contiguous, the others' strided)
+// against the index formula, and back
+TEST(IoMap, EveryRank3PermutationMatchesTheIndexFormula) {
+    const std::vector<int64_t> shape = {2, 3, 5};
+    std::vector<float> t(30);
+    for (size_t i = 0; i < t.size(); i++)
+        t[i] = (float)i;
+    std::vector<int> perm = {0, 1, 2};
+    do {
+        IoEntry e;
+        e.name = e.blob = "x";
+        e.shape = shape;
+        e.perm = perm;
+        e.ncnn_shape = Shape::d3((int)shape[perm[2]], (int)shape[perm[1]], (int)shape[perm[0]]);  // w, h, c
+        Mat m;
+        ASSERT_TRUE(io_to_ncnn(e, t.data(), t.size(), m).is_ok());
+        const int64_t stride[3] = {15, 5, 1};
+        for (int64_t a = 0; a < shape[perm[0]]; a++)
+            for (int64_t b = 0; b < shape[perm[1]]; b++)
+                for (int64_t c = 0; c < shape[perm[2]]; c++)
+                    EXPECT_EQ(m.channel((int)a)[b * shape[perm[2]] + c],
+                              t[a * stride[perm[0]] + b * stride[perm[1]] + c * stride[perm[2]]])
+                        << "perm " << perm[0] << perm[1] << perm[2];
+        std::vector<float> back;
+        ASSERT_TRUE(io_from_ncnn(e, m, back).is_ok());
+        EXPECT_EQ(back, t);
+    } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 TEST(IoMap, BadJsonIsRejected) {
