@@ -304,10 +304,8 @@ public:
             in.swap(pending_);
             RunStats stats;
             NF_RETURN_IF_ERROR(model_.run(in, wanted, outputs_, &stats));
-            std::vector<std::string> order = wanted;
-            if (order.empty())
-                for (auto& io : model_.outputs())
-                    order.push_back(io.name);
+            // the names only: outputs() would infer every blob's shape again on each run
+            std::vector<std::string> order = wanted.empty() ? model_.output_names() : wanted;
             json r;
             r["outputs"] = json::array();
             for (auto& n : order)

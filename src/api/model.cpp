@@ -310,6 +310,18 @@ std::vector<IoInfo> ModelHandle::outputs() const {
     return r;
 }
 
+std::vector<std::string> ModelHandle::output_names() const {
+    std::vector<std::string> r;
+    if (!io_.outputs.empty()) {
+        for (auto& e : io_.outputs)
+            r.push_back(e.name);
+        return r;
+    }
+    for (int b : graph_.output_blobs())
+        r.push_back(graph_.blobs[b].name);
+    return r;
+}
+
 std::string ModelHandle::info_json() const {
     ModelSummary s = summarize(graph_, shapes_);
     std::vector<Shape> blob_shapes;
@@ -544,10 +556,7 @@ Status ModelHandle::run(const std::map<std::string, Mat>& in, const std::vector<
         return net_->run(in, wanted, out, stats);
     std::map<std::string, Mat> blobs_in;
     NF_RETURN_IF_ERROR(blob_inputs(in, blobs_in));
-    std::vector<std::string> names = wanted;
-    if (names.empty())
-        for (auto& io : outputs())
-            names.push_back(io.name);
+    std::vector<std::string> names = wanted.empty() ? output_names() : wanted;
     std::vector<std::string> blobs;
     for (auto& n : names) {
         const IoEntry* e = find_mapped(io_.outputs, n);

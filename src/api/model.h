@@ -138,6 +138,9 @@ public:
     // Mapped tensors come under their original names and shapes, outputs in the io map's order.
     std::vector<IoInfo> inputs() const;
     std::vector<IoInfo> outputs() const;
+    // The names of outputs(), in its order, without their shapes (no shape inference: run() asks
+    // for them on every call).
+    std::vector<std::string> output_names() const;
     // The shape an input takes when the caller gives no shape (given or declared); dims 0 if none.
     Shape input_shape(const std::string& name) const;
 
