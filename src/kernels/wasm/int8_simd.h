@@ -1,6 +1,6 @@
-// SIMD-128 pieces of the int8 epilogues shared by kernels/wasm/int8_dw_wasmsimd.cpp and
-// kernels/wasm/int8_quant_wasmsimd.cpp (the float steps of ncnn's dequantize / requantize, lane for
-// lane as the scalar twins compute them).
+// SIMD-128 pieces of the int8 epilogues shared by kernels/wasm/int8_wasmsimd.cpp (the GEMM's
+// store), kernels/wasm/int8_dw_wasmsimd.cpp and kernels/wasm/int8_quant_wasmsimd.cpp (the float
+// steps of ncnn's dequantize / requantize, lane for lane as the scalar twins compute them).
 #pragma once
 
 #include <cmath>
