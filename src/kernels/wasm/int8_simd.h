@@ -1,6 +1,6 @@
-// SIMD-128 pieces of the int8 epilogues shared by kernels/wasm/int8_dw_wasmsimd.cpp and
-// kernels/wasm/int8_quant_wasmsimd.cpp (the float steps of ncnn's dequantize / requantize, lane for
-// lane as the scalar twins compute them).
+// SIMD-128 pieces of the int8 epilogues shared by kernels/wasm/int8_wasmsimd.cpp (the GEMM's
+// store), kernels/wasm/int8_dw_wasmsimd.cpp and kernels/wasm/int8_quant_wasmsimd.cpp (the float
+// steps of ncnn's dequantize / requantize, lane for lane as the scalar twins compute them).
 #pragma once
 
 #include <cmath>
@@ -53,6 +53,16 @@ inline v128_t act4(v128_t v, const ActParams& a) {
     }
 }
 
+// fma4's rare path, std::fma lane by lane: out of line, so the many inlined copies of fma4 stay
+// small (the .wasm's gzip budget).
+__attribute__((noinline, cold)) inline v128_t fma4_lanes(v128_t x, float scale, float bias) {
+    float v[4], out[4];
+    wasm_v128_store(v, x);
+    for (int i = 0; i < 4; i++)
+        out[i] = std::fma(v[i], scale, bias);
+    return wasm_v128_load(out);
+}
+
 // fma(x, scale, bias) on 4 lanes: the f64 product (exact) plus bias rounds once to f64, then to
 // f32; that equals one rounding unless the f64 result lies exactly halfway between two floats (its
 // 29 low mantissa bits are 1 followed by zeros: f32 midpoints are f64 numbers, so a rounding to f64
@@ -65,13 +75,8 @@ inline v128_t fma4(v128_t x, float scale, float bias) {
     v128_t r = wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
     const v128_t low = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6);  // the low 32 bits of each f64 lane
     const v128_t half = wasm_i32x4_eq(wasm_v128_and(low, wasm_i32x4_splat(0x1fffffff)), wasm_i32x4_splat(0x10000000));
-    if (wasm_v128_any_true(half)) {
-        float v[4], out[4];
-        wasm_v128_store(v, x);
-        for (int i = 0; i < 4; i++)
-            out[i] = std::fma(v[i], scale, bias);
-        r = wasm_v128_load(out);
-    }
+    if (wasm_v128_any_true(half))
+        r = fma4_lanes(x, scale, bias);
     return r;
 }
 

@@ -4,9 +4,9 @@
 //               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
-//   i8_store    the float epilogue on 4 lanes, float2int8 rounding half away from zero
-//               (trunc(x + copysign(0.49999997, x)): f32x4.nearest rounds ties to even, which is
-//               not ncnn's rule), the clamp done by the saturating narrows and one i8x16.max.
+//   i8_store    the float epilogue on 4 lanes with kernels/wasm/int8_simd.h's helpers (fma4, act4,
+//               f2i8_i32: float2int8 without i32x4.trunc_sat_f32x4_s); in i8_gemm two rows'
+//               codes share one i8x16 narrow (16 codes, two 8-byte stores).
 //   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
 // (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
@@ -16,67 +16,16 @@
 
 #include "kernels/int8.h"
 #include "kernels/simd.h"
+#include "kernels/wasm/int8_simd.h"
 
 namespace nnfold {
 namespace kernels {
 
 namespace {
 
-// float2int8 on 4 lanes as i32, before the clamp: round half away from zero as
-// trunc(v + copysign(0.49999997f, v)) (0.49999997f = nextafter(0.5f, 0): adding 0.5 would carry
-// 0.49999997 up to 1; with the largest float below one half the float add rounds exactly the
-// values at or past a half up, which holds for every non-NaN float under wasm's round-to-nearest:
-// checked against std::round over all 2^32 bit patterns), then the saturating truncation (NaN ->
-// 0, out-of-range values saturate). Three cheap ops instead of a second truncation, a subtraction,
-// two compares and two integer adjustments. The clamp to [-127, 127] is codes16(): the saturating
-// narrows to i8 give [-128, 127], then one i8x16.max with -127.
-inline v128_t round_i32(v128_t v) {
-    const v128_t half = wasm_v128_or(wasm_v128_and(v, wasm_i32x4_splat((int32_t)0x80000000u)),
-                                     wasm_f32x4_splat(0.49999997f));
-    return wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(v, half));
-}
-
-// 16 codes from 4 vectors of round_i32 lanes, clamped to [-127, 127].
-inline v128_t codes16(v128_t a, v128_t b, v128_t c, v128_t d) {
-    const v128_t c8 = wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d));
-    return wasm_i8x16_max(c8, wasm_i8x16_splat(-127));
-}
-
-// act types 0..3 on 4 lanes, as act_scalar computes them.
-inline v128_t act4(v128_t v, const ActParams& a) {
-    switch (a.type) {
-    case 1: return wasm_f32x4_pmax(v, wasm_f32x4_splat(0.f));  // v < 0 ? 0 : v, as act_scalar (NaN, -0 kept)
-    case 2: return wasm_v128_bitselect(v, wasm_f32x4_mul(v, wasm_f32x4_splat(a.p0)), wasm_f32x4_gt(v, wasm_f32x4_splat(0.f)));
-    case 3: {
-        const v128_t r = wasm_v128_bitselect(wasm_f32x4_splat(a.p1), v, wasm_f32x4_gt(v, wasm_f32x4_splat(a.p1)));
-        return wasm_v128_bitselect(wasm_f32x4_splat(a.p0), r, wasm_f32x4_lt(v, wasm_f32x4_splat(a.p0)));
-    }
-    default: return v;
-    }
-}
-
-// fma((float)s, scale, bias) on 4 lanes (see Int8Out): f64 product (exact) plus bias, one rounding
-// to f64, then to f32; a lane whose f64 value lies exactly halfway between two floats (its 29 low
-// mantissa bits are 1 followed by zeros) may round differently than a single rounding: recomputed.
-inline v128_t fma4(v128_t sf, float scale, float bias) {
-    const v128_t sc = wasm_f64x2_splat((double)scale), bi = wasm_f64x2_splat((double)bias);
-    const v128_t lo = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(sf), sc), bi);
-    const v128_t hi = wasm_f64x2_add(
-        wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(sf, sf, 2, 3, 0, 1)), sc), bi);
-    v128_t r = wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
-    // the low 32 bits of each f64 lane (lanes 0 and 2 of lo and hi as i32)
-    const v128_t low = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6);
-    const v128_t half = wasm_i32x4_eq(wasm_v128_and(low, wasm_i32x4_splat(0x1fffffff)), wasm_i32x4_splat(0x10000000));
-    if (wasm_v128_any_true(half)) {
-        float v[4], out[4];
-        wasm_v128_store(v, sf);
-        wasm_v128_store(out, r);
-        for (int i = 0; i < 4; i++)
-            out[i] = std::fma(v[i], scale, bias);
-        r = wasm_v128_load(out);
-    }
-    return r;
-}
+using i8simd::act4;
+using i8simd::f2i8_i32;
+using i8simd::fma4;
 
 // The store of 4 sums (lanes) of one row: floats, or codes as i32 lanes.
 struct Store4 {
@@ -89,29 +38,45 @@ struct Store4 {
                          : wasm_f32x4_add(wasm_f32x4_mul(sf, wasm_f32x4_splat(scale)), wasm_f32x4_splat(bias));
         return act4(v, *act);
     }
-    v128_t codes(v128_t s) const { return round_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
+    v128_t codes(v128_t s) const { return f2i8_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
 };
 
 inline Store4 store4_for(const Int8Out& o, int m) {
     return {o.scale_in[m], o.bias ? o.bias[m] : 0.f, o.top_scale, o.fused_bias, &o.act};
 }
 
-// 8 sums (two vectors) of row m at column col: n (1..8) of them written.
-inline void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, int n) {
+// Row m's 8 codes from its sums s0, s1 (two vectors) as i16 lanes, within [-127, 127] (f2i8_i32
+// clamps), so the narrows to i8 after it do not saturate. Inlined into store8x2: as a call (v128
+// arguments and result) the thin GEMM i8.gemm.16x3025x64 ran about 8% slower.
+inline v128_t codes8(const Int8Out& o, int m, v128_t s0, v128_t s1) {
     const Store4 st = store4_for(o, m);
-    const size_t base = (size_t)m * o.ld + col;
-    if (o.q) {
-        const v128_t c0 = st.codes(s0), c1 = st.codes(s1);
-        const v128_t c8 = codes16(c0, c1, c0, c1);
-        if (n == 8) {
-            wasm_v128_store64_lane(o.q + base, c8, 0);
-        } else {
-            int8_t t[16];
-            wasm_v128_store(t, c8);
-            std::memcpy(o.q + base, t, (size_t)n);
-        }
+    return wasm_i16x8_narrow_i32x4(st.codes(s0), st.codes(s1));
+}
+
+// n (1..8) codes of c8's bytes 8 * half .. 8 * half + 7 to q.
+inline void put_codes(int8_t* q, v128_t c8, int half, int n) {
+    if (n == 8) {
+        if (half == 0)
+            wasm_v128_store64_lane(q, c8, 0);
+        else
+            wasm_v128_store64_lane(q, c8, 1);
         return;
     }
+    int8_t t[16];
+    wasm_v128_store(t, c8);
+    std::memcpy(q, t + 8 * half, (size_t)n);
+}
+
+// 8 sums (two vectors) of row m at column col: n (1..8) of them written. Out of line (i8_store,
+// the dequantize stores and a tile's odd last row): one copy of its two fma4 paths.
+__attribute__((noinline)) void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, int n) {
+    const size_t base = (size_t)m * o.ld + col;
+    if (o.q) {
+        const v128_t h = codes8(o, m, s0, s1);
+        put_codes(o.q + base, wasm_i8x16_narrow_i16x8(h, h), 0, n);
+        return;
+    }
+    const Store4 st = store4_for(o, m);
     const v128_t v0 = st.value(s0);
     if (n >= 4) {
         wasm_v128_store(o.f + base, v0);
@@ -123,6 +88,20 @@ inline void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, in
     } else {
         simd::store_partial(o.f + base, v0, n);
     }
+}
+
+// Rows m and m + 1 (both < M) of a tile, 8 sums each at column col, n (1..8) written per row. For
+// codes out, the two rows' 16 codes come from one i8x16 narrow, then one 8-byte store per row.
+inline void store8x2(const Int8Out& o, int m, size_t col, v128_t a0, v128_t a1, v128_t b0, v128_t b1, int n) {
+    if (!o.q) {
+        store8(o, m, col, a0, a1, n);
+        store8(o, m + 1, col, b0, b1, n);
+        return;
+    }
+    const v128_t c8 = wasm_i8x16_narrow_i16x8(codes8(o, m, a0, a1), codes8(o, m + 1, b0, b1));
+    int8_t* q = o.q + (size_t)m * o.ld + col;
+    put_codes(q, c8, 0, n);
+    put_codes(q + o.ld, c8, 1, n);
 }
 
 }  // namespace
@@ -220,13 +199,14 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 step(b + (size_t)kp * 16, a + (size_t)kp * 8);
             const int m0 = mb * 4;
             const size_t col = (size_t)nb * 8;
-            store8(o, m0, col, c00, c01, ncols);
             if (m0 + 1 < M)
-                store8(o, m0 + 1, col, c10, c11, ncols);
-            if (m0 + 2 < M)
-                store8(o, m0 + 2, col, c20, c21, ncols);
+                store8x2(o, m0, col, c00, c01, c10, c11, ncols);
+            else
+                store8(o, m0, col, c00, c01, ncols);
             if (m0 + 3 < M)
-                store8(o, m0 + 3, col, c30, c31, ncols);
+                store8x2(o, m0 + 2, col, c20, c21, c30, c31, ncols);
+            else if (m0 + 2 < M)
+                store8(o, m0 + 2, col, c20, c21, ncols);
         }
     }
 }
