@@ -168,6 +168,26 @@ void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     }
 }
 
+// One k pair of the 4x8 tile shared by i8_gemm and i16_gemm: the 4 rows' int16 weight pairs
+// (splat) against the 8 columns' int16 pairs b0 (columns 0-3) and b1 (4-7), one
+// i32x4.dot_i16x8_s each, added to the row x half accumulators.
+static __attribute__((always_inline)) inline void tile_k_pair(const int16_t* ak, v128_t b0, v128_t b1, v128_t& c00,
+                                                       v128_t& c01, v128_t& c10, v128_t& c11, v128_t& c20,
+                                                       v128_t& c21, v128_t& c30, v128_t& c31) {
+    const v128_t a0 = wasm_v128_load32_splat(ak);
+    const v128_t a1 = wasm_v128_load32_splat(ak + 2);
+    const v128_t a2 = wasm_v128_load32_splat(ak + 4);
+    const v128_t a3 = wasm_v128_load32_splat(ak + 6);
+    c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a0, b0));
+    c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a0, b1));
+    c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a1, b0));
+    c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a1, b1));
+    c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a2, b0));
+    c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
+    c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
+    c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
+}
+
 void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
     const int Kp2 = (K + 1) / 2;
     for (int mb = 0; mb < (M + 3) / 4; mb++) {
@@ -182,18 +202,7 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 const v128_t bb = wasm_v128_load(bk);
                 const v128_t b0 = wasm_i16x8_extend_low_i8x16(bb);
                 const v128_t b1 = wasm_i16x8_extend_high_i8x16(bb);
-                const v128_t a0 = wasm_v128_load32_splat(ak);
-                const v128_t a1 = wasm_v128_load32_splat(ak + 2);
-                const v128_t a2 = wasm_v128_load32_splat(ak + 4);
-                const v128_t a3 = wasm_v128_load32_splat(ak + 6);
-                c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a0, b0));
-                c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a0, b1));
-                c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a1, b0));
-                c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a1, b1));
-                c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a2, b0));
-                c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
-                c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
-                c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
+                tile_k_pair(ak, b0, b1, c00, c01, c10, c11, c20, c21, c30, c31);
             };
             for (int kp = 0; kp < Kp2; kp++)
                 step(b + (size_t)kp * 16, a + (size_t)kp * 8);
@@ -224,18 +233,7 @@ void i16_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int16_t* p
             auto step = [&](const int16_t* bk, const int16_t* ak) {
                 const v128_t b0 = wasm_v128_load(bk);
                 const v128_t b1 = wasm_v128_load(bk + 8);
-                const v128_t a0 = wasm_v128_load32_splat(ak);
-                const v128_t a1 = wasm_v128_load32_splat(ak + 2);
-                const v128_t a2 = wasm_v128_load32_splat(ak + 4);
-                const v128_t a3 = wasm_v128_load32_splat(ak + 6);
-                c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a0, b0));
-                c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a0, b1));
-                c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a1, b0));
-                c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a1, b1));
-                c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a2, b0));
-                c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a2, b1));
-                c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a3, b0));
-                c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
+                tile_k_pair(ak, b0, b1, c00, c01, c10, c11, c20, c21, c30, c31);
             };
             for (int kp = 0; kp < Kp2; kp++)
                 step(b + (size_t)kp * 16, a + (size_t)kp * 8);
