@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <set>
 
 #include "core/parallel.h"
 #include "io/ncnn_io.h"
+#include "passes/passes_harness.h"
 #include "runtime/net.h"
 #include "runtime/random.h"
 #include "test_util.h"
@@ -19,30 +19,8 @@ using namespace nnfold;
 
 namespace {
 
-// ncnn .param text from layer lines "Type name nb nt bottoms... tops... params..." (blob count
-// from the distinct names).
-std::string model(const std::vector<std::string>& lines) {
-    std::set<std::string> blobs;
-    for (auto& line : lines) {
-        std::vector<std::string> tok;
-        size_t pos = 0;
-        while (pos < line.size()) {
-            size_t sp = line.find(' ', pos);
-            if (sp == std::string::npos)
-                sp = line.size();
-            if (sp > pos)
-                tok.push_back(line.substr(pos, sp - pos));
-            pos = sp + 1;
-        }
-        int nb = std::stoi(tok[2]), nt = std::stoi(tok[3]);
-        for (int k = 0; k < nb + nt; k++)
-            blobs.insert(tok[4 + k]);
-    }
-    std::string s = "7767517\n" + std::to_string(lines.size()) + " " + std::to_string(blobs.size()) + "\n";
-    for (auto& l : lines)
-        s += l + "\n";
-    return s;
-}
+// .param text from layer lines: the optimizer tests' helper (magic and counts added).
+using pt::model;
 
 struct NetRun {
     std::map<std::string, Mat> out;
