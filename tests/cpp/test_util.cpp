@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <sstream>
+
 #include "io/ncnn_io.h"
 #include "runtime/random.h"
 
@@ -71,6 +73,23 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 std::string read_text(const std::string& path) {
     auto b = read_bytes(path);
     return std::string(b.begin(), b.end());
+}
+
+std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(read_text(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string part;
+        while (std::getline(ss, part, '\t'))
+            f.push_back(part);
+        rows.push_back(std::move(f));
+    }
+    return rows;
 }
 
 bool sanitizer_build() { return std::getenv("NNFOLD_SANITIZE") != nullptr; }

@@ -42,6 +42,9 @@ std::string zoo_how_to_get();
 std::vector<std::string> zoo_params();
 std::string read_text(const std::string& path);
 std::vector<uint8_t> read_bytes(const std::string& path);
+// The rows of a tab-separated table file, each split at tabs; empty lines and lines starting
+// with '#' skipped.
+std::vector<std::vector<std::string>> read_tsv(const std::string& path);
 bool sanitizer_build();
 
 // Parses inline .param text and gives it random weights (seed), failing the test on errors.

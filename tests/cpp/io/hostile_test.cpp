@@ -27,18 +27,8 @@ std::string dir() { return test::source_dir() + "/tests/data/hostile/"; }
 
 std::vector<Case> load_cases() {
     std::vector<Case> cases;
-    std::istringstream in(test::read_text(dir() + "cases.tsv"));
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#')
-            continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string part;
-        while (std::getline(ss, part, '\t'))
-            f.push_back(part);
-        while (f.size() < 5)
-            f.push_back("");
+    for (auto f : test::read_tsv(dir() + "cases.tsv")) {
+        f.resize(5 > f.size() ? 5 : f.size());
         cases.push_back({f[0], f[1], f[2], f[3], f[4]});
     }
     return cases;

@@ -18,19 +18,9 @@ struct Case {
 std::vector<Case> load_cases() {
     std::vector<Case> cases;
     std::string dir = test::source_dir() + "/tests/data/malformed/";
-    std::istringstream in(test::read_text(dir + "cases.tsv"));
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#')
-            continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string part;
-        while (std::getline(ss, part, '\t'))
-            f.push_back(part);
+    for (const auto& f : test::read_tsv(dir + "cases.tsv"))
         if (f.size() == 4)
             cases.push_back({dir + f[0], f[1] == "none" ? "" : dir + f[1], f[2], f[3]});
-    }
     return cases;
 }
 

@@ -29,19 +29,9 @@ std::vector<std::string> read_lines(const std::string& path) {
     return out;
 }
 
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string part;
-    while (std::getline(ss, part, '\t'))
-        f.push_back(part);
-    return f;
-}
-
 std::string generate(const std::string& dir) {
     std::map<std::string, std::string> notes;  // "onnx:Op" / "ncnn:Type" -> reason
-    for (auto& l : read_lines(dir + "notes.tsv")) {
-        auto f = split_tabs(l);
+    for (auto& f : test::read_tsv(dir + "notes.tsv")) {
         if (f.size() == 3)
             notes[f[0] + ":" + f[1]] = f[2];
     }
@@ -54,8 +44,7 @@ std::string generate(const std::string& dir) {
     std::set<std::string> tr(translated.begin(), translated.end()), fo(folded.begin(), folded.end());
     std::ostringstream onnx;
     int n_sup = 0, n_fold = 0, n_not = 0, n_ops = 0;
-    for (auto& l : read_lines(dir + "onnx-operators.tsv")) {
-        auto f = split_tabs(l);
+    for (auto& f : test::read_tsv(dir + "onnx-operators.tsv")) {
         const std::string& op = f[0];
         n_ops++;
         std::string status;
@@ -144,8 +133,8 @@ TEST(Coverage, DocsPageIsCurrent) {
 
 TEST(Coverage, EveryTranslatedOperatorIsAKnownOnnxOperator) {
     std::set<std::string> known;
-    for (auto& l : read_lines(test::source_dir() + "/docs/coverage/onnx-operators.tsv"))
-        known.insert(split_tabs(l)[0]);
+    for (auto& f : test::read_tsv(test::source_dir() + "/docs/coverage/onnx-operators.tsv"))
+        known.insert(f[0]);
     for (auto& op : onnx_translated_operators())
         EXPECT_TRUE(known.count(op)) << op;
     for (auto& op : onnx_folded_operators())
