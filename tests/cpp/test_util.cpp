@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <set>
 #include <sstream>
 
 #include "io/ncnn_io.h"
@@ -73,6 +74,22 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 std::string read_text(const std::string& path) {
     auto b = read_bytes(path);
     return std::string(b.begin(), b.end());
+}
+
+std::string zoo_model_name(const std::string& param_path) {
+    std::string n = param_path.substr(param_path.find_last_of('/') + 1);
+    return n.substr(0, n.size() - 6);
+}
+
+std::map<std::string, Shape> zoo_input_shapes(const std::string& name) {
+    if (name == "vision_transformer")
+        return {{"input", Shape::d3(384, 384, 3)}};
+    return {};
+}
+
+bool zoo_small_model(const std::string& name) {
+    static const std::set<std::string> small = {"blazeface", "squeezenet", "mobilenet", "shufflenet_v2", "mnasnet"};
+    return small.count(name) > 0;
 }
 
 std::vector<std::vector<std::string>> read_tsv(const std::string& path) {

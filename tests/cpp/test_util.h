@@ -40,6 +40,13 @@ std::string zoo_fixture();
 std::string zoo_how_to_get();
 // The fp32 zoo .param files (full paths), sorted.
 std::vector<std::string> zoo_params();
+// A zoo .param path's model name ("dir/squeezenet.param" -> "squeezenet").
+std::string zoo_model_name(const std::string& param_path);
+// The input shapes a zoo model runs with beyond its own Input shapes: vision_transformer's Input
+// declares none, and ncnn's benchmark feeds it 384x384x3.
+std::map<std::string, Shape> zoo_input_shapes(const std::string& name);
+// The zoo models small enough to run under sanitizers.
+bool zoo_small_model(const std::string& name);
 std::string read_text(const std::string& path);
 std::vector<uint8_t> read_bytes(const std::string& path);
 // The rows of a tab-separated table file, each split at tabs; empty lines and lines starting

@@ -15,21 +15,6 @@ using namespace nnfold;
 
 namespace {
 
-std::string base_name(const std::string& path) {
-    std::string n = path.substr(path.find_last_of('/') + 1);
-    return n.substr(0, n.size() - 6);
-}
-
-std::map<std::string, Shape> zoo_input_shapes(const std::string& name) {
-    if (name == "vision_transformer")
-        return {{"input", Shape::d3(384, 384, 3)}};
-    return {};
-}
-
-bool small_model(const std::string& name) {
-    static const std::set<std::string> small = {"blazeface", "squeezenet", "mobilenet", "shufflenet_v2", "mnasnet"};
-    return small.count(name) > 0;
-}
 
 // Every token of a written .param that ncnn reads as a value is at most 15 characters, and the
 // counts in the header match the lines.
@@ -93,8 +78,8 @@ class ZooOptimize : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooOptimize, SameOutputsFixedPointAndFormat) {
     std::string path = GetParam();
-    std::string name = base_name(path);
-    if (test::sanitizer_build() && !small_model(name))
+    std::string name = test::zoo_model_name(path);
+    if (test::sanitizer_build() && !test::zoo_small_model(name))
         GTEST_SKIP() << "large model skipped under sanitizers";
     Graph g;
     Warnings w;
@@ -103,7 +88,7 @@ TEST_P(ZooOptimize, SameOutputsFixedPointAndFormat) {
     ASSERT_TRUE(randomize_weights(g, 1).is_ok());
 
     OptimizeOptions opt;
-    opt.input_shapes = zoo_input_shapes(name);
+    opt.input_shapes = test::zoo_input_shapes(name);
     opt.check_use_index = true;  // every rewrite keeps the graph's use index equal to a rescan
     Graph o = g;
     OptimizeReport rep;
@@ -176,7 +161,7 @@ TEST(ZooOptimizeFixture, Present) { NNFOLD_REQUIRE_ZOO(); }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooOptimize, ::testing::ValuesIn(test::zoo_params()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string n = base_name(info.param);
+                             std::string n = test::zoo_model_name(info.param);
                              for (auto& ch : n)
                                  if (!isalnum((unsigned char)ch))
                                      ch = '_';

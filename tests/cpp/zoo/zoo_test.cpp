@@ -18,23 +18,6 @@ using namespace nnfold;
 
 namespace {
 
-std::string base_name(const std::string& path) {
-    std::string n = path.substr(path.find_last_of('/') + 1);
-    return n.substr(0, n.size() - 6);
-}
-
-// vision_transformer's Input declares no shape: ncnn's benchmark feeds it 384x384x3.
-std::map<std::string, Shape> zoo_input_shapes(const std::string& name) {
-    if (name == "vision_transformer")
-        return {{"input", Shape::d3(384, 384, 3)}};
-    return {};
-}
-
-bool small_model(const std::string& name) {
-    static const std::set<std::string> small = {"blazeface", "squeezenet", "mobilenet", "shufflenet_v2", "mnasnet"};
-    return small.count(name) > 0;
-}
-
 class Zoo : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
@@ -76,8 +59,8 @@ TEST_P(Zoo, RoundTripIsAFixedPoint) {
 
 TEST_P(Zoo, RunsWithNcnnShapesAndFiniteOutputs) {
     std::string path = GetParam();
-    std::string name = base_name(path);
-    if (test::sanitizer_build() && !small_model(name))
+    std::string name = test::zoo_model_name(path);
+    if (test::sanitizer_build() && !test::zoo_small_model(name))
         GTEST_SKIP() << "large model skipped under sanitizers";
     Graph g;
     Warnings w;
@@ -86,7 +69,7 @@ TEST_P(Zoo, RunsWithNcnnShapesAndFiniteOutputs) {
     std::vector<Shape> hints;
     for (auto& b : g.blobs)
         hints.push_back(b.shape);
-    auto in_shapes = zoo_input_shapes(name);
+    auto in_shapes = test::zoo_input_shapes(name);
     std::vector<Shape> inferred;
     Status st = infer_shapes(g, in_shapes, inferred);
     ASSERT_TRUE(st.is_ok()) << st.message();
@@ -129,7 +112,7 @@ TEST(ZooFixture, Present) { NNFOLD_REQUIRE_ZOO(); }
 
 INSTANTIATE_TEST_SUITE_P(Models, Zoo, ::testing::ValuesIn(test::have_zoo() ? test::zoo_params() : std::vector<std::string>{}),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string n = base_name(info.param);
+                             std::string n = test::zoo_model_name(info.param);
                              for (char& c : n)
                                  if (!isalnum((unsigned char)c))
                                      c = '_';
