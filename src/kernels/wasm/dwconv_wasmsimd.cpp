@@ -15,6 +15,10 @@
 // would keep the accumulators in linear memory (measured: 28% -> 37% of peak, 3x3 stride 1), and
 // the store's activation is fixed at compile time (no per-vector switch: 37% -> 50%).
 //
+// 3x3 stride 2 with a one-column left pad (mobilenet's stride-2 layers) runs planar instead, one
+// channel at a time straight from the input plane (dw3x3s2_planar: there the ring's fill costs as
+// much as the taps).
+//
 // f32_dwconv_general: one channel, whole vectors of four output pixels over padded rows from the
 // ring of window.h; the last vector of a row stores only its valid lanes.
 #include <cmath>
