@@ -15,9 +15,9 @@
 // would keep the accumulators in linear memory (measured: 28% -> 37% of peak, 3x3 stride 1), and
 // the store's activation is fixed at compile time (no per-vector switch: 37% -> 50%).
 //
-// 3x3 stride 2 with a one-column left pad (mobilenet's stride-2 layers) runs planar instead, one
-// channel at a time straight from the input plane (dw3x3s2_planar: there the ring's fill costs as
-// much as the taps).
+// 3x3 with a one-column left pad (the usual pad 1; dw_planar has the exact geometries) runs planar
+// instead, one channel at a time straight from the input plane (dw3x3s1_planar, dw3x3s2_planar:
+// at stride 2 the ring's fill costs about as much as the taps).
 //
 // f32_dwconv_general: one channel, whole vectors of four output pixels over padded rows from the
 // ring of window.h; the last vector of a row stores only its valid lanes.
@@ -35,9 +35,6 @@ namespace {
 
 #define NF_DW_INLINE inline __attribute__((always_inline))
 #define NF_DW_INLINE_LAMBDA __attribute__((always_inline))
-// narrowest output row the planar 3x3 stride-2 kernel takes (narrower rows: the pack4 kernel); its
-// last partial vector is redone as the row's last four outputs, so at least four
-constexpr int kDw3x3s2PlanarMinWidth = 4;
 // keeps a loop a loop in the wasm output (the native builds, GCC, only run the kernels in tests)
 #if defined(__clang__)
 #define NF_DW_NO_UNROLL _Pragma("clang loop unroll(disable)")
@@ -262,10 +259,10 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
 // and three shuffles: output x reads e[2x - 1], e[2x], e[2x + 1], that is the odd element before
 // the pair, the even and the odd element of pair x, so tap 1 is the even lanes, tap 2 the odd
 // lanes and tap 0 the odd lanes shifted by one, the previous vector's last odd element carried in.
-// Rows above and below the plane read a row of pad values. Taken when the outputs read no pad
-// column on the right (in_w >= 2 * out_w) and out_w >= 4: a last partial vector is then computed
-// as the row's last four outputs, within the row. Taps are added in kernel order after the bias:
-// the scalar twin's bits.
+// Rows above and below the plane read a row of pad values. Taken (dw_planar) when the outputs read
+// no pad column on the right (in_w >= 2 * out_w) and out_w >= 4: a last partial vector is then
+// computed as the row's last four outputs, within the row. Taps are added in kernel order after the
+// bias: the scalar twin's bits.
 template <bool CLAMP>
 void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     const WindowGeometry& g = b.win;
@@ -328,29 +325,108 @@ void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     }
 }
 
+// 3x3 stride 1 with a one-column left pad and at most one on the right (ow <= in_w <= ow + 1),
+// planar like dw3x3s2_planar: the taps of four outputs x .. x + 3 are the unaligned loads at x - 1,
+// x and x + 1 of the plane row, no shuffle and no ring (measured against the pack4 ring: +5..12%
+// on the kernel bench's 3x3 stride-1 rows, 56x56 to 7x7). The first vector (x - 1 is the pad) and
+// vectors whose x + 1 load would pass the row's end build the edge lanes by a shuffle with the pad
+// value; a last partial vector is redone as the row's last four outputs. The bias, then the taps
+// in kernel order: the scalar twin's bits.
+template <bool CLAMP>
+void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
+    const WindowGeometry& g = b.win;
+    const int ow = g.out_w, iw = g.in_w;
+    const int pad_len = iw + 8;
+    float* const pad_row = b.scratch;
+    const v128_t pv = splat(g.pad_value);
+    for (int x = 0; x < pad_len; x += 4)
+        store(pad_row + x, pv);
+    for (int c = 0; c < b.channels; c++) {
+        const float* src = g.src + (size_t)c * b.src_stride;
+        const float* wc = b.kernel + c;
+        const v128_t w0 = load_splat(wc), w1 = load_splat(wc + 4), w2 = load_splat(wc + 8);
+        const v128_t w3 = load_splat(wc + 12), w4 = load_splat(wc + 16), w5 = load_splat(wc + 20);
+        const v128_t w6 = load_splat(wc + 24), w7 = load_splat(wc + 28), w8 = load_splat(wc + 32);
+        const v128_t vb = load_splat(b.bias + c);
+        float* const dst = b.dst + (size_t)c * b.dst_stride;
+        for (int y = 0; y < g.out_h; y++) {
+            const float* r[3];
+            for (int i = 0; i < 3; i++) {
+                const int sy = y + i - g.pad_top;
+                r[i] = sy >= 0 && sy < g.in_h ? src + (size_t)sy * iw : pad_row;
+            }
+            float* out = dst + (size_t)y * ow;
+            // inner vectors: x >= 1 and x + 4 < iw
+            auto inner = [&](int x) NF_DW_INLINE_LAMBDA {
+                v128_t acc = madd(load(r[0] + x - 1), w0, vb);
+                acc = madd(load(r[0] + x), w1, acc);
+                acc = madd(load(r[0] + x + 1), w2, acc);
+                acc = madd(load(r[1] + x - 1), w3, acc);
+                acc = madd(load(r[1] + x), w4, acc);
+                acc = madd(load(r[1] + x + 1), w5, acc);
+                acc = madd(load(r[2] + x - 1), w6, acc);
+                acc = madd(load(r[2] + x), w7, acc);
+                acc = madd(load(r[2] + x + 1), w8, acc);
+                store(out + x, sa.apply(acc));
+            };
+            // any vector with x + 4 <= ow
+            auto edge = [&](int x) {
+                v128_t acc = vb;
+                const v128_t ws[9] = {w0, w1, w2, w3, w4, w5, w6, w7, w8};
+                for (int i = 0; i < 3; i++) {
+                    const float* q = r[i];
+                    const v128_t mid = load(q + x);
+                    const v128_t left = x > 0 ? load(q + x - 1) : wasm_i32x4_shuffle(pv, mid, 3, 4, 5, 6);
+                    const v128_t right = x + 4 < iw ? load(q + x + 1) : wasm_i32x4_shuffle(mid, pv, 1, 2, 3, 4);
+                    acc = madd(left, ws[i * 3], acc);
+                    acc = madd(mid, ws[i * 3 + 1], acc);
+                    acc = madd(right, ws[i * 3 + 2], acc);
+                }
+                store(out + x, sa.apply(acc));
+            };
+            edge(0);
+            int x = 4;
+            for (; x + 4 <= ow && x + 4 < iw; x += 4)
+                inner(x);
+            for (; x + 4 <= ow; x += 4)
+                edge(x);
+            if (x < ow)
+                edge(ow - 4);  // the last four outputs again (same values over stored ones)
+            if (post)
+                f32_act_inplace__wasmsimd(out, (size_t)ow, b.act);
+        }
+    }
+}
+
+// 3x3 with a one-column left pad and the right pad the planar kernels handle (stride 1: at most one
+// column; stride 2: none read), rows of at least four outputs (their last partial vector is redone
+// as the row's last four outputs): the planar kernels, else the pack4 ring.
+inline bool dw_planar(const WindowGeometry& g, int K, int S) {
+    if (K != 3 || g.pad_left != 1 || g.out_w < 4)
+        return false;
+    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1 : S == 2 && g.in_w >= 2 * g.out_w;
+}
+
+template <int K, int S, int NX, int R2, bool CLAMP>
+void dwconv_run(const DwBlock4& b, float lo, float hi, bool post) {
+    const StoreArgs<CLAMP> sa{splat(lo), splat(hi), b.channels};
+    if (K == 3 && S == 1 && dw_planar(b.win, K, S))
+        dw3x3s1_planar<CLAMP>(b, sa, post);
+    else if (K == 3 && S == 2 && dw_planar(b.win, K, S))
+        dw3x3s2_planar<CLAMP>(b, sa, post);
+    else
+        dwconv_pack4_act<K, S, NX, R2, CLAMP>(b, lo, hi, post);
+}
+
 template <int K, int S, int NX, int R2>
 void dwconv_pack4(const DwBlock4& b) {
     const ActParams& a = b.act;
-    // 3x3 stride 2: the planar kernel when the left pad is one column (its carry starts as pad)
-    constexpr bool kPlanar = K == 3 && S == 2;
-    const bool planar =
-        kPlanar && b.win.pad_left == 1 && b.win.out_w >= kDw3x3s2PlanarMinWidth && b.win.in_w >= 2 * b.win.out_w;
-    if (a.type == 1) {
-        if (planar)
-            dw3x3s2_planar<true>(b, StoreArgs<true>{splat(0.f), splat(INFINITY), b.channels}, false);
-        else
-            dwconv_pack4_act<K, S, NX, R2, true>(b, 0.f, INFINITY, false);
-    } else if (a.type == 3 && a.p0 <= a.p1) {
-        if (planar)
-            dw3x3s2_planar<true>(b, StoreArgs<true>{splat(a.p0), splat(a.p1), b.channels}, false);
-        else
-            dwconv_pack4_act<K, S, NX, R2, true>(b, a.p0, a.p1, false);
-    } else {
-        if (planar)
-            dw3x3s2_planar<false>(b, StoreArgs<false>{splat(0.f), splat(0.f), b.channels}, a.type != 0);
-        else
-            dwconv_pack4_act<K, S, NX, R2, false>(b, 0.f, 0.f, a.type != 0);
-    }
+    if (a.type == 1)
+        dwconv_run<K, S, NX, R2, true>(b, 0.f, INFINITY, false);
+    else if (a.type == 3 && a.p0 <= a.p1)
+        dwconv_run<K, S, NX, R2, true>(b, a.p0, a.p1, false);
+    else
+        dwconv_run<K, S, NX, R2, false>(b, 0.f, 0.f, a.type != 0);
 }
 
 }  // namespace
