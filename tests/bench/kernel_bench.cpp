@@ -46,7 +46,8 @@
 //                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
 //                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
 //   block.<kernel>   every kernel of the NNFOLD_DWCONV_PACK4_KERNELS list (kernels/dwconv.h) on one
-//                    block of four 112x112 planes, pad 1 (2 FLOPs per tap)
+//                    block of four 112x112 planes, pad 1 (2 FLOPs per tap; the 3x3 kernels take
+//                    their planar paths there, as do the dwconv3x3 layer rows)
 //   plane.<kernel>   every kernel of the NNFOLD_POOL_WINDOW_KERNELS list (kernels/pooling.h) on one
 //                    112x112 plane, pad 1 (1 FLOP per window cell)
 #include <algorithm>

@@ -15,6 +15,10 @@
 // would keep the accumulators in linear memory (measured: 28% -> 37% of peak, 3x3 stride 1), and
 // the store's activation is fixed at compile time (no per-vector switch: 37% -> 50%).
 //
+// 3x3 with a one-column left pad (the usual pad 1; dw_planar has the exact geometries) runs planar
+// instead, one channel at a time straight from the input plane (dw3x3s1_planar, dw3x3s2_planar:
+// at stride 2 the ring's fill costs about as much as the taps).
+//
 // f32_dwconv_general: one channel, whole vectors of four output pixels over padded rows from the
 // ring of window.h; the last vector of a row stores only its valid lanes.
 #include <cmath>
@@ -30,6 +34,7 @@ using namespace simd;
 namespace {
 
 #define NF_DW_INLINE inline __attribute__((always_inline))
+#define NF_DW_INLINE_LAMBDA __attribute__((always_inline))
 // keeps a loop a loop in the wasm output (the native builds, GCC, only run the kernels in tests)
 #if defined(__clang__)
 #define NF_DW_NO_UNROLL _Pragma("clang loop unroll(disable)")
@@ -246,15 +251,182 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
     }
 }
 
+// 3x3 stride 2 with one pad column on the left (mobilenet's and the kernel bench's stride-2
+// layers), one channel at a time, the f32x4 lanes four consecutive output pixels, read straight from
+// the input plane: no interleaved ring. At stride 2 the pack4 ring costs as much as the taps it
+// feeds (each output pixel reads four fresh input pixels, each transposed into the ring with a
+// load, two shuffles and a store); here the four pixels of a row come from two contiguous loads
+// and three shuffles: output x reads e[2x - 1], e[2x], e[2x + 1], that is the odd element before
+// the pair, the even and the odd element of pair x, so tap 1 is the even lanes, tap 2 the odd
+// lanes and tap 0 the odd lanes shifted by one, the previous vector's last odd element carried in.
+// Rows above and below the plane read a row of pad values. Taken (dw_planar) when the outputs read
+// no pad column on the right (in_w >= 2 * out_w) and out_w >= 4: a last partial vector is then
+// computed as the row's last four outputs, within the row. Taps are added in kernel order after the
+// bias: the scalar twin's bits.
+template <bool CLAMP>
+void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
+    const WindowGeometry& g = b.win;
+    const int ow = g.out_w;
+    // the pad row: the elements a plane row gives (2 * ow)
+    const int pad_len = 2 * ow;
+    float* const pad_row = b.scratch;
+    const v128_t pv = splat(g.pad_value);
+    for (int x = 0; x < pad_len; x += 4)
+        store(pad_row + x, pv);
+    for (int c = 0; c < b.channels; c++) {
+        const float* src = g.src + (size_t)c * b.src_stride;
+        const float* wc = b.kernel + c;
+        const v128_t w0 = load_splat(wc), w1 = load_splat(wc + 4), w2 = load_splat(wc + 8);
+        const v128_t w3 = load_splat(wc + 12), w4 = load_splat(wc + 16), w5 = load_splat(wc + 20);
+        const v128_t w6 = load_splat(wc + 24), w7 = load_splat(wc + 28), w8 = load_splat(wc + 32);
+        const v128_t vb = load_splat(b.bias + c);
+        float* const dst = b.dst + (size_t)c * b.dst_stride;
+        for (int y = 0; y < g.out_h; y++) {
+            const float* r[3];
+            for (int i = 0; i < 3; i++) {
+                const int sy = 2 * y + i - g.pad_top;
+                r[i] = sy >= 0 && sy < g.in_h ? src + (size_t)sy * g.in_w : pad_row;
+            }
+            float* out = dst + (size_t)y * ow;
+            v128_t c0 = pv, c1 = pv, c2 = pv;  // lane 3: e[2 * x - 1] of each row
+            // one input row's three taps into the four outputs from x (one vector a step: two
+            // vectors, with a second sum in flight, measured 5-10% slower, their loads spilled)
+            auto taps = [&](const float* q, v128_t& cr, v128_t wa, v128_t wb, v128_t wc, v128_t acc)
+                NF_DW_INLINE_LAMBDA {
+                    const v128_t lo = load(q), hi = load(q + 4);
+                    const v128_t ev = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), od = wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7);
+                    acc = madd(wasm_i32x4_shuffle(cr, od, 3, 4, 5, 6), wa, acc);
+                    acc = madd(ev, wb, acc);
+                    cr = od;
+                    return madd(od, wc, acc);
+                };
+            auto step = [&](int x) NF_DW_INLINE_LAMBDA {
+                v128_t acc = taps(r[0] + 2 * x, c0, w0, w1, w2, vb);
+                acc = taps(r[1] + 2 * x, c1, w3, w4, w5, acc);
+                acc = taps(r[2] + 2 * x, c2, w6, w7, w8, acc);
+                store(out + x, sa.apply(acc));
+            };
+            int x = 0;
+            for (; x + 4 <= ow; x += 4)
+                step(x);
+            if (x < ow) {
+                // the last four outputs again, overlapping stored ones with the same values: their
+                // loads end at element 2 * ow - 1, inside the row; the carry is e[2 * x - 1]
+                x = ow - 4;
+                if (x > 0)
+                    c0 = load_splat(r[0] + 2 * x - 1), c1 = load_splat(r[1] + 2 * x - 1), c2 = load_splat(r[2] + 2 * x - 1);
+                else
+                    c0 = c1 = c2 = pv;
+                step(x);
+            }
+            if (post)
+                f32_act_inplace__wasmsimd(out, (size_t)ow, b.act);
+        }
+    }
+}
+
+// 3x3 stride 1 with a one-column left pad and at most one on the right (ow <= in_w <= ow + 1),
+// planar like dw3x3s2_planar: the taps of four outputs x .. x + 3 are the unaligned loads at x - 1,
+// x and x + 1 of the plane row, no shuffle and no ring (measured against the pack4 ring: +5..12%
+// on the kernel bench's 3x3 stride-1 rows, 56x56 to 7x7). The first vector (x - 1 is the pad) and
+// vectors whose x + 1 load would pass the row's end build the edge lanes by a shuffle with the pad
+// value; a last partial vector is redone as the row's last four outputs. The bias, then the taps
+// in kernel order: the scalar twin's bits.
+template <bool CLAMP>
+void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
+    const WindowGeometry& g = b.win;
+    const int ow = g.out_w, iw = g.in_w;
+    const int pad_len = iw + 8;
+    float* const pad_row = b.scratch;
+    const v128_t pv = splat(g.pad_value);
+    for (int x = 0; x < pad_len; x += 4)
+        store(pad_row + x, pv);
+    for (int c = 0; c < b.channels; c++) {
+        const float* src = g.src + (size_t)c * b.src_stride;
+        const float* wc = b.kernel + c;
+        const v128_t w0 = load_splat(wc), w1 = load_splat(wc + 4), w2 = load_splat(wc + 8);
+        const v128_t w3 = load_splat(wc + 12), w4 = load_splat(wc + 16), w5 = load_splat(wc + 20);
+        const v128_t w6 = load_splat(wc + 24), w7 = load_splat(wc + 28), w8 = load_splat(wc + 32);
+        const v128_t vb = load_splat(b.bias + c);
+        float* const dst = b.dst + (size_t)c * b.dst_stride;
+        for (int y = 0; y < g.out_h; y++) {
+            const float* r[3];
+            for (int i = 0; i < 3; i++) {
+                const int sy = y + i - g.pad_top;
+                r[i] = sy >= 0 && sy < g.in_h ? src + (size_t)sy * iw : pad_row;
+            }
+            float* out = dst + (size_t)y * ow;
+            // inner vectors: x >= 1 and x + 4 < iw
+            auto inner = [&](int x) NF_DW_INLINE_LAMBDA {
+                v128_t acc = madd(load(r[0] + x - 1), w0, vb);
+                acc = madd(load(r[0] + x), w1, acc);
+                acc = madd(load(r[0] + x + 1), w2, acc);
+                acc = madd(load(r[1] + x - 1), w3, acc);
+                acc = madd(load(r[1] + x), w4, acc);
+                acc = madd(load(r[1] + x + 1), w5, acc);
+                acc = madd(load(r[2] + x - 1), w6, acc);
+                acc = madd(load(r[2] + x), w7, acc);
+                acc = madd(load(r[2] + x + 1), w8, acc);
+                store(out + x, sa.apply(acc));
+            };
+            // any vector with x + 4 <= ow
+            auto edge = [&](int x) {
+                v128_t acc = vb;
+                const v128_t ws[9] = {w0, w1, w2, w3, w4, w5, w6, w7, w8};
+                for (int i = 0; i < 3; i++) {
+                    const float* q = r[i];
+                    const v128_t mid = load(q + x);
+                    const v128_t left = x > 0 ? load(q + x - 1) : wasm_i32x4_shuffle(pv, mid, 3, 4, 5, 6);
+                    const v128_t right = x + 4 < iw ? load(q + x + 1) : wasm_i32x4_shuffle(mid, pv, 1, 2, 3, 4);
+                    acc = madd(left, ws[i * 3], acc);
+                    acc = madd(mid, ws[i * 3 + 1], acc);
+                    acc = madd(right, ws[i * 3 + 2], acc);
+                }
+                store(out + x, sa.apply(acc));
+            };
+            edge(0);
+            int x = 4;
+            for (; x + 4 <= ow && x + 4 < iw; x += 4)
+                inner(x);
+            for (; x + 4 <= ow; x += 4)
+                edge(x);
+            if (x < ow)
+                edge(ow - 4);  // the last four outputs again (same values over stored ones)
+            if (post)
+                f32_act_inplace__wasmsimd(out, (size_t)ow, b.act);
+        }
+    }
+}
+
+// 3x3 with a one-column left pad and the right pad the planar kernels handle (stride 1: at most one
+// column; stride 2: none read), rows of at least four outputs (their last partial vector is redone
+// as the row's last four outputs): the planar kernels, else the pack4 ring.
+inline bool dw_planar(const WindowGeometry& g, int K, int S) {
+    if (K != 3 || g.pad_left != 1 || g.out_w < 4)
+        return false;
+    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1 : S == 2 && g.in_w >= 2 * g.out_w;
+}
+
+template <int K, int S, int NX, int R2, bool CLAMP>
+void dwconv_run(const DwBlock4& b, float lo, float hi, bool post) {
+    const StoreArgs<CLAMP> sa{splat(lo), splat(hi), b.channels};
+    if (K == 3 && S == 1 && dw_planar(b.win, K, S))
+        dw3x3s1_planar<CLAMP>(b, sa, post);
+    else if (K == 3 && S == 2 && dw_planar(b.win, K, S))
+        dw3x3s2_planar<CLAMP>(b, sa, post);
+    else
+        dwconv_pack4_act<K, S, NX, R2, CLAMP>(b, lo, hi, post);
+}
+
 template <int K, int S, int NX, int R2>
 void dwconv_pack4(const DwBlock4& b) {
     const ActParams& a = b.act;
     if (a.type == 1)
-        dwconv_pack4_act<K, S, NX, R2, true>(b, 0.f, INFINITY, false);
+        dwconv_run<K, S, NX, R2, true>(b, 0.f, INFINITY, false);
     else if (a.type == 3 && a.p0 <= a.p1)
-        dwconv_pack4_act<K, S, NX, R2, true>(b, a.p0, a.p1, false);
+        dwconv_run<K, S, NX, R2, true>(b, a.p0, a.p1, false);
     else
-        dwconv_pack4_act<K, S, NX, R2, false>(b, 0.f, 0.f, a.type != 0);
+        dwconv_run<K, S, NX, R2, false>(b, 0.f, 0.f, a.type != 0);
 }
 
 }  // namespace

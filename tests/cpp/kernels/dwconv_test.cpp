@@ -176,11 +176,18 @@ TEST(DwConv, Pack4KernelsOnEveryTail) {
                 check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, 0, r, 0, r}, ch, k.scalar, k.dispatched, k.simd, seed++);
                 check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, r - 1, r + 1, r + 1, r - 1}, 1 + (ch % 4), k.scalar,
                             k.dispatched, k.simd, seed++);
+                // the left pad with the right one short (ncnn's pad 1 on an even width at stride 2) or
+                // with a last column no output reads: geometries of the planar 3x3 paths (pads 1, 1 too)
+                check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, r, r - 1, r, r - 1}, ch, k.scalar, k.dispatched, k.simd,
+                            seed++);
+                check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, r, r - 2, r - 1, r}, 1 + (ch % 4), k.scalar,
+                            k.dispatched, k.simd, seed++);
             }
         // pads wider than the window reaches into (rows and columns of pad values only)
         check_block({k.K, k.K, k.S, k.S, 1, 1, 4, 3, k.K, k.K, k.K, k.K}, 3, k.scalar, k.dispatched, k.simd, seed++);
         // wide rows: several whole blocks of pixels and the transposing row fill's vector body
         check_block({k.K, k.K, k.S, k.S, 1, 1, 37, 6, r, r, r, r}, 4, k.scalar, k.dispatched, k.simd, seed++);
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 37, 6, r, r - 1, r, r - 1}, 4, k.scalar, k.dispatched, k.simd, seed++);
     }
 }
 
