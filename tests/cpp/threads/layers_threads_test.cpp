@@ -317,6 +317,22 @@ TEST(LayersThreads, PaddingChannels) {
                      {});
 }
 
+// Crop copies output rows on threads when the crop cuts inside a channel (w/h offsets, a 4D depth
+// range); a crop of whole channels (yolov4-tiny's CSP split) is a view of its input, run here beside
+// them (no copy, so nothing to split, but its consumer must still see the same values).
+TEST(LayersThreads, CropRows) {
+    expect_same_bits("crop inside channels, 4D depth range and a whole-channel view",
+                     net(7, 9,
+                         "Input in 0 1 x 0=13 1=11 2=6\n"
+                         "Split sp 1 3 x x1 x2 x3\n"
+                         "Crop cw 1 1 x1 y 0=2 1=3 2=1 3=9 4=7 5=4\n"
+                         "Crop cc 1 1 x2 v 2=2 3=13 4=11 5=3\n"
+                         "ReLU r 1 1 v z 0=1.0e-01\n"
+                         "Reshape rs 1 1 x3 x4 0=13 1=11 11=3 2=2\n"
+                         "Crop cd 1 1 x4 t 13=1 14=2 3=-233 4=-233 5=-233\n"),
+                     {});
+}
+
 TEST(LayersThreads, ConcatRanges) {
     expect_same_bits("concat over channels and over h",
                      net(6, 6,
