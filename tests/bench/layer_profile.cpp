@@ -16,6 +16,8 @@
 // a slow run says nothing about the split), its speedup from the first count to the last, its share of
 // the last count's total, and the time it loses against a perfect split (t_last - t_first * first /
 // last), the layers sorted by that loss: the list of layers whose split to improve (issue 15).
+// Each report also gives the parallel_for calls that ran on the pool per run (core/parallel.h
+// parallel_jobs_run): on a one-layer model, whether that layer splits at all.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +78,7 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
         st = m.profile(inputs, runs, pr, nullptr);
     std::vector<double> cpu;
     std::map<std::string, Mat> outs;
+    const uint64_t jobs0 = parallel_jobs_run();
     for (int i = 0; i < runs && st.is_ok(); i++) {
         const double t0 = cli::cpu_time_ms();
         st = m.run(inputs, {}, outs);
@@ -85,6 +88,7 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
         std::fprintf(stderr, "error: %s\n", st.message().c_str());
         return false;
     }
+    const double jobs_per_run = (double)(parallel_jobs_run() - jobs0) / runs;
     std::sort(cpu.begin(), cpu.end());
     std::vector<double> r = pr.run_ms;
     std::sort(r.begin(), r.end());
@@ -96,8 +100,9 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
         by_type[l.type].second++;
     }
     std::printf("%s: %d runs at %d thread(s), median %.3f ms, min %.3f ms (layers %.3f ms); calling thread's CPU "
-                "time median %.3f ms, min %.3f ms\n",
-                model, runs, threads, r[r.size() / 2], r[0], layers_total, cpu[cpu.size() / 2], cpu[0]);
+                "time median %.3f ms, min %.3f ms; %.1f jobs on the pool per run (%zu layers)\n",
+                model, runs, threads, r[r.size() / 2], r[0], layers_total, cpu[cpu.size() / 2], cpu[0], jobs_per_run,
+                pr.layers.size());
     std::vector<std::pair<std::string, std::pair<double, int>>> types(by_type.begin(), by_type.end());
     std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
     std::printf("by type:\n");
