@@ -17,7 +17,10 @@
 // the last count's total, and the time it loses against a perfect split (t_last - t_first * first /
 // last), the layers sorted by that loss: the list of layers whose split to improve (issue 15).
 // Each report also gives the parallel_for calls that ran on the pool per run (core/parallel.h
-// parallel_jobs_run): on a one-layer model, whether that layer splits at all.
+// parallel_stats): on a one-layer model, whether that layer splits at all; and, above one thread,
+// how long the caller waited for the workers per run and how often the caller or a worker slept
+// (on a quiet machine: imbalance and wake-up costs, the parts of the loss no per-layer time shows).
+// The timed runs are the CPU-time runs (ModelHandle::run, no per-layer timing in between).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -78,7 +81,7 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
         st = m.profile(inputs, runs, pr, nullptr);
     std::vector<double> cpu;
     std::map<std::string, Mat> outs;
-    const uint64_t jobs0 = parallel_jobs_run();
+    const ParallelStats ps0 = parallel_stats();
     for (int i = 0; i < runs && st.is_ok(); i++) {
         const double t0 = cli::cpu_time_ms();
         st = m.run(inputs, {}, outs);
@@ -88,7 +91,8 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
         std::fprintf(stderr, "error: %s\n", st.message().c_str());
         return false;
     }
-    const double jobs_per_run = (double)(parallel_jobs_run() - jobs0) / runs;
+    const ParallelStats ps1 = parallel_stats();
+    const double jobs_per_run = (double)(ps1.jobs - ps0.jobs) / runs;
     std::sort(cpu.begin(), cpu.end());
     std::vector<double> r = pr.run_ms;
     std::sort(r.begin(), r.end());
@@ -105,6 +109,12 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
                 pr.layers.size());
     std::vector<std::pair<std::string, std::pair<double, int>>> types(by_type.begin(), by_type.end());
     std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+    if (threads > 1)
+        std::printf("  per run: the caller waited %.3f ms for workers after its own chunks (%.1f of those waits "
+                    "slept), workers went to sleep %.1f times between jobs\n",
+                    (double)(ps1.caller_wait_us - ps0.caller_wait_us) / 1000.0 / runs,
+                    (double)(ps1.caller_sleeps - ps0.caller_sleeps) / runs,
+                    (double)(ps1.worker_sleeps - ps0.worker_sleeps) / runs);
     std::printf("by type:\n");
     for (auto& t : types)
         std::printf("  %-24s %3d layers %9.3f ms %5.1f%%\n", t.first.c_str(), t.second.second, t.second.first,

@@ -309,6 +309,41 @@ TEST(Parallel, JobsCounted) {
     EXPECT_EQ(parallel_jobs_run(), before + 1);
 }
 
+// parallel_stats: a worker's chunk that outlasts the caller's shows as caller wait (and, past the
+// spin, a caller sleep); an idle pool's worker spins out and sleeps. The caller's chunk holds until
+// a worker has entered the other one, so the worker surely runs it.
+TEST(Parallel, StatsCountWaitsAndSleeps) {
+    PoolGuard guard;
+    const ParallelStats s0 = parallel_stats();
+    if (!build_has_threads()) {
+        EXPECT_EQ(s0.jobs + s0.caller_wait_us + s0.caller_sleeps + s0.worker_sleeps, 0u);
+        return;
+    }
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    const auto caller = std::this_thread::get_id();
+    std::atomic<bool> worker_in{false};
+    parallel_for(2, 1, [&](int64_t, int64_t) {
+        if (std::this_thread::get_id() != caller) {
+            worker_in.store(true);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return;
+        }
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!worker_in.load() && std::chrono::steady_clock::now() < until)
+            std::this_thread::yield();
+    });
+    ASSERT_TRUE(worker_in.load());
+    const ParallelStats s1 = parallel_stats();
+    EXPECT_EQ(s1.jobs, s0.jobs + 1);
+    EXPECT_GE(s1.caller_wait_us - s0.caller_wait_us, 5000u);  // most of the worker's 20 ms
+    EXPECT_GE(s1.caller_sleeps, s0.caller_sleeps + 1);        // 20 ms is far past the 200 us spin
+    // idle: the worker spins out and sleeps
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (parallel_stats().worker_sleeps == s1.worker_sleeps && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_GT(parallel_stats().worker_sleeps, s1.worker_sleeps);
+}
+
 TEST(Parallel, PartsCoverOnceWithStablePieces) {
     PoolGuard guard;
     if (build_has_threads()) {
