@@ -18,15 +18,19 @@ namespace {
 
 // ptr[i] *= base[i]^-beta for i in [0, n). ncnn (src/layer/lrn.cpp) calls pow per element, the
 // bulk of this layer's time (googlenet's conv2/norm2: 600k of them). For beta 0.75 (Caffe's default,
-// every LRN of the zoo) base^-0.75 = 1 / sqrt(base * sqrt(base)): two square roots, a product and a
-// division, each correctly rounded (scalar and f32x4 alike, so every build gives the same bits), so
-// the relative error stays within a few ulp of pow's; the same NaN/inf results for base <= 0 and
-// base = inf. The loop is plain so the compiler can vectorize it.
+// every LRN of the zoo) base^-0.75 = 1 / sqrt(base * sqrt(base)), evaluated in double (two square
+// roots, a product and a division: each correctly rounded, scalar and f64x2 alike, so every build
+// gives the same bits) and rounded to float once: within about 3e-16 relative of the exact power, so
+// the float factor is the correctly rounded power except in vanishingly rare midpoint cases, and the
+// product with x is then rounded as ncnn's x * pow(...). That precision matters for int8 models: a
+// float-only form (a few ulp) moved enough values across int8 rounding boundaries after googlenet's
+// LRN layers to fail the int8 oracle test (tests/cpp/zoo). base <= 0, +-0, inf and NaN give pow's
+// results (NaN, +inf, 0, NaN).
 void scale_by_neg_pow(float* ptr, const float* base, size_t n, float beta) {
     if (beta == 0.75f) {
         for (size_t i = 0; i < n; i++) {
-            const float b = base[i];
-            ptr[i] = ptr[i] / std::sqrt(b * std::sqrt(b));
+            const double b = base[i];
+            ptr[i] = ptr[i] * (float)(1.0 / std::sqrt(b * std::sqrt(b)));
         }
         return;
     }
