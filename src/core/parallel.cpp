@@ -49,17 +49,22 @@ thread_local bool t_in_parallel = false;  // true inside fn and on every worker 
 // call and the 4000 take longer than 200 us, as before. Measured in wasm under Node, 2 threads, a
 // 100 us job after a 100 us serial gap: median 73 us with the count alone, 52.5 us with the floor
 // (50 us ideal).
+// Returns whether done() became true (false: the spin ran out and the caller will sleep).
 template <class Done>
-void spin_until(const Done& done) {
+bool spin_until(const Done& done) {
     constexpr int kMinYields = 4000;
     constexpr auto kMinSpin = std::chrono::microseconds(200);
     const auto start = std::chrono::steady_clock::now();
     for (int i = 1; !done(); i++) {
         if (i >= kMinYields && i % 64 == 0 && std::chrono::steady_clock::now() - start > kMinSpin)
-            return;
+            return false;
         std::this_thread::yield();
     }
+    return true;
 }
+
+// parallel_stats() counters
+std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0};
 
 struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
@@ -104,15 +109,22 @@ public:
         }
         work_cv_.notify_all();
         run_chunks(job);
+        const auto waiting = std::chrono::steady_clock::now();
         {
             std::lock_guard<std::mutex> lock(mu_);
             job_ = nullptr;  // a worker waking from now on finds nothing to join
         }
         // The last chunks usually finish within microseconds of ours: spin (yielding) before
         // sleeping, a futex wake-up costs more than that on the critical path of every layer.
-        spin_until([&] { return job.refs.load(std::memory_order_acquire) == 0; });
-        std::unique_lock<std::mutex> lock(mu_);
-        done_cv_.wait(lock, [&] { return job.refs.load() == 0; });
+        if (!spin_until([&] { return job.refs.load(std::memory_order_acquire) == 0; }))
+            g_caller_sleeps.fetch_add(1, std::memory_order_relaxed);
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            done_cv_.wait(lock, [&] { return job.refs.load() == 0; });
+        }
+        g_caller_wait_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - waiting).count(),
+                                   std::memory_order_relaxed);
     }
 
     void run_chunks(Job& job) {
@@ -140,7 +152,8 @@ private:
         t_in_parallel = true;
         for (;;) {
             // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
-            spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
+            if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+                g_worker_sleeps.fetch_add(1, std::memory_order_relaxed);
             Job* job = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mu_);
@@ -309,6 +322,17 @@ uint64_t parallel_jobs_run() {
 #else
     return 0;
 #endif
+}
+
+ParallelStats parallel_stats() {
+    ParallelStats s;
+#if NNFOLD_HAS_THREADS
+    s.jobs = g_jobs_run.load();
+    s.caller_wait_us = g_caller_wait_us.load();
+    s.caller_sleeps = g_caller_sleeps.load();
+    s.worker_sleeps = g_worker_sleeps.load();
+#endif
+    return s;
 }
 
 int parallel_part_count(int64_t units, int64_t cost_per_unit) {

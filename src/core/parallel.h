@@ -76,4 +76,20 @@ int64_t min_chunk_cost();
 // since the process started: tests check that a layer really split its work.
 uint64_t parallel_jobs_run();
 
+// Where a 2-thread run loses time (the layer-profile tool prints these per run; issue 15). Counted
+// since the process started, over every job that ran on the pool:
+//  - caller_wait_us: time the calling thread spent, after its last chunk, waiting for workers to
+//    finish theirs (an imbalanced split, or a worker that started late);
+//  - caller_sleeps: waits that outlasted the spin and slept on the condition variable;
+//  - worker_sleeps: times a worker spun out and went to sleep between jobs (the next job then pays
+//    a wake-up, tens of microseconds in wasm).
+// All zero in a build without threads.
+struct ParallelStats {
+    uint64_t jobs = 0;
+    uint64_t caller_wait_us = 0;
+    uint64_t caller_sleeps = 0;
+    uint64_t worker_sleeps = 0;
+};
+ParallelStats parallel_stats();
+
 }  // namespace nnfold

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/parallel.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
@@ -193,17 +194,28 @@ public:
             tops[0] = src;  // ncnn returns the input blob when nothing is cropped
             return Status::ok();
         }
+        // a crop of whole outermost slices (channels of a 3D/4D blob, rows of a 2D one, a 1D range:
+        // yolov4-tiny's CSP split takes the second half of the channels) is contiguous: the top is a
+        // view sharing the bottom's buffer, no copy, as Slice does (the runtime copies a shared buffer
+        // before a layer writes into it in place)
+        const bool whole_inner = in.dims == 1 || (r.w == in.w && (in.dims == 2 || (r.h == in.h && r.d == in.d)));
+        if (whole_inner && src.elempack == 1 && !src.int8) {
+            const size_t inner = in.dims == 1 ? 1 : in.dims == 2 ? (size_t)in.w : (size_t)in.w * in.h * in.d;
+            const size_t outer_off = in.dims == 1 ? (size_t)r.woff : in.dims == 2 ? (size_t)r.hoff : (size_t)r.coff;
+            return src.view(outer_off * inner, out[0], tops[0]);
+        }
         Mat& dst = tops[0];
         NF_RETURN_IF_ERROR(dst.create(out[0], opt.blob_allocator));
-        float* dp = dst.data;
-        for (int q = 0; q < r.c; q++)
-            for (int z = 0; z < r.d; z++)
-                for (int y = 0; y < r.h; y++) {
-                    const float* sp = src.data + ((((size_t)(q + r.coff) * in.d + (z + r.doff)) * in.h + (y + r.hoff)) *
-                                                      in.w + r.woff);
-                    std::memcpy(dp, sp, sizeof(float) * r.w);
-                    dp += r.w;
-                }
+        // threads: output rows (a copy: no result depends on the split)
+        const int64_t rows = (int64_t)r.c * r.d * r.h;
+        parallel_for(rows, parallel_grain(r.w), [&](int64_t b, int64_t e) {
+            for (int64_t row = b; row < e; row++) {
+                const int64_t y = row % r.h, z = row / r.h % r.d, q = row / r.h / r.d;
+                const float* sp = src.data + ((((size_t)(q + r.coff) * in.d + (z + r.doff)) * in.h + (y + r.hoff)) *
+                                                  in.w + r.woff);
+                std::memcpy(dst.data + (size_t)row * r.w, sp, sizeof(float) * r.w);
+            }
+        });
         return Status::ok();
     }
 };

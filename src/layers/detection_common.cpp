@@ -63,27 +63,40 @@ std::vector<size_t> nms_sorted(const std::vector<DetBox>& boxes, float threshold
         return form == NmsForm::AreaFromCorners ? inter / uni > threshold : inter > threshold * uni;
     };
     // Box i is kept iff no kept box before it overlaps it: a yes/no over a set, so the boxes can be
-    // checked in blocks: first against the boxes kept before the block (in parallel, each box on
-    // its own), then in order against those kept inside the block. Random-weight heads keep most
-    // of thousands of boxes, which made this O(boxes x kept) loop a serial tenth of yolov4-tiny.
-    constexpr size_t kBlock = 256;
-    std::vector<unsigned char> suppressed(kBlock);
+    // checked in blocks: first, in parallel and each box on its own, against the boxes kept before
+    // the block, and (when that leaves it standing) against every earlier box of its block, one
+    // flag per pair; then in order, reading only those flags, against the boxes kept inside the
+    // block. Random-weight heads keep most of thousands of boxes, which made this O(boxes x kept)
+    // loop a serial tenth of yolov4-tiny; with the in-block pairs also computed in parallel only
+    // the flag reads stay serial. Each flag is the same expression, overlaps(candidate, earlier),
+    // as the serial loop's, so the kept set is exactly the serial loop's.
+    constexpr size_t kBlock = 128;
+    std::vector<unsigned char> suppressed(kBlock), pair(kBlock * kBlock);
+    std::vector<size_t> kept_in_block;
     for (size_t i0 = 0; i0 < n; i0 += kBlock) {
         const size_t i1 = std::min(n, i0 + kBlock), before = picked.size();
-        parallel_for((int64_t)(i1 - i0), parallel_grain((int64_t)before * 16 + 1), [&](int64_t b, int64_t e) {
+        parallel_for((int64_t)(i1 - i0), parallel_grain((int64_t)(before + kBlock / 2) * 16 + 1),
+                     [&](int64_t b, int64_t e) {
             for (int64_t t = b; t < e; t++) {
+                const size_t i = i0 + (size_t)t;
                 bool hit = false;
                 for (size_t k = 0; k < before && !hit; k++)
-                    hit = overlaps(i0 + (size_t)t, picked[k]);
+                    hit = overlaps(i, picked[k]);
                 suppressed[(size_t)t] = hit;
+                if (!hit)
+                    for (size_t j = 0; j < (size_t)t; j++)
+                        pair[(size_t)t * kBlock + j] = overlaps(i, i0 + j);
             }
         });
-        for (size_t i = i0; i < i1; i++) {
-            bool keep = !suppressed[i - i0];
-            for (size_t k = before; k < picked.size() && keep; k++)
-                keep = !overlaps(i, picked[k]);
-            if (keep)
-                picked.push_back(i);
+        kept_in_block.clear();
+        for (size_t t = 0; t < i1 - i0; t++) {
+            bool keep = !suppressed[t];
+            for (size_t k = 0; k < kept_in_block.size() && keep; k++)
+                keep = !pair[t * kBlock + kept_in_block[k]];
+            if (keep) {
+                kept_in_block.push_back(t);
+                picked.push_back(i0 + t);
+            }
         }
     }
     return picked;

@@ -6,12 +6,39 @@
 //   within: y = x * (bias + alpha / local_size^2 * sum of x^2 over the local_size x local_size
 //           window starting local_size/2 before x, zero outside)^-beta
 #include <cmath>
+#include <vector>
 
 #include "core/parallel.h"
 #include "layers/conv_common.h"
 #include "layers/param_table.h"
 
 namespace nnfold {
+
+namespace {
+
+// ptr[i] *= base[i]^-beta for i in [0, n). ncnn (src/layer/lrn.cpp) calls pow per element, the
+// bulk of this layer's time (googlenet's conv2/norm2: 600k of them). For beta 0.75 (Caffe's default,
+// every LRN of the zoo) base^-0.75 = 1 / sqrt(base * sqrt(base)), evaluated in double (two square
+// roots, a product and a division: each correctly rounded, scalar and f64x2 alike, so every build
+// gives the same bits) and rounded to float once: within about 3e-16 relative of the exact power, so
+// the float factor is the correctly rounded power except in vanishingly rare midpoint cases, and the
+// product with x is then rounded as ncnn's x * pow(...). That precision matters for int8 models: a
+// float-only form (a few ulp) moved enough values across int8 rounding boundaries after googlenet's
+// LRN layers to fail the int8 oracle test (tests/cpp/zoo). base <= 0, +-0, inf and NaN give pow's
+// results (NaN, +inf, 0, NaN).
+void scale_by_neg_pow(float* ptr, const float* base, size_t n, float beta) {
+    if (beta == 0.75f) {
+        for (size_t i = 0; i < n; i++) {
+            const double b = base[i];
+            ptr[i] = ptr[i] * (float)(1.0 / std::sqrt(b * std::sqrt(b)));
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        ptr[i] = ptr[i] * std::pow(base[i], -beta);
+}
+
+}  // namespace
 
 class LRN : public Layer {
 public:
@@ -51,8 +78,7 @@ public:
         const size_t size = (size_t)w * h;
         Mat sq;
         NF_RETURN_IF_ERROR(sq.create(Shape::d3(w, h, channels), opt.workspace_allocator));
-        // threads: channels (each output channel's sums and power in one fixed order); the pow per
-        // element makes this layer costly (googlenet's conv2/norm2: 600k of them)
+        // threads: channels (each output channel's sums and power in one fixed order)
         parallel_for(channels, parallel_grain((int64_t)size), [&](int64_t q0, int64_t q1) {
             for (size_t i = (size_t)q0 * size; i < (size_t)q1 * size; i++)
                 sq.data[i] = m.data[i] * m.data[i];
@@ -71,9 +97,9 @@ public:
                         for (size_t i = 0; i < size; i++)
                             ss[i] += sp[i];
                     }
-                    float* ptr = m.data + q * size;
                     for (size_t i = 0; i < size; i++)
-                        ptr[i] = ptr[i] * std::pow(bias + alpha_div_size * ss[i], -beta);
+                        ss[i] = bias + alpha_div_size * ss[i];
+                    scale_by_neg_pow(m.data + q * size, ss.data(), size, beta);
                 }
             });
             return Status::ok();
@@ -90,6 +116,7 @@ public:
         const float alpha_div_size = alpha / maxsize;
         const std::vector<int> ofs = kernel_offsets(local_size, local_size, 1, 1, bw);
         parallel_for(channels, parallel_grain((int64_t)size * (maxsize + 20)), [&](int64_t q0, int64_t q1) {
+            std::vector<float> base((size_t)w);
             for (int q = (int)q0; q < q1; q++) {
                 float* ptr = m.data + q * size;
                 const float* sb = sqb.data + q * bplane;
@@ -99,8 +126,9 @@ public:
                         float s = 0.f;
                         for (int k = 0; k < maxsize; k++)
                             s += sp[ofs[k]];
-                        ptr[j] = ptr[j] * std::pow(bias + alpha_div_size * s, -beta);
+                        base[(size_t)j] = bias + alpha_div_size * s;
                     }
+                    scale_by_neg_pow(ptr, base.data(), (size_t)w, beta);
                     ptr += w;
                 }
             }

@@ -1,5 +1,7 @@
 #include "layers/yolo_head.h"
 
+#include "core/parallel.h"
+
 namespace nnfold {
 
 const std::vector<ParamField<YoloHead>>& yolo_head_fields() {
@@ -46,40 +48,62 @@ Status YoloHead::infer_shape(const std::vector<Shape>& bottoms, std::vector<Shap
 Status YoloHead::forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const {
     const std::vector<Shape> in = shapes_of(bottoms);
     NF_RETURN_IF_ERROR(check(in));
-    std::vector<DetBox> all;
-    std::vector<float> scratch((size_t)num_class);
-    for (size_t bi = 0; bi < bottoms.size(); bi++) {
-        const int w = in[bi].w, h = in[bi].h;
-        const size_t plane = (size_t)w * h;
-        for (int b = 0; b < num_box; b++) {
+    // Candidates are decoded per row (input, box, grid row), rows numbered in ncnn's loop order.
+    // threads: ranges of rows, each row's boxes into its own list; the lists are joined in row
+    // order afterwards, so the candidate order (which decides ties in the sort and so what NMS
+    // keeps) is the serial loop's whatever the split.
+    std::vector<size_t> first_row(bottoms.size() + 1, 0);
+    for (size_t bi = 0; bi < bottoms.size(); bi++)
+        first_row[bi + 1] = first_row[bi] + (size_t)num_box * in[bi].h;
+    const size_t nrows = first_row.back();
+    std::vector<std::vector<DetBox>> row_boxes(nrows);
+    const int64_t row_cost = (int64_t)in[0].w * (num_class + 8);
+    parallel_for((int64_t)nrows, parallel_grain(row_cost), [&](int64_t r0, int64_t r1) {
+        std::vector<float> scratch((size_t)num_class);
+        for (int64_t r = r0; r < r1; r++) {
             if (opt.cancel && *opt.cancel)
-                return Status(ErrorCode::Cancelled, "cancelled");
+                return;
+            size_t bi = 0;
+            while ((size_t)r >= first_row[bi + 1])
+                bi++;
+            const int w = in[bi].w, h = in[bi].h;
+            const size_t plane = (size_t)w * h;
+            const int b = (int)(((size_t)r - first_row[bi]) / h), i = (int)(((size_t)r - first_row[bi]) % h);
             const Anchor a = anchor(bi, b, w, h);
             const float* ch = bottoms[bi].data + (size_t)b * (5 + num_class) * plane;
-            for (int i = 0; i < h; i++)
-                for (int j = 0; j < w; j++) {
-                    const size_t at = (size_t)i * w + j;
-                    int best = 0;
-                    float confidence = 0.f;
-                    classify(ch + 5 * plane + at, plane, ch[4 * plane + at], scratch.data(), best, confidence);
-                    if (!(confidence >= confidence_threshold))
-                        continue;
-                    const float cx = (j + sigmoid(ch[at])) / w;
-                    const float cy = (i + sigmoid(ch[plane + at])) / h;
-                    const float bw = std::exp(ch[2 * plane + at]) * a.w / a.div_w;
-                    const float bh = std::exp(ch[3 * plane + at]) * a.h / a.div_h;
-                    DetBox box;
-                    box.score = confidence;
-                    box.xmin = cx - bw * 0.5f;
-                    box.ymin = cy - bh * 0.5f;
-                    box.xmax = cx + bw * 0.5f;
-                    box.ymax = cy + bh * 0.5f;
-                    box.area = bw * bh;
-                    box.label = best + 1;
-                    all.push_back(box);
-                }
+            std::vector<DetBox>& out = row_boxes[(size_t)r];
+            for (int j = 0; j < w; j++) {
+                const size_t at = (size_t)i * w + j;
+                int best = 0;
+                float confidence = 0.f;
+                classify(ch + 5 * plane + at, plane, ch[4 * plane + at], scratch.data(), best, confidence);
+                if (!(confidence >= confidence_threshold))
+                    continue;
+                const float cx = (j + sigmoid(ch[at])) / w;
+                const float cy = (i + sigmoid(ch[plane + at])) / h;
+                const float bw = std::exp(ch[2 * plane + at]) * a.w / a.div_w;
+                const float bh = std::exp(ch[3 * plane + at]) * a.h / a.div_h;
+                DetBox box;
+                box.score = confidence;
+                box.xmin = cx - bw * 0.5f;
+                box.ymin = cy - bh * 0.5f;
+                box.xmax = cx + bw * 0.5f;
+                box.ymax = cy + bh * 0.5f;
+                box.area = bw * bh;
+                box.label = best + 1;
+                out.push_back(box);
+            }
         }
-    }
+    });
+    if (opt.cancel && *opt.cancel)
+        return Status(ErrorCode::Cancelled, "cancelled");
+    size_t count = 0;
+    for (auto& rb : row_boxes)
+        count += rb.size();
+    std::vector<DetBox> all;
+    all.reserve(count);
+    for (auto& rb : row_boxes)
+        all.insert(all.end(), rb.begin(), rb.end());
     ncnn_sort_descending(all);
     std::vector<DetBox> kept;
     for (size_t k : nms_sorted(all, nms_threshold, nms_form))

@@ -317,6 +317,22 @@ TEST(LayersThreads, PaddingChannels) {
                      {});
 }
 
+// Crop copies output rows on threads when the crop cuts inside a channel (w/h offsets, a 4D depth
+// range); a crop of whole channels (yolov4-tiny's CSP split) is a view of its input, run here beside
+// them (no copy, so nothing to split, but its consumer must still see the same values).
+TEST(LayersThreads, CropRows) {
+    expect_same_bits("crop inside channels, 4D depth range and a whole-channel view",
+                     net(7, 9,
+                         "Input in 0 1 x 0=13 1=11 2=6\n"
+                         "Split sp 1 3 x x1 x2 x3\n"
+                         "Crop cw 1 1 x1 y 0=2 1=3 2=1 3=9 4=7 5=4\n"
+                         "Crop cc 1 1 x2 v 2=2 3=13 4=11 5=3\n"
+                         "ReLU r 1 1 v z 0=1.0e-01\n"
+                         "Reshape rs 1 1 x3 x4 0=13 1=11 11=3 2=2\n"
+                         "Crop cd 1 1 x4 t 13=1 14=2 3=-233 4=-233 5=-233\n"),
+                     {});
+}
+
 TEST(LayersThreads, ConcatRanges) {
     expect_same_bits("concat over channels and over h",
                      net(6, 6,
@@ -390,6 +406,23 @@ TEST(LayersThreads, Int8ConvolutionDepthWiseInnerProduct) {
 // nms_sorted checks boxes in blocks (against the boxes kept before the block in parallel, then in
 // order within it): the kept set must be the plain greedy loop's, on 1500 boxes (six blocks) with
 // many overlaps and many kept, in both NMS forms, at 1 to 3 threads.
+// The YOLO heads decode candidates per (input, box, grid row) on threads and join the rows in order
+// (the candidate order decides ties in ncnn's sort); the NMS then runs in blocks (next test).
+TEST(LayersThreads, YoloHeadsDecodeRows) {
+    expect_same_bits("yolov2 and yolov3 heads",
+                     net(5, 6,
+                         "Input a 0 1 x 0=13 1=11 2=27\n"
+                         "Input b 0 1 w 0=7 1=5 2=27\n"
+                         "Split sp 1 2 x x1 x2\n"
+                         "YoloDetectionOutput d2 1 1 x1 y 0=4 1=3 2=1.0e-01 3=4.5e-01 "
+                         "-23304=6,1.0e+00,1.5e+00,2.0e+00,2.5e+00,3.0e+00,3.5e+00\n"
+                         "Yolov3DetectionOutput d3 2 1 x2 w z 0=4 1=3 2=1.0e-01 3=4.5e-01 "
+                         "-23304=12,1.0e+01,1.4e+01,2.3e+01,2.7e+01,3.7e+01,5.8e+01,8.1e+01,8.2e+01,1.35e+02,1.69e+02,"
+                         "3.44e+02,3.19e+02 -23305=6,3.0e+00,4.0e+00,5.0e+00,0.0e+00,1.0e+00,2.0e+00 "
+                         "-23306=2,3.2e+01,6.4e+01\n"),
+                     {});
+}
+
 TEST(LayersThreads, NmsBlocksEqualGreedy) {
     ThreadsGuard guard;
     std::vector<DetBox> boxes(1500);

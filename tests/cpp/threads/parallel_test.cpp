@@ -309,6 +309,51 @@ TEST(Parallel, JobsCounted) {
     EXPECT_EQ(parallel_jobs_run(), before + 1);
 }
 
+// parallel_stats: a worker's chunk that outlasts the caller's shows as caller wait; an idle pool's
+// worker spins out and sleeps. The caller's chunk holds until a worker has entered the other one,
+// so the worker surely runs it, and the worker stays busy until 200 ms after the caller left its
+// chunk, so the wait is long whatever the machine's load. (Whether the caller's wait outlasted its
+// spin depends on how long 4000 yields take, seconds on a loaded machine: only bounded here.)
+TEST(Parallel, StatsCountWaitsAndSleeps) {
+    PoolGuard guard;
+    const ParallelStats s0 = parallel_stats();
+    if (!build_has_threads()) {
+        EXPECT_EQ(s0.jobs + s0.caller_wait_us + s0.caller_sleeps + s0.worker_sleeps, 0u);
+        return;
+    }
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    const auto caller = std::this_thread::get_id();
+    std::atomic<bool> worker_in{false}, caller_out{false};
+    using clock = std::chrono::steady_clock;
+    parallel_for(2, 1, [&](int64_t, int64_t) {
+        const auto give_up = clock::now() + std::chrono::seconds(30);
+        if (std::this_thread::get_id() != caller) {
+            worker_in.store(true);
+            // busy, not sleep_for: in the wasm build a sleep_for here kept the worker from ever
+            // spinning out afterwards (Emscripten 3.1.6), which the last check would report
+            while (!caller_out.load() && clock::now() < give_up) {
+            }
+            const auto end = clock::now() + std::chrono::milliseconds(200);
+            while (clock::now() < end) {
+            }
+            return;
+        }
+        while (!worker_in.load() && clock::now() < give_up)
+            std::this_thread::yield();
+        caller_out.store(true);
+    });
+    ASSERT_TRUE(worker_in.load());
+    const ParallelStats s1 = parallel_stats();
+    EXPECT_EQ(s1.jobs, s0.jobs + 1);
+    EXPECT_GE(s1.caller_wait_us - s0.caller_wait_us, 20000u);  // most of the worker's 200 ms
+    EXPECT_LE(s1.caller_sleeps - s0.caller_sleeps, 1u);         // one wait, slept at most once
+    // idle: the worker spins out and sleeps
+    const auto until = clock::now() + std::chrono::seconds(60);
+    while (parallel_stats().worker_sleeps == s1.worker_sleeps && clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_GT(parallel_stats().worker_sleeps, s1.worker_sleeps);
+}
+
 TEST(Parallel, PartsCoverOnceWithStablePieces) {
     PoolGuard guard;
     if (build_has_threads()) {
