@@ -48,6 +48,12 @@ void f32_gemm_4x8__scalar(size_t kc, const float* a, const float* b, float* c, s
                     v = v * ep.alpha;
                 acc[i][j] = act_scalar(v, ep.act);
             }
+        if (t.residual)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 8; j++) {
+                    const float v = acc[i][j] + (i < t.residual_rows ? t.residual[i * t.ldr + j] : 0.f);
+                    acc[i][j] = t.relu_after && v < 0.f ? 0.f : v;
+                }
     }
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 8; j++)
@@ -121,6 +127,12 @@ void pack_b_im2col(const Im2col& g, int k0, int kc, int n0, int nc, float* dst) 
             const float* s = g.src + (size_t)q * g.in_plane + (size_t)ki * g.dilation_h * g.in_w + (size_t)kj * g.dilation_w;
             if (contiguous) {
                 std::memcpy(d, s + base[0], sizeof(float) * kGemmNR);
+            } else if (one_row && g.stride_w == 2) {
+                // stride 2 along one output row (BlazeFace's 5x5 s2 stem, every s2 im2col layer): a
+                // constant stride the compiler turns into plain loads, not a gather through base[]
+                const float* p = s + base[0];
+                for (int c = 0; c < kGemmNR; c++)
+                    d[c] = p[2 * c];
             } else {
                 for (int c = 0; c < cols; c++)
                     d[c] = s[base[c]];
@@ -198,6 +210,15 @@ inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_
         }
     }
     if (mr == kGemmMR && nr == kGemmNR) {
+        if (ep.residual && (flags & kGemmFinal) && (ep.post_act.type == 0 || ep.post_act.type == 1)) {
+            // the residual in registers (GemmTile::residual)
+            t.residual = ep.residual + (size_t)std::min(m0, ep.residual_rows) * ep.ldr + n0;
+            t.ldr = ep.ldr;
+            t.residual_rows = std::max(0, std::min(kGemmMR, ep.residual_rows - m0));
+            t.relu_after = ep.post_act.type == 1;
+            f32_gemm_4x8(kc, a, b, c, ldc, t);
+            return;
+        }
         f32_gemm_4x8(kc, a, b, c, ldc, t);
         add_residual(c, ldc, mr, nr, m0, n0, ep, flags);
         return;
