@@ -173,6 +173,34 @@ TEST(Gemm, FusedResidualMatchesStoreThenAdd) {
             }
 }
 
+// B rows a multiple of 4 KB apart are packed row by row (pack_b_strided): full panels, a last
+// partial panel (N not a multiple of NR, rows wider than N) and two K blocks.
+TEST(Gemm, StridedRowsFourKilobytesApart) {
+    uint32_t seed = 900;
+    for (auto g : {GemmCase{6, 1001, 20}, GemmCase{5, 1024, 600}, GemmCase{4, 3, 7}}) {
+        SCOPED_TRACE("M" + std::to_string(g.M) + " N" + std::to_string(g.N) + " K" + std::to_string(g.K));
+        const size_t rs = 1024 * (size_t)((g.N + 1023) / 1024);
+        auto A = rand_vec((size_t)g.M * g.K, seed++);
+        auto Bw = rand_vec(rs * g.K, seed++);  // K rows of rs floats, the first N used
+        std::vector<float> B((size_t)g.K * g.N);
+        for (int k = 0; k < g.K; k++)
+            std::copy(Bw.begin() + k * rs, Bw.begin() + k * rs + g.N, B.begin() + (size_t)k * g.N);
+        auto bias = rand_vec((size_t)g.M, seed++);
+        std::vector<float> ap(packed_a_floats(g.M, g.K));
+        f32_pack_a(g.M, g.K, A.data(), g.K, 1, ap.data());
+        GemmB b;
+        b.data = Bw.data();
+        b.rs = rs;
+        GemmEpilogue ep;
+        ep.bias = bias.data();
+        std::vector<float> ws(f32_gemm_workspace_floats(g.N, g.K, b.kind));
+        std::vector<float> C((size_t)g.M * g.N);
+        f32_gemm(g.M, g.N, g.K, ap.data(), b, C.data(), (size_t)g.N, ep, false, ws.data());
+        auto want = naive(g.M, g.N, g.K, A, B, bias.data(), false, nullptr, 1.f, false, make_act(0, 0, 0));
+        expect_same_bits(want.data(), C.data(), C.size(), "B rows 4 KB apart");
+    }
+}
+
 TEST(Gemm, KZeroGivesBiasThroughTheEpilogue) {
     run_case({5, 9, 0}, GemmB::Strided, false, false, make_act(1, 0, 0), 7);
     run_case({5, 9, 0}, GemmB::Packed, true, true, make_act(0, 0, 0), 8);
