@@ -48,6 +48,12 @@ void f32_gemm_4x8__scalar(size_t kc, const float* a, const float* b, float* c, s
                     v = v * ep.alpha;
                 acc[i][j] = act_scalar(v, ep.act);
             }
+        if (t.residual)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 8; j++) {
+                    const float v = acc[i][j] + (i < t.residual_rows ? t.residual[i * t.ldr + j] : 0.f);
+                    acc[i][j] = t.relu_after && v < 0.f ? 0.f : v;
+                }
     }
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 8; j++)
@@ -72,6 +78,24 @@ namespace {
 
 // Packs B[k0 .. k0 + kc)[n0 .. n0 + nc) of a strided matrix into panels of kc x NR.
 void pack_b_strided(const float* b, size_t rs, size_t cs, int k0, int kc, int n0, int nc, float* dst) {
+    if (cs == 1 && rs % 1024 == 0) {
+        // Rows a multiple of 4 KB apart (a 1x1 convolution over 32x32, 64x64 or 128x128 planes)
+        // all map to one L1 set: reading NR floats of every row per panel evicted each line before
+        // its second half was used. Row by row instead, each source line read once (wasm SIMD,
+        // gemm.res.24x16384x24: 0.73-0.75 -> 0.67-0.71 ms; on other strides the panel order is
+        // faster: gemm.16x3025x64 0.18 vs 0.21 ms).
+        const int full = nc / kGemmNR * kGemmNR;
+        const size_t panel = (size_t)kc * kGemmNR;
+        for (int k = 0; k < kc; k++) {
+            const float* s = b + (size_t)(k0 + k) * rs + n0;
+            float* d = dst + (size_t)k * kGemmNR;
+            for (int j = 0; j < full; j += kGemmNR, d += panel)
+                std::memcpy(d, s + j, sizeof(float) * kGemmNR);
+            for (int c = 0; c < kGemmNR && full < nc; c++)
+                d[c] = full + c < nc ? s[full + c] : 0.f;
+        }
+        return;
+    }
     for (int j = 0; j < nc; j += kGemmNR) {
         const int cols = std::min(kGemmNR, nc - j);
         float* d = dst + (size_t)(j / kGemmNR) * kc * kGemmNR;
@@ -121,6 +145,12 @@ void pack_b_im2col(const Im2col& g, int k0, int kc, int n0, int nc, float* dst) 
             const float* s = g.src + (size_t)q * g.in_plane + (size_t)ki * g.dilation_h * g.in_w + (size_t)kj * g.dilation_w;
             if (contiguous) {
                 std::memcpy(d, s + base[0], sizeof(float) * kGemmNR);
+            } else if (one_row && g.stride_w == 2) {
+                // stride 2 along one output row (BlazeFace's 5x5 s2 stem, every s2 im2col layer): a
+                // constant stride the compiler turns into plain loads, not a gather through base[]
+                const float* p = s + base[0];
+                for (int c = 0; c < kGemmNR; c++)
+                    d[c] = p[2 * c];
             } else {
                 for (int c = 0; c < cols; c++)
                     d[c] = s[base[c]];
@@ -198,6 +228,15 @@ inline void gemm_tile(size_t kc, const float* a, const float* b, float* c, size_
         }
     }
     if (mr == kGemmMR && nr == kGemmNR) {
+        if (ep.residual && (flags & kGemmFinal) && (ep.post_act.type == 0 || ep.post_act.type == 1)) {
+            // the residual in registers (GemmTile::residual)
+            t.residual = ep.residual + (size_t)std::min(m0, ep.residual_rows) * ep.ldr + n0;
+            t.ldr = ep.ldr;
+            t.residual_rows = std::max(0, std::min(kGemmMR, ep.residual_rows - m0));
+            t.relu_after = ep.post_act.type == 1;
+            f32_gemm_4x8(kc, a, b, c, ldc, t);
+            return;
+        }
         f32_gemm_4x8(kc, a, b, c, ldc, t);
         add_residual(c, ldc, mr, nr, m0, n0, ep, flags);
         return;

@@ -15,6 +15,10 @@
 //   peak.f32x4.loadN N accumulators, acc += a * b with b loaded from L1 (the products are off the
 //                    dependency chains, as in a GEMM); the peak is the best of all peak rows
 //   gemm.256         f32_gemm 256x256x256, A packed once, B packed per call (as a layer does)
+//   gemm.res.MxNxK   f32_gemm of a 1x1 convolution's shape (B the input planes, packed per call) with
+//                    bias, the fused residual Add and ReLU in the store: BlazeFace's 24 -> 24 on
+//                    128x128 and 96 -> 96 on 16x16 and 8x8
+//   conv5x5s2.3.24   Convolution layer 3 -> 24, 5x5 stride 2 + ReLU, 256x256 (BlazeFace back's first)
 //   conv1x1.128      Convolution layer 128 -> 128, 1x1, 56x56
 //   conv3x3.64       Convolution layer 64 -> 64, 3x3 pad 1, 56x56 (Winograd: effective GFLOP/s)
 //   conv3x3.64.im2col the same convolution by im2col + GEMM (kernels directly)
@@ -58,6 +62,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/cpu_clock.h"
@@ -524,6 +529,37 @@ int main(int argc, char** argv) {
         Timing t = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
         results.push_back(make_result("gemm.16x3025x64", 2.0 * M * N * K, t, "thin 16x3025x64, B packed per call"));
     }
+    // BlazeFace's 1x1 layers (issue 15): a thin product over a large map and a square one over a
+    // small map, each with the residual Add and ReLU the runtime fuses into the store
+    // (runtime/fuse_store.h), B the input planes as a 1x1 convolution passes them
+    for (auto mnk : {std::tuple<int, int, int>{24, 128 * 128, 24}, {96, 16 * 16, 96}, {96, 8 * 8, 96}}) {
+        const int M = std::get<0>(mnk), N = std::get<1>(mnk), K = std::get<2>(mnk);
+        const std::string name = "gemm.res." + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+        if (!wanted(name))
+            continue;
+        auto A = random_floats((size_t)M * K, 1), B = random_floats((size_t)K * N, 2);
+        auto R = random_floats((size_t)M * N, 3), bias = random_floats((size_t)M, 4);
+        std::vector<float> ap(kernels::packed_a_floats(M, K)), C((size_t)M * N);
+        kernels::f32_pack_a(M, K, A.data(), K, 1, ap.data());
+        kernels::GemmB b;
+        b.kind = kernels::GemmB::Strided;
+        b.data = B.data();
+        b.rs = N;
+        b.cs = 1;
+        std::vector<float> ws(kernels::f32_gemm_workspace_floats(N, K, b.kind));
+        kernels::GemmEpilogue ep;
+        ep.bias = bias.data();
+        ep.residual = R.data();
+        ep.ldr = (size_t)N;
+        ep.post_act.type = 1;  // ReLU
+        Timing t = measure([&] { kernels::f32_gemm(M, N, K, ap.data(), b, C.data(), N, ep, false, ws.data()); }, warm, rep);
+        results.push_back(make_result(name, 2.0 * M * N * K, t, "1x1 conv GEMM + bias + residual Add + ReLU"));
+    }
+    if (wanted("conv5x5s2.3.24"))
+        results.push_back(bench_layer("conv5x5s2.3.24", "Convolution",
+                                      {{0, 24}, {1, 5}, {3, 2}, {4, 1}, {5, 1}, {6, 24 * 3 * 25}, {9, 1}, {15, 2}, {16, 2}},
+                                      Shape::d3(256, 256, 3), 2.0 * 24 * 75 * 128 * 128, warm, rep,
+                                      "Convolution 3->24 5x5 s2 pad 1/2 + ReLU on 256x256 (BlazeFace back's first layer)"));
     if (wanted("conv1x1.128"))
         results.push_back(bench_layer("conv1x1.128", "Convolution", {{0, 128}, {1, 1}, {5, 1}, {6, 128 * 128}},
                                       Shape::d3(56, 56, 128), 2.0 * 128 * 128 * 56 * 56, warm, rep,

@@ -64,6 +64,23 @@ void f32_gemm_4x8__wasmsimd(size_t kc, const float* a, const float* b, float* c,
             v00 = act_v(v00, ep.act), v01 = act_v(v01, ep.act), v10 = act_v(v10, ep.act), v11 = act_v(v11, ep.act);
             v20 = act_v(v20, ep.act), v21 = act_v(v21, ep.act), v30 = act_v(v30, ep.act), v31 = act_v(v31, ep.act);
         }
+        if (t.residual) {
+            // rows past residual_rows add +0.f (a zero-padded shortcut's channels)
+            static const float zeros[kGemmNR] = {};
+            const float* r0 = t.residual_rows > 0 ? t.residual : zeros;
+            const float* r1 = t.residual_rows > 1 ? t.residual + t.ldr : zeros;
+            const float* r2 = t.residual_rows > 2 ? t.residual + 2 * t.ldr : zeros;
+            const float* r3 = t.residual_rows > 3 ? t.residual + 3 * t.ldr : zeros;
+            v00 = add(v00, load(r0)), v01 = add(v01, load(r0 + 4));
+            v10 = add(v10, load(r1)), v11 = add(v11, load(r1 + 4));
+            v20 = add(v20, load(r2)), v21 = add(v21, load(r2 + 4));
+            v30 = add(v30, load(r3)), v31 = add(v31, load(r3 + 4));
+            if (t.relu_after) {
+                const v128_t z = zero();  // act_v's ReLU: v < 0 ? 0 : v
+                v00 = max(v00, z), v01 = max(v01, z), v10 = max(v10, z), v11 = max(v11, z);
+                v20 = max(v20, z), v21 = max(v21, z), v30 = max(v30, z), v31 = max(v31, z);
+            }
+        }
     }
     store(c0, v00), store(c0 + 4, v01);
     store(c1, v10), store(c1 + 4, v11);

@@ -131,15 +131,87 @@ TEST(Gemm, CrossesKAndNBlocks) {
     run_case({5, 300, 1100}, GemmB::Strided, true, true, make_act(4, 0, 0), seed++);
 }
 
+// The fused residual Add (GemmEpilogue::residual): every C element is post_act(act(sum) + r), r
+// the residual row's value, or +0.f on rows from residual_rows on. Post ReLU and none go through
+// the micro-kernel's registers (GemmTile::residual), other post activations through the store and
+// f32_add_act_inplace; edge tiles through the local tile. All give the loop's bits.
+TEST(Gemm, FusedResidualMatchesStoreThenAdd) {
+    uint32_t seed = 700;
+    for (auto g : {GemmCase{24, 200, 24}, GemmCase{9, 13, 5}, GemmCase{8, 64, 96}, GemmCase{7, 1030, 70}})
+        for (int rows : {INT32_MAX, 0, 3, 4, 5})
+            for (const auto& post : {make_act(0, 0, 0), make_act(1, 0, 0), make_act(4, 0, 0)}) {
+                SCOPED_TRACE("M" + std::to_string(g.M) + " N" + std::to_string(g.N) + " K" + std::to_string(g.K) +
+                             " rows " + std::to_string(rows) + " post " + std::to_string(post.type));
+                auto A = rand_vec((size_t)g.M * g.K, seed++);
+                auto B = rand_vec((size_t)g.K * g.N, seed++);
+                auto bias = rand_vec((size_t)g.M, seed++);
+                // residual rows ldr apart (wider than N), values around the products' range
+                const size_t ldr = (size_t)g.N + 5;
+                auto R = rand_vec(ldr * g.M, seed++, -2.f, 2.f);
+                std::vector<float> ap(packed_a_floats(g.M, g.K));
+                f32_pack_a(g.M, g.K, A.data(), g.K, 1, ap.data());
+                GemmB b;
+                b.data = B.data();
+                b.rs = (size_t)g.N;
+                GemmEpilogue ep;
+                ep.bias = bias.data();
+                ep.act = make_act(2, 0.1f, 0);
+                ep.residual = R.data();
+                ep.ldr = ldr;
+                ep.residual_rows = rows;
+                ep.post_act = post;
+                std::vector<float> ws(f32_gemm_workspace_floats(g.N, g.K, b.kind));
+                std::vector<float> C((size_t)g.M * g.N);
+                f32_gemm(g.M, g.N, g.K, ap.data(), b, C.data(), (size_t)g.N, ep, false, ws.data());
+                auto want = naive(g.M, g.N, g.K, A, B, bias.data(), false, nullptr, 1.f, false, ep.act);
+                for (int i = 0; i < g.M; i++)
+                    for (int j = 0; j < g.N; j++) {
+                        float& w = want[(size_t)i * g.N + j];
+                        w = act_scalar(w + (i < rows ? R[(size_t)i * ldr + j] : 0.f), post);
+                    }
+                expect_same_bits(want.data(), C.data(), C.size(), "fused residual vs store then add");
+            }
+}
+
+// B rows a multiple of 4 KB apart are packed row by row (pack_b_strided): full panels, a last
+// partial panel (N not a multiple of NR, rows wider than N) and two K blocks.
+TEST(Gemm, StridedRowsFourKilobytesApart) {
+    uint32_t seed = 900;
+    for (auto g : {GemmCase{6, 1001, 20}, GemmCase{5, 1024, 600}, GemmCase{4, 3, 7}}) {
+        SCOPED_TRACE("M" + std::to_string(g.M) + " N" + std::to_string(g.N) + " K" + std::to_string(g.K));
+        const size_t rs = 1024 * (size_t)((g.N + 1023) / 1024);
+        auto A = rand_vec((size_t)g.M * g.K, seed++);
+        auto Bw = rand_vec(rs * g.K, seed++);  // K rows of rs floats, the first N used
+        std::vector<float> B((size_t)g.K * g.N);
+        for (int k = 0; k < g.K; k++)
+            std::copy(Bw.begin() + k * rs, Bw.begin() + k * rs + g.N, B.begin() + (size_t)k * g.N);
+        auto bias = rand_vec((size_t)g.M, seed++);
+        std::vector<float> ap(packed_a_floats(g.M, g.K));
+        f32_pack_a(g.M, g.K, A.data(), g.K, 1, ap.data());
+        GemmB b;
+        b.data = Bw.data();
+        b.rs = rs;
+        GemmEpilogue ep;
+        ep.bias = bias.data();
+        std::vector<float> ws(f32_gemm_workspace_floats(g.N, g.K, b.kind));
+        std::vector<float> C((size_t)g.M * g.N);
+        f32_gemm(g.M, g.N, g.K, ap.data(), b, C.data(), (size_t)g.N, ep, false, ws.data());
+        auto want = naive(g.M, g.N, g.K, A, B, bias.data(), false, nullptr, 1.f, false, make_act(0, 0, 0));
+        expect_same_bits(want.data(), C.data(), C.size(), "B rows 4 KB apart");
+    }
+}
+
 TEST(Gemm, KZeroGivesBiasThroughTheEpilogue) {
     run_case({5, 9, 0}, GemmB::Strided, false, false, make_act(1, 0, 0), 7);
     run_case({5, 9, 0}, GemmB::Packed, true, true, make_act(0, 0, 0), 8);
 }
 
-TEST(Gemm, Im2colMatchesDirectGather) {
-    // a 3x3, stride 2, dilation 2 window over 3 planes of 11 x 9: the im2col-packed GEMM against
-    // the convolution sum written out
-    const int C = 3, W = 11, H = 9, kw = 3, kh = 3, s = 2, d = 2, O = 5;
+namespace {
+// The im2col-packed GEMM of a kw x kh window (stride s, dilation d) over C planes of W x H against
+// the convolution sum written out.
+void check_im2col(int C, int W, int H, int kw, int kh, int s, int d, int O) {
+    SCOPED_TRACE(std::to_string(kw) + "x" + std::to_string(kh) + " s" + std::to_string(s) + " d" + std::to_string(d) +
+                 " on " + std::to_string(W) + "x" + std::to_string(H));
     const int ow = (W - (d * (kw - 1) + 1)) / s + 1, oh = (H - (d * (kh - 1) + 1)) / s + 1;
     auto in = rand_vec((size_t)C * W * H, 3);
     auto wt = rand_vec((size_t)O * C * kw * kh, 4);
@@ -165,6 +237,17 @@ TEST(Gemm, Im2colMatchesDirectGather) {
                 want[(size_t)o * N + y * ow + x] = sum;
             }
     expect_same_bits(want.data(), out.data(), out.size(), "im2col gemm");
+}
+}  // namespace
+
+TEST(Gemm, Im2colMatchesDirectGather) {
+    // 3x3 stride 2 dilation 2 over 11 x 9 (4 outputs a row: every panel spans rows)
+    check_im2col(3, 11, 9, 3, 3, 2, 2, 5);
+    // 5x5 stride 2 over 37 x 9 (17 outputs a row: panels inside one row, the stride-2 row copy,
+    // and panels across rows), stride 1 (the contiguous copy) and stride 3
+    check_im2col(3, 37, 9, 5, 5, 2, 1, 6);
+    check_im2col(2, 20, 7, 3, 3, 1, 1, 5);
+    check_im2col(2, 40, 7, 3, 3, 3, 1, 5);
 }
 
 TEST(Gemm, GemvMatchesLoop) {
@@ -217,6 +300,32 @@ TEST(Gemm, MicroKernelSimdMatchesScalarTwin) {
                     f32_gemm_4x8__wasmsimd(kc, a.data(), b.data(), cv.data(), 10, t);
                     expect_same_bits(cs.data(), cv.data(), cs.size(), "4x8 kc " + std::to_string(kc));
                 }
+}
+
+TEST(Gemm, MicroKernelResidualSimdMatchesScalarTwin) {
+    uint32_t seed = 2500;
+    for (size_t kc : {0, 1, 7, 24})
+        for (int rows = 0; rows <= 4; rows++)
+            for (bool relu : {false, true}) {
+                auto a = rand_vec(kc * 4 + 1, seed++);
+                auto b = rand_vec(kc * 8 + 1, seed++);
+                auto bias = rand_vec(4, seed++);
+                auto r = rand_vec(4 * 11, seed++, -3.f, 3.f);
+                GemmEpilogue ep;
+                ep.act = make_act(3, -0.5f, 0.7f);
+                GemmTile t;
+                t.flags = kGemmFinal;
+                t.ep = &ep;
+                t.row_bias = bias.data();
+                t.residual = r.data();
+                t.ldr = 11;
+                t.residual_rows = rows;
+                t.relu_after = relu;
+                std::vector<float> cs(4 * 10), cv(4 * 10);
+                f32_gemm_4x8__scalar(kc, a.data(), b.data(), cs.data(), 10, t);
+                f32_gemm_4x8__wasmsimd(kc, a.data(), b.data(), cv.data(), 10, t);
+                expect_same_bits(cs.data(), cv.data(), cs.size(), "4x8 residual kc " + std::to_string(kc));
+            }
 }
 
 TEST(Gemm, GemvSimdMatchesScalarTwin) {
