@@ -414,13 +414,15 @@ Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt)
 }
 
 Status Convolution::pack_int8() {
-    // 3x3 stride 1: Winograd, worth its transforms from 16 output channels on (F(2x2, 3x3): 16
-    // int16 products per 4 outputs instead of 36; F(4x4, 3x3): 36 per 16 instead of 144). Each is
-    // exact while every output channel's sum |w| keeps its result within int32
-    // (kernels/int8_wino43.h): F(4,3) when it can, else F(2,3), else im2col.
+    // 3x3 stride 1: Winograd (F(4x4, 3x3): 36 int16 products per 16 outputs instead of 144;
+    // F(2x2, 3x3): 16 per 4 instead of 36). Each is exact while every output channel's sum |w| keeps
+    // its result within int32 (kernels/int8_wino43.h): F(4,3) when it can, else F(2,3), else im2col.
+    // Measured (kernel bench --i8-winograd-sweep, wasm SIMD): F(4,3) beats F(2,3) on every
+    // squeezenet/googlenet/resnet18 shape (1.1-1.5x, 7x7 maps least) and im2col from 16 -> 64
+    // channels on; im2col wins below (4 -> 16, 8 -> 16; 16 -> 16 on 14x14 is a tie).
     const int inch = num_input();
     if (kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1 && dilation_h == 1 &&
-        num_output >= 16 && inch >= 4) {
+        num_output >= 16 && inch >= 16 && (int64_t)inch * num_output >= 1024) {
         const int64_t abs_sum = kernels::i8_max_abs_weight_sum(int8.weight.data(), num_output, inch);
         const int m = abs_sum <= kernels::kI8Wino43MaxAbsSum ? 4 : abs_sum <= kernels::kI8Wino23MaxAbsSum ? 2 : 0;
         if (m) {
