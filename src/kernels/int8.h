@@ -157,8 +157,10 @@ inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
 // int16), so A^T [U . V] A is 4 x the direct convolution sum, exactly: the products and sums
 // wrap modulo 2^32 in int32 (i32x4.dot_i16x8_s never overflows on these ranges), and wrapping is
 // harmless as long as the final 4 x sum fits, which holds for inch <= kI8WinoMaxInch (4 * inch * 9
-// * 127 * 127 < 2^31). 16 products per 4 outputs instead of 36. The 16 positions' products summed
-// over input channels are 16 GEMMs (outch x inch) x (inch x tiles) with int16 operands (i16_gemm).
+// * 127 * 127 < 2^31; the layer decides by the weights' sums instead, kernels/int8_wino43.h, which
+// also covers a border of code -128). 16 products per 4 outputs instead of 36. The 16 positions'
+// products summed over input channels are 16 GEMMs (outch x inch) x (inch x tiles) with int16
+// operands (i16_gemm).
 constexpr int kI8WinoMaxInch = 3698;
 // U of every position p (0..15, row-major over the 4x4) packed as i16_gemm's A (the i8_pack_a
 // layout) at u + p * i8_packed_a_count(outch, inch); weights [outch][inch][3][3].

@@ -11,6 +11,7 @@
 #include "kernels/int8.h"
 #include "kernels/int8_dw.h"
 #include "kernels/int8_quant.h"
+#include "kernels/int8_wino43.h"
 #include "layers/convolution.h"
 #include "layers/convolutiondepthwise.h"
 #include "layers/innerproduct.h"
@@ -114,22 +115,25 @@ int int8_tile_columns(int K, int N) {
     return std::min(t, (N + 7) / 8 * 8);
 }
 
-// Convolution 3x3 stride 1 by int8 Winograd F(2x2, 3x3) (kernels/int8.h): blocks of whole tile
-// rows (2 output rows each), per block the input transform, 16 int16 GEMMs against U, the output
-// transform into rows of exact sums, and the kernels' store for each output channel's rows.
+// Convolution 3x3 stride 1 by int8 Winograd F(m x m, 3x3), m = q.wino_m: F(2x2, 3x3)
+// (kernels/int8.h) or F(4x4, 3x3) (kernels/int8_wino43.h). Blocks of whole tile rows (m output
+// rows each), per block the input transform, (m + 2)^2 int16 GEMMs against U, the output transform
+// into rows of exact sums, and the kernels' store for each output channel's rows.
 // Threads: blocks of tile rows, each part with its own scratch; the sums are exact integers and
 // each store the same, so any split gives the same bits.
 Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, const int8_t* src,
                       const ConvGeometry& g, Mat& top, const Option& opt) {
     const int outch = l.num_output;
-    const int tiles_w = (g.out_w + 1) / 2, tiles_h = (g.out_h + 1) / 2;
+    const int wm = q.wino_m, P = (wm + 2) * (wm + 2);
+    const bool f43 = wm == 4;
+    const int tiles_w = (g.out_w + wm - 1) / wm, tiles_h = (g.out_h + wm - 1) / wm;
     const size_t out_plane = (size_t)g.out_w * g.out_h;
-    // tiles per block: about 128 (the GEMMs' N), fewer when V (16 positions x 2 bytes per input
+    // tiles per block: about 128 (the GEMMs' N), fewer when V (P positions x 2 bytes per input
     // channel and tile) would pass about 256 KB
-    const size_t v_per_tile = (size_t)16 * ((inch + 1) / 2 * 2) * sizeof(int16_t);
+    const size_t v_per_tile = (size_t)P * ((inch + 1) / 2 * 2) * sizeof(int16_t);
     const int target = (int)std::max<size_t>(8, std::min<size_t>(128, (256 * 1024) / v_per_tile));
     int rb = std::min(tiles_h, std::max(1, target / tiles_w));
-    const int64_t block_cost = (int64_t)16 * outch * inch * tiles_w * rb;
+    const int64_t block_cost = (int64_t)P * outch * inch * tiles_w * rb;
     int blocks = (tiles_h + rb - 1) / rb;
     const int wanted = parallel_part_count(tiles_h, block_cost / rb);
     if (blocks < wanted && rb > 1) {
@@ -138,9 +142,9 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
     }
     const int parts = std::max(1, std::min(wanted, blocks));
     const int ntmax = rb * tiles_w;
-    const size_t v_count = 16 * kernels::i16_packed_b_count(inch, ntmax);
-    const size_t m_count = (size_t)16 * outch * ntmax;
-    const size_t ld = (size_t)2 * rb * g.out_w;
+    const size_t v_count = P * kernels::i16_packed_b_count(inch, ntmax);
+    const size_t m_count = (size_t)P * outch * ntmax;
+    const size_t ld = (size_t)wm * rb * g.out_w;
     const size_t part_bytes = v_count * sizeof(int16_t) + (m_count + (size_t)outch * ld) * sizeof(int32_t);
     Mat ws;
     NF_RETURN_IF_ERROR(int8_workspace(part_bytes * parts, opt, ws));
@@ -169,13 +173,19 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
                 return;
             const int ty0 = (int)b * rb, nty = std::min(rb, tiles_h - ty0);
             const int t0 = ty0 * tiles_w, nt = nty * tiles_w;
-            kernels::i8_wino_input(in, t0, nt, v);
+            if (f43)
+                kernels::i8_wino43_input(in, t0, nt, v);
+            else
+                kernels::i8_wino_input(in, t0, nt, v);
             const size_t vb = kernels::i16_packed_b_count(inch, nt);
-            for (int p = 0; p < 16; p++)
+            for (int p = 0; p < P; p++)
                 kernels::i16_gemm(outch, nt, inch, q.wino_u.data() + p * pa_count, v + p * vb,
                                   m + (size_t)p * outch * nt, (size_t)nt);
-            kernels::i8_wino_output(m, t0, nt, out);
-            const int y0 = ty0 * 2, rows = std::min(2 * nty, g.out_h - y0);
+            if (f43)
+                kernels::i8_wino43_output(m, t0, nt, out);
+            else
+                kernels::i8_wino_output(m, t0, nt, out);
+            const int y0 = ty0 * wm, rows = std::min(wm * nty, g.out_h - y0);
             for (int c = 0; c < outch; c++)
                 kernels::i8_store(o, c, (size_t)y0 * g.out_w, sums + (size_t)c * ld, (size_t)rows * g.out_w);
         }
@@ -404,19 +414,33 @@ Status Convolution::forward_int8(const Mat& bottom, Mat& top, const Option& opt)
 }
 
 Status Convolution::pack_int8() {
-    // 3x3 stride 1: Winograd F(2x2, 3x3), 16 int16 products per 4 outputs instead of 36; worth
-    // its transforms from 16 output channels on, and exact up to kI8WinoMaxInch input channels
+    // 3x3 stride 1: Winograd (F(4x4, 3x3): 36 int16 products per 16 outputs instead of 144;
+    // F(2x2, 3x3): 16 per 4 instead of 36). Each is exact while every output channel's sum |w| keeps
+    // its result within int32 (kernels/int8_wino43.h): F(4,3) when it can, else F(2,3), else im2col.
+    // Measured (kernel bench --i8-winograd-sweep, wasm SIMD): F(4,3) beats F(2,3) on every
+    // squeezenet/googlenet/resnet18 shape (1.1-1.5x, 7x7 maps least) and im2col from 16 -> 64
+    // channels on; im2col wins below (4 -> 16, 8 -> 16; 16 -> 16 on 14x14 is a tie).
     const int inch = num_input();
     if (kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1 && dilation_h == 1 &&
-        num_output >= 16 && inch >= 4 && inch <= kernels::kI8WinoMaxInch) {
-        try {
-            int8.wino_u.assign(kernels::i8_wino_u_count(num_output, inch), 0);
-        } catch (const std::bad_alloc&) {
-            return resource_limit("out of memory transforming " + std::to_string(int8.weight.size()) +
-                                  " int8 weights");
+        num_output >= 16 && inch >= 16 && (int64_t)inch * num_output >= 1024) {
+        const int64_t abs_sum = kernels::i8_max_abs_weight_sum(int8.weight.data(), num_output, inch);
+        const int m = abs_sum <= kernels::kI8Wino43MaxAbsSum ? 4 : abs_sum <= kernels::kI8Wino23MaxAbsSum ? 2 : 0;
+        if (m) {
+            try {
+                int8.wino_u.assign(m == 4 ? kernels::i8_wino43_u_count(num_output, inch)
+                                          : kernels::i8_wino_u_count(num_output, inch),
+                                   0);
+            } catch (const std::bad_alloc&) {
+                return resource_limit("out of memory transforming " + std::to_string(int8.weight.size()) +
+                                      " int8 weights");
+            }
+            if (m == 4)
+                kernels::i8_wino43_transform_kernel(int8.weight.data(), num_output, inch, int8.wino_u.data());
+            else
+                kernels::i8_wino_transform_kernel(int8.weight.data(), num_output, inch, int8.wino_u.data());
+            int8.wino_m = m;
+            return Status::ok();
         }
-        kernels::i8_wino_transform_kernel(int8.weight.data(), num_output, inch, int8.wino_u.data());
-        return Status::ok();
     }
     return pack_int8_gemm(int8, 1, num_output, num_input() * kernel_w * kernel_h);
 }

@@ -51,9 +51,11 @@ struct Int8Weights {
     // and for depthwise layers and InnerProduct, which read `weight` as it is.
     std::vector<int16_t> packed_a;
     size_t packed_group_stride = 0;  // i8_packed_a_count of one group
-    // Convolution 3x3, stride 1, dilation 1: the Winograd F(2x2, 3x3) kernels U
-    // (kernels/int8.h i8_wino_transform_kernel), packed once instead of packed_a; empty otherwise.
+    // Convolution 3x3, stride 1, dilation 1: the Winograd kernels U, packed once instead of
+    // packed_a, for F(2x2, 3x3) (wino_m 2, kernels/int8.h i8_wino_transform_kernel) or F(4x4, 3x3)
+    // (wino_m 4, kernels/int8_wino43.h); empty (wino_m 0) otherwise.
     std::vector<int16_t> wino_u;
+    int wino_m = 0;
     // Set by the optimized layers (Convolution_fast, ...): run the int8 kernels. The reference
     // layers keep the plain scalar loops (int8_conv_sums, the reference store), which the kernels
     // are tested against; both give the same bits.

@@ -49,6 +49,10 @@
 //   --winograd-sweep 3x3 stride-1 convolutions C -> O on H x H (the shapes of vgg16, resnet18,
 //                    googlenet, yolov4-tiny among them) by Winograd F(4,3), F(6,3) and im2col +
 //                    GEMM: winograd43.cCoO.H, winograd63.cCoO.H, im2col3x3.cCoO.H
+//   i8.conv3x3.64.wino43 the i8 3x3 convolution by int8 Winograd F(4x4, 3x3) (kernels/int8_wino43.h)
+//   --i8-winograd-sweep int8 3x3 stride-1 convolutions C -> O on H x H (squeezenet, googlenet,
+//                    resnet18 shapes) by im2col, F(2,3) and F(4,3) as the layer runs them:
+//                    i8w.im2col.cCoO.H, i8w.f23.cCoO.H, i8w.f43.cCoO.H (--filter cCoO.H: one shape)
 //   block.<kernel>   every kernel of the NNFOLD_DWCONV_PACK4_KERNELS list (kernels/dwconv.h) on one
 //                    block of four 112x112 planes, pad 1 (2 FLOPs per tap; the 3x3 kernels take
 //                    their planar paths there, as do the dwconv3x3 layer rows)
@@ -70,6 +74,7 @@
 #include "kernels/gemm.h"
 #include "kernels/int8.h"
 #include "kernels/int8_dw.h"
+#include "kernels/int8_wino43.h"
 #include "kernels/int8_quant.h"
 #include "kernels/pooling.h"
 #include "kernels/winograd.h"
@@ -301,6 +306,107 @@ Result bench_layer(const std::string& name, const std::string& type, const std::
 
 // C -> O 3x3 stride-1 convolution of an H x W input (padded by 1) by im2col + GEMM straight from the
 // kernels (no Winograd), for comparing against the layer's choice.
+// An int8 3x3 stride-1 convolution C -> O on H x H (pad 1), requantized, as the layer runs it
+// (layers/int8_forward.cpp, one thread): m = 0 im2col tiles + i8_gemm; m = 2 Winograd F(2x2, 3x3)
+// or m = 4 F(4x4, 3x3) in blocks of tile rows (about 128 tiles, V up to about 256 KB), input
+// transform, (m + 2)^2 i16_gemm, output transform, store. Ops counted as the direct convolution's.
+Result bench_i8_conv3x3(const std::string& name, int C, int O, int H, int m, double warm, double rep) {
+    const int W = H, PW = W + 2, PH = H + 2, N = W * H;
+    auto wt = random_codes((size_t)O * C * 9, 13), in = random_codes((size_t)C * PW * PH, 14);
+    std::vector<float> scale((size_t)O, 1e-3f), bias((size_t)O, 0.1f);
+    std::vector<int8_t> out((size_t)O * N);
+    kernels::Int8Out o;
+    o.scale_in = scale.data();
+    o.bias = bias.data();
+    o.fused_bias = true;
+    o.act = kernels::make_act(1, 0.f, 0.f);
+    o.top_scale = 10.f;
+    o.q = out.data();
+    o.ld = (size_t)N;
+    std::function<void()> fn;
+    std::vector<int16_t> pa, u, v;
+    std::vector<int8_t> pb;
+    std::vector<size_t> kofs;
+    std::vector<int32_t> mm, sums;
+    kernels::Int8BSource b;
+    kernels::Int8WinoInput wi;
+    kernels::Int8WinoOutput wo;
+    if (m == 0) {
+        const int K = C * 9;
+        pa.resize(kernels::i8_packed_a_count(O, K));
+        kernels::i8_pack_a(O, K, wt.data(), pa.data());
+        kofs.resize((size_t)K);
+        for (int c = 0; c < C; c++)
+            for (int t = 0; t < 9; t++)
+                kofs[(size_t)c * 9 + t] = (size_t)c * PW * PH + (size_t)(t / 3) * PW + t % 3;
+        b.src = in.data();
+        b.kofs = kofs.data();
+        b.out_w = W;
+        b.row_step = (size_t)PW;
+        const int T = std::min((N + 7) / 8 * 8, std::max(8, (128 * 1024 / ((K + 1) / 2 * 2)) / 8 * 8));
+        pb.resize(kernels::i8_packed_b_bytes(K, T));
+        fn = [&, K, T] {
+            for (int n0 = 0; n0 < N; n0 += T) {
+                const int nt = std::min(T, N - n0);
+                b.col0 = n0;
+                kernels::i8_pack_b(K, nt, b, pb.data());
+                kernels::Int8Out ot = o;
+                ot.q += n0;
+                kernels::i8_gemm(O, nt, K, pa.data(), pb.data(), ot);
+            }
+        };
+    } else {
+        const int P = (m + 2) * (m + 2), tw = (W + m - 1) / m, th = (H + m - 1) / m;
+        const size_t pac = kernels::i8_packed_a_count(O, C);
+        u.resize(P * pac);
+        if (m == 4)
+            kernels::i8_wino43_transform_kernel(wt.data(), O, C, u.data());
+        else
+            kernels::i8_wino_transform_kernel(wt.data(), O, C, u.data());
+        const size_t v_per_tile = (size_t)P * ((C + 1) / 2 * 2) * 2;
+        const int target = (int)std::max<size_t>(8, std::min<size_t>(128, (256 * 1024) / v_per_tile));
+        const int rb = std::min(th, std::max(1, target / tw));
+        v.resize(P * kernels::i16_packed_b_count(C, rb * tw));
+        mm.resize((size_t)P * O * rb * tw);
+        sums.resize((size_t)O * m * rb * W);
+        wi.src = in.data();
+        wi.inch = C;
+        wi.padded_w = PW;
+        wi.padded_h = PH;
+        wi.tiles_w = tw;
+        wo.outch = O;
+        wo.out_w = W;
+        wo.out_h = H;
+        wo.tiles_w = tw;
+        wo.sums = sums.data();
+        wo.ld = (size_t)m * rb * W;
+        fn = [&, P, tw, th, rb, pac] {
+            for (int ty0 = 0; ty0 < th; ty0 += rb) {
+                const int nty = std::min(rb, th - ty0), t0 = ty0 * tw, nt = nty * tw;
+                const size_t vb = kernels::i16_packed_b_count(C, nt);
+                if (m == 4)
+                    kernels::i8_wino43_input(wi, t0, nt, v.data());
+                else
+                    kernels::i8_wino_input(wi, t0, nt, v.data());
+                for (int p = 0; p < P; p++)
+                    kernels::i16_gemm(O, nt, C, u.data() + p * pac, v.data() + p * vb, mm.data() + (size_t)p * O * nt,
+                                      (size_t)nt);
+                if (m == 4)
+                    kernels::i8_wino43_output(mm.data(), t0, nt, wo);
+                else
+                    kernels::i8_wino_output(mm.data(), t0, nt, wo);
+                const int y0 = ty0 * m, rows = std::min(m * nty, H - y0);
+                for (int c = 0; c < O; c++)
+                    kernels::i8_store(o, c, (size_t)y0 * W, sums.data() + c * wo.ld, (size_t)rows * W);
+            }
+        };
+    }
+    const char* how = m == 0 ? "im2col + GEMM" : m == 2 ? "Winograd F(2x2,3x3)" : "Winograd F(4x4,3x3)";
+    return make_result(name, 2.0 * O * C * 9 * N, measure(fn, warm, rep),
+                       "int8 3x3 " + std::to_string(C) + "->" + std::to_string(O) + " on " + std::to_string(H) + "x" +
+                           std::to_string(H) + ", " + how + " (direct op count)");
+}
+
 Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
     const int PW = W + 2, PH = H + 2, K = C * 9, N = W * H;
     auto wt = random_floats((size_t)O * K, 4), in = random_floats((size_t)C * PW * PH, 5);
@@ -410,7 +516,7 @@ int main(int argc, char** argv) {
     // repetitions of >= 0.1 s: the thread CPU clock of the Node builds advances at scheduler ticks
     double warm = 0.5, rep = 0.1;
     std::string filter;
-    bool sweep = false;
+    bool sweep = false, i8_sweep = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
@@ -420,9 +526,12 @@ int main(int argc, char** argv) {
             filter = argv[++i];
         else if (!strcmp(argv[i], "--winograd-sweep"))
             sweep = true;
+        else if (!strcmp(argv[i], "--i8-winograd-sweep"))
+            i8_sweep = true;
         else {
             fprintf(stderr,
                     "usage: nnfold_kernel_bench [--json] [--quick] [--filter SUBSTRING[,SUBSTRING...]] [--winograd-sweep]\n"
+                    "       [--i8-winograd-sweep]\n"
                     "GFLOP/s of the hot kernels and of the f32x4 multiply-add peak (best of 11 repetitions\n"
                     "after warm-up, by thread CPU time)\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -824,6 +933,26 @@ int main(int argc, char** argv) {
             warm, rep);
         results.push_back(make_result("i8.conv3x3.64.wino", 2.0 * O * C * 9 * N, t,
                                       "int8 3x3 64->64 on 56x56, Winograd F(2x2,3x3) (direct op count)"));
+    }
+    if (wanted("i8.conv3x3.64.wino43"))
+        results.push_back(bench_i8_conv3x3("i8.conv3x3.64.wino43", 64, 64, 56, 4, warm, rep));
+    if (i8_sweep) {
+        // int8 3x3 stride-1 convolutions C -> O on H x H by im2col, F(2,3) and F(4,3), to place the
+        // layer's choice (Convolution::pack_int8): squeezenet's expand3x3, googlenet's 3x3, resnet18's,
+        // and small channel counts
+        const int shapes[][3] = {{16, 64, 55},   {32, 128, 27},  {48, 192, 13},  {64, 256, 13},  {64, 192, 56},
+                                 {96, 128, 28},  {128, 192, 28}, {96, 208, 14},  {144, 288, 14}, {160, 320, 14},
+                                 {160, 320, 7},  {192, 384, 7},  {64, 64, 56},   {128, 128, 28}, {256, 256, 14},
+                                 {512, 512, 7},  {4, 16, 56},    {8, 16, 28},    {16, 16, 14},   {32, 32, 7}};
+        for (const auto& sh : shapes) {
+            const int c = sh[0], o = sh[1], hw = sh[2];
+            const std::string tag = "c" + std::to_string(c) + "o" + std::to_string(o) + "." + std::to_string(hw);
+            if (!wanted("i8w." + tag))
+                continue;
+            results.push_back(bench_i8_conv3x3("i8w.im2col." + tag, c, o, hw, 0, warm, rep));
+            results.push_back(bench_i8_conv3x3("i8w.f23." + tag, c, o, hw, 2, warm, rep));
+            results.push_back(bench_i8_conv3x3("i8w.f43." + tag, c, o, hw, 4, warm, rep));
+        }
     }
     for (int stride : {1, 2}) {
         const std::string name = stride == 1 ? "i8.dwconv3x3.128" : "i8.dwconv3x3s2.128";

@@ -227,6 +227,11 @@ TEST(Int8, ConvolutionOddSizesMatchTheReference) {
         {1, 1, 1, 5, 5, 3, 1, 1, 1, 2, true, 1},      {3, 5, 1, 7, 6, 3, 2, 1, 1, 102, true, 1},
         {5, 3, 1, 9, 9, 3, 1, 2, 2, 101, false, 0},   {17, 17, 1, 5, 7, 1, 1, 1, 0, 2, true, 0},
         {3, 17, 1, 11, 4, 5, 2, 1, 2, 102, false, 1}, {17, 5, 1, 3, 3, 3, 1, 1, 1, 1, true, 1},
+        // 3x3 stride 1, 16+ channels each way and 1024+ in product: Winograd F(4x4, 3x3) (the
+        // weights' sums are far below its bound), tiles past the edges; then sums |w| of about
+        // 460 * 9 * 64, past F(4,3)'s bound (kernels/int8_wino43.h) and within F(2,3)'s
+        {20, 52, 1, 13, 11, 3, 1, 1, 1, 102, true, 1}, {16, 64, 1, 9, 10, 3, 1, 1, 0, 1, true, 0},
+        {460, 16, 1, 7, 5, 3, 1, 1, 1, 2, false, 1},
     };
     uint32_t seed = 10;
     for (const auto& c : cases)

@@ -401,6 +401,14 @@ TEST(LayersThreads, Int8ConvolutionDepthWiseInnerProduct) {
                                           "Convolution c1 1 1 x a 0=33 1=1 5=1 6=1320 8=102 9=1\n"
                                           "Convolution c2 1 1 a y 0=9 1=3 4=1 5=1 6=2673 8=1\n")),
                            {});
+    // 3x3 stride 1 with 16+ channels each way: Winograd F(4x4, 3x3) by blocks of tile rows, requantized
+    // into a second one, dequantized
+    expect_same_bits_graph("int8 winograd43 24->48 on 45x43, 48->24",
+                           int8_graph(net(3, 3,
+                                          "Input in 0 1 x 0=45 1=43 2=24\n"
+                                          "Convolution c1 1 1 x a 0=48 1=3 4=1 5=1 6=10368 8=102 9=1\n"
+                                          "Convolution c2 1 1 a y 0=24 1=3 4=1 5=1 6=10368 8=1\n")),
+                           {});
 }
 
 // nms_sorted checks boxes in blocks (against the boxes kept before the block in parallel, then in
