@@ -39,24 +39,26 @@ using i8simd::fma4;
 //   kFusedEmul   fma4: the f64 emulation with its halfway check (the general case).
 // nonneg (codes out): the activated values times top_scale are >= 0 and not NaN (f2i8_i32_nonneg).
 enum RowForm : uint8_t { kPlain, kFusedExact, kFusedEmul };
+// The operands are kept splatted (the GEMM's store runs per 8 columns, and the splats of loaded
+// scalars cost about as much as the arithmetic they feed).
 struct Store4 {
-    float scale, bias, top;
+    float scale, bias;
     RowForm form;
     bool nonneg;
     const ActParams* act;
+    v128_t scale64, bias64, scale32, bias32, top32;
     v128_t value(v128_t s) const {
         v128_t v;
         if (form == kFusedExact) {
-            v = i8simd::fma4_exact(s, wasm_f64x2_splat((double)scale), wasm_f64x2_splat((double)bias));
+            v = i8simd::fma4_exact(s, scale64, bias64);
         } else {
             const v128_t sf = wasm_f32x4_convert_i32x4(s);
-            v = form == kFusedEmul ? fma4(sf, scale, bias)
-                                   : wasm_f32x4_add(wasm_f32x4_mul(sf, wasm_f32x4_splat(scale)), wasm_f32x4_splat(bias));
+            v = form == kFusedEmul ? fma4(sf, scale, bias) : wasm_f32x4_add(wasm_f32x4_mul(sf, scale32), bias32);
         }
         return act4(v, *act);
     }
     v128_t codes(v128_t s) const {
-        const v128_t w = wasm_f32x4_mul(value(s), wasm_f32x4_splat(top));
+        const v128_t w = wasm_f32x4_mul(value(s), top32);
         return nonneg ? i8simd::f2i8_i32_nonneg(w) : f2i8_i32(w);
     }
 };
@@ -65,7 +67,16 @@ struct Store4 {
 // kFusedExact).
 Store4 store4_for(const Int8Out& o, int m, double max_abs) {
     const float scale = o.scale_in[m], bias = o.bias ? o.bias[m] : 0.f;
-    Store4 st{scale, bias, o.top_scale, kFusedEmul, false, &o.act};
+    Store4 st{scale,
+              bias,
+              kFusedEmul,
+              false,
+              &o.act,
+              wasm_f64x2_splat((double)scale),
+              wasm_f64x2_splat((double)bias),
+              wasm_f32x4_splat(scale),
+              wasm_f32x4_splat(bias),
+              wasm_f32x4_splat(o.top_scale)};
     if (!o.fused_bias || bias == 0.f)
         st.form = kPlain;
     else if (max_abs > 0 && i8simd::fma_exact_f64(scale, bias, max_abs))
