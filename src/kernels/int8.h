@@ -91,7 +91,10 @@ inline size_t int8_conv_cols_bytes(const Int8ConvShape& s) {
 // fused_bias is ncnn's x86 epilogue on an FMA CPU (one rounding). SIMD-128 has no FMA: the SIMD
 // twin computes sum * scale + bias in f64 (the product of two floats is exact there, the sum rounds
 // once) and rounds that to float; the two roundings agree with one except when the f64 result is
-// exactly halfway between two floats, which the kernel detects and recomputes with std::fma.
+// exactly halfway between two floats, which the kernel detects and recomputes with std::fma. In
+// i8_gemm, whose sums are bounded by K * 128 * 128 (A and B hold int8 values), a row whose f64 sum
+// is exact for every such sum (kernels/wasm/int8_simd.h fma_exact_f64) skips that check, and a
+// zero bias takes the plain product (the same bits, int8_wasmsimd.cpp Store4).
 struct Int8Out {
     const float* scale_in = nullptr;  // per row
     const float* bias = nullptr;      // per row, or null (0)

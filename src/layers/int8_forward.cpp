@@ -208,9 +208,17 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
     const size_t pplane = (size_t)g.padded_w * g.padded_h;
     const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
     Mat src_ws;
-    NF_RETURN_IF_ERROR(padded_codes_ws(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale,
-                                       depthwise ? kernels::i8_dwconv_slack(l.stride_w) : 0, opt, src_ws));
-    const int8_t* src = reinterpret_cast<const int8_t*>(src_ws.data);
+    const int8_t* src;
+    if (!depthwise && bottom.int8 && !g.pads.any()) {
+        // int8 codes with no border to add (a 1x1 convolution after an int8 layer: mobilenet_v2's
+        // projections): the GEMM's packing and the Winograd input transform read the planes as
+        // they are, only inside them, so they need no copy
+        src = bottom.int8_data();
+    } else {
+        NF_RETURN_IF_ERROR(padded_codes_ws(bottom, inch, in.w, in.h, g, pad_value, q.bottom_scale,
+                                           depthwise ? kernels::i8_dwconv_slack(l.stride_w) : 0, opt, src_ws));
+        src = reinterpret_cast<const int8_t*>(src_ws.data);
+    }
     if (!q.wino_u.empty())
         return conv_int8_wino(l, q, inch, src, g, top, opt);
     if (depthwise) {

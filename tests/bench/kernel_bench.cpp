@@ -40,6 +40,8 @@
 //                    counted as the direct convolution's)
 //   i8.gemm.16x3025x64 a thin int8 GEMM (squeezenet's fire squeeze), in the layer's column tiles;
 //                    gemm.16x3025x64 is the same shape in fp32
+//   i8.gemm.96x3136x24, i8.gemm.24x3136x144  thin K: mobilenet_v2-like 1x1 expand (relu6, codes
+//                    out) and projection (no activation, floats out), the same way
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
 //                    then add, as ncnn's depthwise epilogue)
 //   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
@@ -825,10 +827,12 @@ int main(int argc, char** argv) {
             warm, rep);
         results.push_back(make_result("i8.gemm.256", 2.0 * M * N * K, t, "int8 256x256x256, B packed per call, requantized"));
     }
-    if (wanted("i8.gemm.16x3025x64")) {
-        // thin: M 16, K 64, N 3025 (squeezenet's fire squeeze), packed and run in column tiles of
-        // about 128 KB of B as the int8 Convolution layer does (layers/int8_forward.cpp)
-        const int M = 16, N = 3025, K = 64;
+    // thin int8 GEMMs, packed and run in column tiles of about 128 KB of B as the int8 Convolution
+    // layer does (layers/int8_forward.cpp): codes out (relu, relu6) or floats out (a projection)
+    auto i8_thin = [&](int M, int N, int K, int act, bool requant) {
+        const std::string name = "i8.gemm." + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+        if (!wanted(name))
+            return;
         auto A = random_codes((size_t)M * K, 11), B = random_codes((size_t)K * N, 12);
         std::vector<int16_t> pa(kernels::i8_packed_a_count(M, K));
         kernels::i8_pack_a(M, K, A.data(), pa.data());
@@ -841,9 +845,10 @@ int main(int argc, char** argv) {
         b.out_w = N;
         const int T = std::min((N + 7) / 8 * 8, std::max(8, (128 * 1024 / ((K + 1) / 2 * 2)) / 8 * 8));
         std::vector<int8_t> pb(kernels::i8_packed_b_bytes(K, T)), C((size_t)M * N);
-        std::vector<float> scale, bias;
+        std::vector<float> scale, bias, F(requant ? 0 : (size_t)M * N);
         kernels::Int8Out o;
         i8_out(o, scale, bias, M);
+        o.act = kernels::make_act(act, 0.f, act == 3 ? 6.f : 0.f);
         o.ld = N;
         Timing t = measure(
             [&] {
@@ -852,13 +857,21 @@ int main(int argc, char** argv) {
                     b.col0 = n0;
                     kernels::i8_pack_b(K, nt, b, pb.data());
                     kernels::Int8Out ot = o;
-                    ot.q = C.data() + n0;
+                    if (requant)
+                        ot.q = C.data() + n0;
+                    else
+                        ot.f = F.data() + n0;
                     kernels::i8_gemm(M, nt, K, pa.data(), pb.data(), ot);
                 }
             },
             warm, rep);
-        results.push_back(make_result("i8.gemm.16x3025x64", 2.0 * M * N * K, t, "int8 thin 16x3025x64, tiles of B, requantized"));
-    }
+        results.push_back(make_result(name, 2.0 * M * N * K, t,
+                                      "int8 thin " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                                          std::to_string(K) + ", tiles of B, " + (requant ? "requantized" : "dequantized")));
+    };
+    i8_thin(16, 3025, 64, 1, true);    // squeezenet's fire squeeze
+    i8_thin(96, 3136, 24, 3, true);    // a mobilenet_v2-like 1x1 expand (K 24, relu6, int8 out)
+    i8_thin(24, 3136, 144, 0, false);  // a mobilenet_v2-like 1x1 projection (K 144, no activation, float out)
     if (wanted("i8.conv3x3.64.im2col")) {
         const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
         auto wt = random_codes((size_t)O * K, 13), in = random_codes((size_t)C * W * H, 14);

@@ -6,7 +6,9 @@
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
 //   i8_store    the float epilogue on 4 lanes with kernels/wasm/int8_simd.h's helpers (fma4, act4,
 //               f2i8_i32: float2int8 without i32x4.trunc_sat_f32x4_s); in i8_gemm two rows'
-//               codes share one i8x16 narrow (16 codes, two 8-byte stores).
+//               codes share one i8x16 narrow (16 codes, two 8-byte stores), and each row's
+//               cheapest exact form is chosen once per 4-row block (Store4: thin K makes the
+//               store as costly as the sums, so fma4_exact and f2i8_i32_nonneg where they apply).
 //   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
 // (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
@@ -27,29 +29,71 @@ using i8simd::act4;
 using i8simd::f2i8_i32;
 using i8simd::fma4;
 
-// The store of 4 sums (lanes) of one row: floats, or codes as i32 lanes.
+// The store of 4 sums (lanes) of one row: floats, or codes as i32 lanes. The row's float step is
+// one of three forms, each giving the bits of the scalar twin's i8_dequant_value:
+//   kPlain       (float)x * scale + bias in f32: the unfused form; also the fused one when the bias
+//                is +-0: a nonzero exact product (|x| >= 1 and |scale| >= 2^-149, so it never
+//                rounds to 0) plus a zero is the product rounded once, and an exact zero product
+//                meets the zero bias under the same sign rules in both;
+//   kFusedExact  fma4_exact, when fma_exact_f64 holds for the row and the GEMM's sum bound;
+//   kFusedEmul   fma4: the f64 emulation with its halfway check (the general case).
+// nonneg (codes out): the activated values times top_scale are >= 0 and not NaN (f2i8_i32_nonneg).
+enum RowForm : uint8_t { kPlain, kFusedExact, kFusedEmul };
+// The operands are kept splatted (the GEMM's store runs per 8 columns, and the splats of loaded
+// scalars cost about as much as the arithmetic they feed).
 struct Store4 {
-    float scale, bias, top;
-    bool fused;
+    float scale, bias;
+    RowForm form;
+    bool nonneg;
     const ActParams* act;
+    v128_t scale64, bias64, scale32, bias32, top32;
     v128_t value(v128_t s) const {
-        const v128_t sf = wasm_f32x4_convert_i32x4(s);
-        v128_t v = fused ? fma4(sf, scale, bias)
-                         : wasm_f32x4_add(wasm_f32x4_mul(sf, wasm_f32x4_splat(scale)), wasm_f32x4_splat(bias));
+        v128_t v;
+        if (form == kFusedExact) {
+            v = i8simd::fma4_exact(s, scale64, bias64);
+        } else {
+            const v128_t sf = wasm_f32x4_convert_i32x4(s);
+            v = form == kFusedEmul ? fma4(sf, scale, bias) : wasm_f32x4_add(wasm_f32x4_mul(sf, scale32), bias32);
+        }
         return act4(v, *act);
     }
-    v128_t codes(v128_t s) const { return f2i8_i32(wasm_f32x4_mul(value(s), wasm_f32x4_splat(top))); }
+    v128_t codes(v128_t s) const {
+        const v128_t w = wasm_f32x4_mul(value(s), top32);
+        return nonneg ? i8simd::f2i8_i32_nonneg(w) : f2i8_i32(w);
+    }
 };
 
-inline Store4 store4_for(const Int8Out& o, int m) {
-    return {o.scale_in[m], o.bias ? o.bias[m] : 0.f, o.top_scale, o.fused_bias, &o.act};
+// Row m's store. max_abs bounds |sum| (the GEMM: K * 128 * 128; 0 when unknown, which never takes
+// kFusedExact).
+Store4 store4_for(const Int8Out& o, int m, double max_abs) {
+    const float scale = o.scale_in[m], bias = o.bias ? o.bias[m] : 0.f;
+    Store4 st{scale,
+              bias,
+              kFusedEmul,
+              false,
+              &o.act,
+              wasm_f64x2_splat((double)scale),
+              wasm_f64x2_splat((double)bias),
+              wasm_f32x4_splat(scale),
+              wasm_f32x4_splat(bias),
+              wasm_f32x4_splat(o.top_scale)};
+    if (!o.fused_bias || bias == 0.f)
+        st.form = kPlain;
+    else if (max_abs > 0 && i8simd::fma_exact_f64(scale, bias, max_abs))
+        st.form = kFusedExact;
+    // finite scale and bias: the value is not NaN (an overflow gives +-inf); relu, or a clip whose
+    // bounds are ordered and non-negative, keeps it >= 0; a positive finite top scale keeps that
+    const ActParams& a = o.act;
+    const bool act_nonneg = a.type == 1 || (a.type == 3 && a.p0 >= 0.f && a.p0 <= a.p1);
+    st.nonneg = act_nonneg && std::isfinite(scale) && std::isfinite(bias) && o.top_scale > 0.f &&
+                std::isfinite(o.top_scale);
+    return st;
 }
 
 // Row m's 8 codes from its sums s0, s1 (two vectors) as i16 lanes, within [-127, 127] (f2i8_i32
 // clamps), so the narrows to i8 after it do not saturate. Inlined into store8x2: as a call (v128
 // arguments and result) the thin GEMM i8.gemm.16x3025x64 ran about 8% slower.
-inline v128_t codes8(const Int8Out& o, int m, v128_t s0, v128_t s1) {
-    const Store4 st = store4_for(o, m);
+inline v128_t codes8(const Store4& st, v128_t s0, v128_t s1) {
     return wasm_i16x8_narrow_i32x4(st.codes(s0), st.codes(s1));
 }
 
@@ -67,16 +111,16 @@ inline void put_codes(int8_t* q, v128_t c8, int half, int n) {
     std::memcpy(q, t + 8 * half, (size_t)n);
 }
 
-// 8 sums (two vectors) of row m at column col: n (1..8) of them written. Out of line (i8_store,
-// the dequantize stores and a tile's odd last row): one copy of its two fma4 paths.
-__attribute__((noinline)) void store8(const Int8Out& o, int m, size_t col, v128_t s0, v128_t s1, int n) {
+// 8 sums (two vectors) of row m (store st) at column col: n (1..8) of them written. Out of line
+// (i8_store, the dequantize stores and a tile's odd last row): one copy of its float paths.
+__attribute__((noinline)) void store8(const Int8Out& o, const Store4& st, int m, size_t col, v128_t s0, v128_t s1,
+                                      int n) {
     const size_t base = (size_t)m * o.ld + col;
     if (o.q) {
-        const v128_t h = codes8(o, m, s0, s1);
+        const v128_t h = codes8(st, s0, s1);
         put_codes(o.q + base, wasm_i8x16_narrow_i16x8(h, h), 0, n);
         return;
     }
-    const Store4 st = store4_for(o, m);
     const v128_t v0 = st.value(s0);
     if (n >= 4) {
         wasm_v128_store(o.f + base, v0);
@@ -92,13 +136,14 @@ __attribute__((noinline)) void store8(const Int8Out& o, int m, size_t col, v128_
 
 // Rows m and m + 1 (both < M) of a tile, 8 sums each at column col, n (1..8) written per row. For
 // codes out, the two rows' 16 codes come from one i8x16 narrow, then one 8-byte store per row.
-inline void store8x2(const Int8Out& o, int m, size_t col, v128_t a0, v128_t a1, v128_t b0, v128_t b1, int n) {
+inline void store8x2(const Int8Out& o, const Store4* st, int m, size_t col, v128_t a0, v128_t a1, v128_t b0, v128_t b1,
+                     int n) {
     if (!o.q) {
-        store8(o, m, col, a0, a1, n);
-        store8(o, m + 1, col, b0, b1, n);
+        store8(o, st[0], m, col, a0, a1, n);
+        store8(o, st[1], m + 1, col, b0, b1, n);
         return;
     }
-    const v128_t c8 = wasm_i8x16_narrow_i16x8(codes8(o, m, a0, a1), codes8(o, m + 1, b0, b1));
+    const v128_t c8 = wasm_i8x16_narrow_i16x8(codes8(st[0], a0, a1), codes8(st[1], b0, b1));
     int8_t* q = o.q + (size_t)m * o.ld + col;
     put_codes(q, c8, 0, n);
     put_codes(q + o.ld, c8, 1, n);
@@ -107,13 +152,14 @@ inline void store8x2(const Int8Out& o, int m, size_t col, v128_t a0, v128_t a1, 
 }  // namespace
 
 void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n) {
+    const Store4 st = store4_for(o, m, 0);  // no bound on the sums
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        store8(o, m, col + i, wasm_v128_load(sums + i), wasm_v128_load(sums + i + 4), 8);
+        store8(o, st, m, col + i, wasm_v128_load(sums + i), wasm_v128_load(sums + i + 4), 8);
     if (i < n) {
         int32_t t[8] = {};
         std::memcpy(t, sums + i, sizeof(int32_t) * (n - i));
-        store8(o, m, col + i, wasm_v128_load(t), wasm_v128_load(t + 4), (int)(n - i));
+        store8(o, st, m, col + i, wasm_v128_load(t), wasm_v128_load(t + 4), (int)(n - i));
     }
 }
 
@@ -190,8 +236,13 @@ static __attribute__((always_inline)) inline void tile_k_pair(const int16_t* ak,
 
 void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
     const int Kp2 = (K + 1) / 2;
+    // every sum is K products of int8 values: |sum| <= K * 128 * 128
+    const double max_abs = (double)K * 16384.0;
     for (int mb = 0; mb < (M + 3) / 4; mb++) {
         const int16_t* a = pa + (size_t)mb * Kp2 * 8;
+        Store4 st[4];  // the block's rows' stores, chosen once per block
+        for (int i = 0; i < 4 && mb * 4 + i < M; i++)
+            st[i] = store4_for(o, mb * 4 + i, max_abs);
         for (int nb = 0; nb < (N + 7) / 8; nb++) {
             const int8_t* b = pb + (size_t)nb * Kp2 * 16;
             const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
@@ -209,13 +260,13 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
             const int m0 = mb * 4;
             const size_t col = (size_t)nb * 8;
             if (m0 + 1 < M)
-                store8x2(o, m0, col, c00, c01, c10, c11, ncols);
+                store8x2(o, st, m0, col, c00, c01, c10, c11, ncols);
             else
-                store8(o, m0, col, c00, c01, ncols);
+                store8(o, st[0], m0, col, c00, c01, ncols);
             if (m0 + 3 < M)
-                store8x2(o, m0 + 2, col, c20, c21, c30, c31, ncols);
+                store8x2(o, st + 2, m0 + 2, col, c20, c21, c30, c31, ncols);
             else if (m0 + 2 < M)
-                store8(o, m0 + 2, col, c20, c21, ncols);
+                store8(o, st[2], m0 + 2, col, c20, c21, ncols);
         }
     }
 }

@@ -9,6 +9,9 @@
 #include "kernels/int8.h"
 #include "kernels/int8_dw.h"
 #include "kernels/int8_quant.h"
+#if NNFOLD_SIMD
+#include "kernels/wasm/int8_simd.h"
+#endif
 
 using namespace nnfold;
 using namespace nnfold::kernels;
@@ -520,7 +523,177 @@ TEST(Int8Kernels, FusedStoreHalfway) {
     }
 }
 
+// The GEMM's store picks a form per row (int8_wasmsimd.cpp Store4): plain for an unfused or zero
+// bias, fma4_exact where fma_exact_f64 holds for K * 128 * 128, the halfway-checked emulation
+// otherwise, and the short float2int8 for non-negative activations. Thin K (mobilenet_v2's 1x1
+// layers) and K up to the exact path's limit (1024) and past it, against the reference, with rows
+// chosen to take every form: typical scales and biases, a zero and a -0 bias, biases too small for
+// an exact f64 sum, huge biases, a zero scale; relu6 / relu / none / leaky; a positive, a negative
+// and a zero top scale.
+TEST(Int8Kernels, GemmStoreFormsPerRow) {
+    uint32_t seed = 500;
+    for (int K : {16, 24, 144, 160, 1024, 1025}) {
+        for (int variant = 0; variant < 6; variant++) {
+            const int M = 13, N = 21;
+            SCOPED_TRACE("K " + std::to_string(K) + " variant " + std::to_string(variant));
+            auto a = rand_codes((size_t)M * K, seed++), bm = rand_codes((size_t)K * N, seed++);
+            a[0] = -127;
+            std::vector<int16_t> pa(i8_packed_a_count(M, K));
+            i8_pack_a(M, K, a.data(), pa.data());
+            std::vector<size_t> kofs(K);
+            for (int k = 0; k < K; k++)
+                kofs[k] = (size_t)k * N;
+            Int8BSource src;
+            src.src = bm.data();
+            src.kofs = kofs.data();
+            src.out_w = N;
+            std::vector<int8_t> pb(i8_packed_b_bytes(K, N));
+            i8_pack_b(K, N, src, pb.data());
+            auto scale = rand_vec(M, seed++, 1e-5f, 2e-3f);
+            auto bias = rand_vec(M, seed++, -3.f, 3.f);
+            bias[1] = 0.f;
+            bias[2] = -0.f;
+            bias[3] = 3e-9f;    // e = ulp(bias) far below ulp(scale * sum): not exact in f64
+            bias[4] = -1e-12f;
+            bias[5] = 6.5e5f;   // large: its ulp is coarse, the sum is exact
+            scale[6] = 0.f;     // an all-zero weight channel
+            scale[7] = 37.f;    // large products: the clip saturates
+            bias[8] = std::nextafter(0.5f, 1.f);
+            const float tops[] = {0.9f, 21.3f, -4.f, 0.f, 127.f, 3.f};
+            const ActParams acts[] = {make_act(3, 0.f, 6.f), make_act(1, 0.f, 0.f), make_act(0, 0.f, 0.f),
+                                      make_act(2, 0.1f, 0.f), make_act(3, 0.f, 6.f), make_act(3, -1.f, 6.f)};
+            Int8Out o;
+            o.scale_in = scale.data();
+            o.bias = bias.data();
+            o.fused_bias = variant != 5;
+            o.act = acts[variant];
+            o.top_scale = tops[variant];
+            o.ld = (size_t)N;
+            std::vector<float> wantf((size_t)M * N);
+            std::vector<int> wantq((size_t)M * N);
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < N; n++) {
+                    int32_t s = 0;
+                    for (int k = 0; k < K; k++)
+                        s += (int32_t)a[(size_t)m * K + k] * bm[(size_t)k * N + n];
+                    const float v = ref_value(s, scale[m], bias[m], o.fused_bias, o.act);
+                    wantf[(size_t)m * N + n] = v;
+                    wantq[(size_t)m * N + n] = ref_code(v * o.top_scale);
+                }
+            GemmFn fns[] = {i8_gemm__scalar, i8_gemm, NF_KERNEL_SIMD_OR_NULL(i8_gemm)};
+            for (GemmFn fn : fns) {
+                if (!fn)
+                    continue;
+                std::vector<float> gotf((size_t)M * N, -1234.f);
+                std::vector<int8_t> gotq((size_t)M * N, 99);
+                Int8Out oo = o;
+                oo.q = gotq.data();
+                fn(M, N, K, pa.data(), pb.data(), oo);
+                EXPECT_EQ(wantq, std::vector<int>(gotq.begin(), gotq.end()));
+                oo.q = nullptr;
+                oo.f = gotf.data();
+                fn(M, N, K, pa.data(), pb.data(), oo);
+                expect_same_bits(wantf.data(), gotf.data(), wantf.size(), "gemm dequantize");
+            }
+        }
+    }
+}
+
 }  // namespace
+
+#if NNFOLD_SIMD
+// fma4_exact against std::fma on rows where fma_exact_f64 admits them, on random, extreme (+-the
+// bound) and small sums: scales and biases from 2^-60 to 2^20 of both signs, subnormals and
+// zeros, bounds from K = 1 to K = 1024 (2^24). Also that the predicate admits mobilenet_v2-like
+// rows (so the fast path is taken) and refuses the halfway example of FusedStoreHalfway, whose f64
+// sum is not exact.
+TEST(Int8Kernels, FusedExactF64PathIsFma) {
+    using i8simd::fma_exact_f64;
+    EXPECT_TRUE(fma_exact_f64(1.9e-4f, 0.12f, 24 * 16384.0));
+    EXPECT_TRUE(fma_exact_f64(1.9e-4f, -0.0301f, 960 * 16384.0));
+    EXPECT_TRUE(fma_exact_f64(0.f, 0.5f, 16777216.0));
+    EXPECT_FALSE(fma_exact_f64(673.f, 0x1p-30f, 24929.0));
+    EXPECT_FALSE(fma_exact_f64(1e-3f, 0.1f, 16777217.0));  // (float)x would round
+    EXPECT_FALSE(fma_exact_f64(INFINITY, 0.1f, 16.0));
+    EXPECT_FALSE(fma_exact_f64(1e-3f, NAN, 16.0));
+    auto float_bits = [](float f) {
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+    };
+    Rng rng(4242);
+    size_t admitted = 0, checked = 0;
+    for (int row = 0; row < 20000; row++) {
+        auto pick = [&](int lo, int hi) {
+            const int kind = (int)rng.uniform(0.f, 20.f);
+            if (kind == 0)
+                return 0.f;
+            if (kind == 1)
+                return std::ldexp(rng.uniform(-1.f, 1.f), -140);  // subnormal
+            const float m = rng.uniform(0.5f, 1.f) * (rng.uniform(-1.f, 1.f) < 0 ? -1.f : 1.f);
+            return std::ldexp(m, (int)rng.uniform((float)lo, (float)hi));
+        };
+        const float scale = pick(-40, 12), bias = pick(-60, 20);
+        const int K = 1 + (int)rng.uniform(0.f, 1023.99f);
+        const double max_abs = (double)K * 16384.0;
+        if (!fma_exact_f64(scale, bias, max_abs))
+            continue;
+        admitted++;
+        const int32_t mx = (int32_t)max_abs;
+        int32_t xs[16] = {0, 1, -1, mx, -mx, mx - 1, -mx + 1, 2, 16384, -16384};
+        for (int i = 10; i < 16; i++)
+            xs[i] = (int32_t)std::lround(rng.uniform(-1.f, 1.f) * (float)mx);
+        const v128_t sc = wasm_f64x2_splat((double)scale), bi = wasm_f64x2_splat((double)bias);
+        for (int i = 0; i < 16; i += 4) {
+            float got[4];
+            wasm_v128_store(got, i8simd::fma4_exact(wasm_v128_load(xs + i), sc, bi));
+            for (int j = 0; j < 4; j++) {
+                // the predicate's claim itself: the f64 product is exact (at most 48 bits) and
+                // the f64 sum has no rounding error (TwoSum's error term, exact, is 0)
+                const double p = (double)xs[i + j] * (double)scale, sum = p + (double)bias;
+                const double bv = sum - p, err = (p - (sum - bv)) + ((double)bias - bv);
+                EXPECT_EQ(0.0, err) << "x " << xs[i + j] << " scale " << scale << " bias " << bias;
+                const float want = std::fma((float)xs[i + j], scale, bias);
+                checked++;
+                EXPECT_EQ(float_bits(want), float_bits(got[j]))
+                    << "x " << xs[i + j] << " scale " << scale << " bias " << bias << " want " << want << " got "
+                    << got[j];
+            }
+        }
+    }
+    EXPECT_GT(admitted, 5000u);
+    EXPECT_GT(checked, 80000u);
+}
+
+// f2i8_i32_nonneg against float2int8 on non-negative floats: both zeros, subnormals, every float
+// within 64 ulps of each x.5 from 0.5 to 127.5, of each integer up to 128, 127.49..128 and far
+// above, +inf, and random values.
+TEST(Int8Kernels, NonNegativeCodesMatchFloat2int8) {
+    std::vector<float> xs = {0.f, -0.f, 0x1p-149f, 1e-40f, 0.49999997f, 0.5f, 127.f, 127.5f, 128.f, 1e6f, 3e38f, INFINITY};
+    for (int k = 0; k <= 128; k++)
+        for (float c : {(float)k, (float)k + 0.5f}) {
+            float up = c, down = c;
+            for (int i = 0; i < 64; i++) {
+                up = std::nextafter(up, INFINITY);
+                down = std::nextafter(down, 0.f);
+                xs.push_back(up);
+                xs.push_back(down);
+            }
+            xs.push_back(c);
+        }
+    Rng rng(77);
+    for (int i = 0; i < 4000; i++)
+        xs.push_back(rng.uniform(0.f, 140.f));
+    while (xs.size() % 4)
+        xs.push_back(1.f);
+    for (size_t i = 0; i < xs.size(); i += 4) {
+        int32_t got[4];
+        wasm_v128_store(got, i8simd::f2i8_i32_nonneg(wasm_v128_load(&xs[i])));
+        for (int j = 0; j < 4; j++)
+            EXPECT_EQ((int)float2int8(xs[i + j]), got[j]) << "x " << xs[i + j];
+    }
+}
+#endif
 
 // ---- int8 Winograd F(2x2, 3x3) and its int16 GEMM
 
