@@ -115,8 +115,9 @@ void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed) {
 
 TEST(Int8Kernels, GemmSizes) {
     uint32_t seed = 1;
+    // N % 8 in 1..4 takes the SIMD tile's low-half path (a last block of at most 4 columns)
     for (int M : {1, 3, 4, 5, 8, 17})
-        for (int N : {1, 7, 8, 9, 16, 33})
+        for (int N : {1, 4, 7, 8, 9, 12, 13, 16, 33})
             for (int K : {1, 2, 3, 17, 64})
                 check_gemm(M, N, K, kOutCases[seed % 6], seed++);
 }
@@ -704,7 +705,7 @@ TEST(Int8Kernels, I16GemmWrapsAsInt32) {
     Fn fns[] = {i16_gemm__scalar, i16_gemm, NF_KERNEL_SIMD_OR_NULL(i16_gemm)};
     uint32_t seed = 40;
     for (int M : {1, 4, 5, 11})
-        for (int N : {1, 8, 9, 23})
+        for (int N : {1, 4, 8, 9, 12, 13, 23})  // 12: a last block of 4 columns, 13: of 5
             for (int K : {1, 2, 5, 34, 301}) {
                 SCOPED_TRACE("M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
                 Rng rng(seed++);
