@@ -367,6 +367,7 @@ Result bench_i8_conv3x3(const std::string& name, int C, int O, int H, int m, dou
             kernels::i8_wino43_transform_kernel(wt.data(), O, C, u.data());
         else
             kernels::i8_wino_transform_kernel(wt.data(), O, C, u.data());
+        o.sum_bound = 128.0 * (double)kernels::i8_max_abs_weight_sum(wt.data(), O, C);  // as the layer sets it
         const size_t v_per_tile = (size_t)P * ((C + 1) / 2 * 2) * 2;
         const int target = (int)std::max<size_t>(8, std::min<size_t>(128, (256 * 1024) / v_per_tile));
         const int rb = std::min(th, std::max(1, target / tw));

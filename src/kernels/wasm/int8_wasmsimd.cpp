@@ -153,7 +153,7 @@ inline void store8x2(const Int8Out& o, const Store4* st, int m, size_t col, v128
 }  // namespace
 
 void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n) {
-    const Store4 st = store4_for(o, m, 0);  // no bound on the sums
+    const Store4 st = store4_for(o, m, o.sum_bound);  // 0: no bound on the sums
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
         store8(o, st, m, col + i, wasm_v128_load(sums + i), wasm_v128_load(sums + i + 4), 8);
