@@ -104,6 +104,11 @@ struct Int8Out {
     float* f = nullptr;   // dequantize: row m's outputs at f + m * ld
     int8_t* q = nullptr;  // requantize: row m's codes at q + m * ld
     size_t ld = 0;
+    // A bound on |sum| for every sum i8_store is given (0: unknown). Where it is at most 2^24 and
+    // fma_exact_f64 holds for a row's scale and bias, the SIMD store takes the exact f64 form
+    // (fma4_exact) instead of the halfway-checked emulation; the same bits either way. i8_gemm
+    // uses its own bound, K * 128 * 128.
+    double sum_bound = 0;
 };
 inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; }
 

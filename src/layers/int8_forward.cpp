@@ -155,7 +155,10 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
     in.padded_h = g.padded_h;
     in.tiles_w = tiles_w;
     const size_t pa_count = kernels::i8_packed_a_count(outch, inch);
-    const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
+    kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
+    // the output transform gives the exact direct sums (kernels/int8.h, int8_wino43.h), each a sum
+    // of input codes in [-128, 127] times one channel's weights: |sum| <= 128 * sum |w|
+    o.sum_bound = q.wino_sum_bound;
     parallel_for_parts(blocks, parts, [&](int part, int64_t b0, int64_t b1) {
         // int32 scratch first (4-byte aligned), then the int16 V
         int32_t* m = reinterpret_cast<int32_t*>(reinterpret_cast<char*>(ws.data) + part_bytes * part);
@@ -447,6 +450,7 @@ Status Convolution::pack_int8() {
             else
                 kernels::i8_wino_transform_kernel(int8.weight.data(), num_output, inch, int8.wino_u.data());
             int8.wino_m = m;
+            int8.wino_sum_bound = 128.0 * (double)abs_sum;
             return Status::ok();
         }
     }

@@ -56,6 +56,9 @@ struct Int8Weights {
     // (wino_m 4, kernels/int8_wino43.h); empty (wino_m 0) otherwise.
     std::vector<int16_t> wino_u;
     int wino_m = 0;
+    // With wino_u: 128 x the largest sum |w| of an output channel, a bound on |sum| of every
+    // convolution sum (input codes and border codes lie in [-128, 127]), for the store's exact form.
+    double wino_sum_bound = 0;
     // Set by the optimized layers (Convolution_fast, ...): run the int8 kernels. The reference
     // layers keep the plain scalar loops (int8_conv_sums, the reference store), which the kernels
     // are tested against; both give the same bits.

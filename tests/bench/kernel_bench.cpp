@@ -42,6 +42,8 @@
 //                    gemm.16x3025x64 is the same shape in fp32
 //   i8.gemm.96x3136x24, i8.gemm.24x3136x144  thin K: mobilenet_v2-like 1x1 expand (relu6, codes
 //                    out) and projection (no activation, floats out), the same way
+//   i8.gemm.1024x49x512 a 7x7 map (mobilenet's last pointwise layers): N = 49 leaves one column in
+//                    the last 8-column block (relu, codes out), the same way
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
 //                    then add, as ncnn's depthwise epilogue)
 //   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
@@ -365,6 +367,7 @@ Result bench_i8_conv3x3(const std::string& name, int C, int O, int H, int m, dou
             kernels::i8_wino43_transform_kernel(wt.data(), O, C, u.data());
         else
             kernels::i8_wino_transform_kernel(wt.data(), O, C, u.data());
+        o.sum_bound = 128.0 * (double)kernels::i8_max_abs_weight_sum(wt.data(), O, C);  // as the layer sets it
         const size_t v_per_tile = (size_t)P * ((C + 1) / 2 * 2) * 2;
         const int target = (int)std::max<size_t>(8, std::min<size_t>(128, (256 * 1024) / v_per_tile));
         const int rb = std::min(th, std::max(1, target / tw));
@@ -872,6 +875,7 @@ int main(int argc, char** argv) {
     i8_thin(16, 3025, 64, 1, true);    // squeezenet's fire squeeze
     i8_thin(96, 3136, 24, 3, true);    // a mobilenet_v2-like 1x1 expand (K 24, relu6, int8 out)
     i8_thin(24, 3136, 144, 0, false);  // a mobilenet_v2-like 1x1 projection (K 144, no activation, float out)
+    i8_thin(1024, 49, 512, 1, true);   // mobilenet's 7x7 pointwise 512 -> 1024 (N = 6 * 8 + 1: a 1-column block)
     if (wanted("i8.conv3x3.64.im2col")) {
         const int C = 64, O = 64, W = 58, H = 58, OW = 56, OH = 56, K = C * 9, N = OW * OH;
         auto wt = random_codes((size_t)O * K, 13), in = random_codes((size_t)C * W * H, 14);

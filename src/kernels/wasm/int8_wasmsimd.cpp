@@ -1,7 +1,8 @@
 // int8 kernels with SIMD-128 (kernels/int8.h; scalar twins in kernels/int8.cpp):
 //   i8_gemm     4 rows x 8 columns per tile, one i32x4.dot_i16x8_s per (row, 4 columns, k pair):
 //               a 32-bit splat of the row's pair of int16 weights against the pairs of 4 columns
-//               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16);
+//               widened from the packed int8 codes (i16x8.extend_{low,high}_i8x16); a last block
+//               of at most 4 columns (7x7 maps: N = 49) sums only its low half;
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
 //   i8_store    the float epilogue on 4 lanes with kernels/wasm/int8_simd.h's helpers (fma4, act4,
@@ -152,7 +153,7 @@ inline void store8x2(const Int8Out& o, const Store4* st, int m, size_t col, v128
 }  // namespace
 
 void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n) {
-    const Store4 st = store4_for(o, m, 0);  // no bound on the sums
+    const Store4 st = store4_for(o, m, o.sum_bound);  // 0: no bound on the sums
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
         store8(o, st, m, col + i, wasm_v128_load(sums + i), wasm_v128_load(sums + i + 4), 8);
@@ -234,6 +235,15 @@ static __attribute__((always_inline)) inline void tile_k_pair(const int16_t* ak,
     c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a3, b1));
 }
 
+// Columns 0-3 only of tile_k_pair (a block's last columns when at most 4 of them exist).
+static __attribute__((always_inline)) inline void tile_k_pair_low(const int16_t* ak, v128_t b0, v128_t& c00,
+                                                           v128_t& c10, v128_t& c20, v128_t& c30) {
+    c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(wasm_v128_load32_splat(ak), b0));
+    c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(wasm_v128_load32_splat(ak + 2), b0));
+    c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(wasm_v128_load32_splat(ak + 4), b0));
+    c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(wasm_v128_load32_splat(ak + 6), b0));
+}
+
 void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o) {
     const int Kp2 = (K + 1) / 2;
     // every sum is K products of int8 values: |sum| <= K * 128 * 128
@@ -255,8 +265,16 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
                 const v128_t b1 = wasm_i16x8_extend_high_i8x16(bb);
                 tile_k_pair(ak, b0, b1, c00, c01, c10, c11, c20, c21, c30, c31);
             };
-            for (int kp = 0; kp < Kp2; kp++)
-                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
+            if (ncols <= 4) {
+                // a last block of at most 4 columns (N = 49, 169, 196 ...): columns 4-7 are the
+                // packing's zeros, so only the low half is summed (c01..c31 stay 0 and are not
+                // stored); the same exact sums in the columns that exist
+                for (int kp = 0; kp < Kp2; kp++)
+                    tile_k_pair_low(a + (size_t)kp * 8, wasm_i16x8_load8x8(b + (size_t)kp * 16), c00, c10, c20, c30);
+            } else {
+                for (int kp = 0; kp < Kp2; kp++)
+                    step(b + (size_t)kp * 16, a + (size_t)kp * 8);
+            }
             const int m0 = mb * 4;
             const size_t col = (size_t)nb * 8;
             if (m0 + 1 < M)
@@ -286,10 +304,15 @@ void i16_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int16_t* p
                 const v128_t b1 = wasm_v128_load(bk + 8);
                 tile_k_pair(ak, b0, b1, c00, c01, c10, c11, c20, c21, c30, c31);
             };
-            for (int kp = 0; kp < Kp2; kp++)
-                step(b + (size_t)kp * 16, a + (size_t)kp * 8);
             const int m0 = mb * 4, n0 = nb * 8;
             const int ncols = N - n0 < 8 ? N - n0 : 8;
+            if (ncols <= 4) {  // as in i8_gemm: columns 4-7 are zeros
+                for (int kp = 0; kp < Kp2; kp++)
+                    tile_k_pair_low(a + (size_t)kp * 8, wasm_v128_load(b + (size_t)kp * 16), c00, c10, c20, c30);
+            } else {
+                for (int kp = 0; kp < Kp2; kp++)
+                    step(b + (size_t)kp * 16, a + (size_t)kp * 8);
+            }
             const v128_t rows[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
             for (int i = 0; i < 4 && m0 + i < M; i++) {
                 int32_t* d = c + (size_t)(m0 + i) * ldc + n0;

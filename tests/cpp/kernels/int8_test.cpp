@@ -115,8 +115,9 @@ void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed) {
 
 TEST(Int8Kernels, GemmSizes) {
     uint32_t seed = 1;
+    // N % 8 in 1..4 takes the SIMD tile's low-half path (a last block of at most 4 columns)
     for (int M : {1, 3, 4, 5, 8, 17})
-        for (int N : {1, 7, 8, 9, 16, 33})
+        for (int N : {1, 4, 7, 8, 9, 12, 13, 16, 33})
             for (int K : {1, 2, 3, 17, 64})
                 check_gemm(M, N, K, kOutCases[seed % 6], seed++);
 }
@@ -523,6 +524,67 @@ TEST(Int8Kernels, FusedStoreHalfway) {
     }
 }
 
+// i8_store given a bound on its sums (Int8Out::sum_bound, as the Winograd layer sets it) takes the
+// exact f64 form where fma_exact_f64 admits the row: every twin gives std::fma's bits (and float2int8
+// of them for codes out) on sums up to +-the bound, for bounds below 2^24, at 2^24, and above it (where
+// the store must keep the checked emulation: (float)sum rounds there), and for the halfway row of
+// FusedStoreHalfway with its sum inside the bound.
+TEST(Int8Kernels, StoreWithSumBound) {
+    using Fn = void (*)(const Int8Out&, int, size_t, const int32_t*, size_t);
+    Fn fns[] = {i8_store__scalar, i8_store, NF_KERNEL_SIMD_OR_NULL(i8_store)};
+    Rng rng(515);
+    const double bounds[] = {1000.0, 147456.0, 5.9e6, 16777216.0, 3.3e7};
+    size_t checked = 0;
+    for (double bound : bounds)
+        for (int row = 0; row < 200; row++) {
+            float scale[1] = {std::ldexp(rng.uniform(0.5f, 1.f), (int)rng.uniform(-20.f, -4.f))};
+            float bias[1] = {std::ldexp(rng.uniform(-1.f, 1.f), (int)rng.uniform(-8.f, 4.f))};
+            std::vector<int32_t> sums(37);
+            const int32_t mx = (int32_t)bound;
+            const int32_t edge[] = {0, 1, -1, mx, -mx, mx - 1, -mx + 1, 16777217, -16777217};
+            for (size_t i = 0; i < sums.size(); i++)
+                sums[i] = i < 9 ? edge[i] : (int32_t)std::lround(rng.uniform(-1.f, 1.f) * (float)mx);
+            if (bound < 16777217.0) {  // the sums must respect the bound they are stored under
+                sums[7] = mx;
+                sums[8] = -mx;
+            }
+            if (row == 0 && bound >= 24929.0) {  // FusedStoreHalfway's row: fma_exact_f64 refuses it
+                scale[0] = 673.f;
+                bias[0] = 0x1p-30f;
+                sums[2] = 24929;
+            }
+            for (bool requant : {false, true})
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    std::vector<float> gotf(sums.size(), -1.f);
+                    std::vector<int8_t> gotq(sums.size(), 99);
+                    Int8Out o;
+                    o.scale_in = scale;
+                    o.bias = bias;
+                    o.fused_bias = true;
+                    o.top_scale = 0.37f;
+                    o.sum_bound = bound;
+                    o.ld = sums.size();
+                    if (requant)
+                        o.q = gotq.data();
+                    else
+                        o.f = gotf.data();
+                    fn(o, 0, 0, sums.data(), sums.size());
+                    for (size_t i = 0; i < sums.size(); i++) {
+                        const float want = std::fma((float)sums[i], scale[0], bias[0]);
+                        if (requant)
+                            ASSERT_EQ((int)float2int8(want * 0.37f), (int)gotq[i]) << "sum " << sums[i] << " bound " << bound;
+                        else
+                            ASSERT_EQ(want, gotf[i]) << "sum " << sums[i] << " scale " << scale[0] << " bias " << bias[0]
+                                                     << " bound " << bound;
+                        checked++;
+                    }
+                }
+        }
+    EXPECT_GT(checked, 100000u);
+}
+
 // The GEMM's store picks a form per row (int8_wasmsimd.cpp Store4): plain for an unfused or zero
 // bias, fma4_exact where fma_exact_f64 holds for K * 128 * 128, the halfway-checked emulation
 // otherwise, and the short float2int8 for non-negative activations. Thin K (mobilenet_v2's 1x1
@@ -704,7 +766,7 @@ TEST(Int8Kernels, I16GemmWrapsAsInt32) {
     Fn fns[] = {i16_gemm__scalar, i16_gemm, NF_KERNEL_SIMD_OR_NULL(i16_gemm)};
     uint32_t seed = 40;
     for (int M : {1, 4, 5, 11})
-        for (int N : {1, 8, 9, 23})
+        for (int N : {1, 4, 8, 9, 12, 13, 23})  // 12: a last block of 4 columns, 13: of 5
             for (int K : {1, 2, 5, 34, 301}) {
                 SCOPED_TRACE("M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K));
                 Rng rng(seed++);
