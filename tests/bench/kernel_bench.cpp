@@ -30,6 +30,11 @@
 //   dwconv3x3[s2].C.H  ConvolutionDepthWise 3x3 pad 1 (stride 2) with C channels on H x H: the
 //                    mobilenet / mobilenet_v2 / mnasnet shapes, from the large first maps (32 at 112)
 //                    to the small last ones (960 at 7)
+//   dwconv5x5[s2].C.H  ConvolutionDepthWise 5x5 pad 2 (stride 2) on efficientnet_b0's / mnasnet's
+//                    shapes (144 at 56 stride 2 to 1152 at 7)
+//   dwconv{3x3,5x5}[s2].C.H.same  TF-style SAME pads (the odd pad column and row right and bottom,
+//                    as ONNX exports of BlazeFace and M-LSD have them: 3x3 stride 2 on an even size
+//                    pads 0 left, 1 right), on M-LSD's and BlazeFace front's shapes
 //   i8.peak.N        int8 peak: N accumulators of i32x4.dot_i16x8_s (acc += dot(a, b_i), b_i loaded
 //                    from L1 as in the int8 GEMM: 8 multiply-adds = 16 ops per instruction); the
 //                    scalar build times int32 multiply-adds. i8.* rows are GOP/s of int8 ops and
@@ -778,6 +783,34 @@ int main(int argc, char** argv) {
                                           "ConvolutionDepthWise " + std::to_string(C) + "ch 3x3 s" +
                                               std::to_string(S) + " pad 1 on " + std::to_string(H) + "x" +
                                               std::to_string(H)));
+    }
+
+    // depthwise 5x5 (efficientnet_b0's and mnasnet's shapes, symmetric pad 2) and TF-style SAME
+    // pads (ONNX exports of BlazeFace and M-LSD: the odd pad column or row on the right/bottom, so
+    // 3x3 stride 2 on even sizes has no left pad): {kernel, channels, size, stride, tf}
+    for (const auto& d : std::vector<std::array<int, 5>>{{5, 144, 56, 2, 0},
+                                                         {5, 240, 28, 1, 0},
+                                                         {5, 672, 14, 2, 0},
+                                                         {5, 1152, 7, 1, 0},
+                                                         {3, 96, 160, 2, 1},
+                                                         {3, 144, 80, 2, 1},
+                                                         {3, 576, 20, 2, 1},
+                                                         {5, 24, 64, 2, 1},
+                                                         {5, 96, 16, 1, 1}}) {
+        const int K = d[0], C = d[1], H = d[2], S = d[3], O = (H - 1) / S + 1;
+        const int total = std::max((O - 1) * S + K - H, 0), pl = d[4] ? total / 2 : K / 2,
+                  pr = d[4] ? total - total / 2 : K / 2;
+        const std::string name = "dwconv" + std::to_string(K) + "x" + std::to_string(K) + (S == 2 ? "s2." : ".") +
+                                 std::to_string(C) + "." + std::to_string(H) + (d[4] ? ".same" : "");
+        if (wanted(name))
+            results.push_back(bench_layer(name, "ConvolutionDepthWise",
+                                          {{0, C}, {1, K}, {3, S}, {4, pl}, {15, pr}, {14, pl}, {16, pr}, {5, 1},
+                                           {6, C * K * K}, {7, C}},
+                                          Shape::d3(H, H, C), 2.0 * C * K * K * O * O, warm, rep,
+                                          "ConvolutionDepthWise " + std::to_string(C) + "ch " + std::to_string(K) +
+                                              "x" + std::to_string(K) + " s" + std::to_string(S) + " pads " +
+                                              std::to_string(pl) + "," + std::to_string(pr) + " on " +
+                                              std::to_string(H) + "x" + std::to_string(H)));
     }
 
     // int8: the peak, then the kernels (ops = 2 per multiply-add)

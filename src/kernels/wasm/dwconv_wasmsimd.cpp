@@ -194,6 +194,16 @@ NF_DW_INLINE void store1(v128_t acc, const SA& b, float* const* out, int x) {
         out[3][x] = wasm_f32x4_extract_lane(v, 3);
 }
 
+// The last four pixels of R output rows (the tail of rows_out for 5x5).
+template <int K, int S, int R, class SA>
+__attribute__((noinline)) void rows_tail4(const float* const* rows, const float* kw, const SA& b, int ow, v128_t vb,
+                                          float* (*out)[4]) {
+    v128_t acc[R * 4];
+    block<K, S, 4, R>(rows, kw, vb, ow - 4, acc);
+    for (int r = 0; r < R; r++)
+        store4(acc[r * 4], acc[r * 4 + 1], acc[r * 4 + 2], acc[r * 4 + 3], b, out[r], ow - 4);
+}
+
 // R whole output rows: blocks of NX pixels, then of 4, then single pixels (the interleaved rows end
 // at the last column the outputs reach, so a tail never runs a wider block).
 template <int K, int S, int NX, int R, class SA>
@@ -214,6 +224,18 @@ NF_DW_INLINE void rows_out(const float* const* rows, const float* kw, const SA& 
             for (int r = 0; r < R; r++)
                 store4(acc[r * 4], acc[r * 4 + 1], acc[r * 4 + 2], acc[r * 4 + 3], b, out[r], x);
         }
+    if (K == 5 && R == 2 && x < ow && ow >= 4) {
+        // 5x5: the row's last four pixels again (same values over stored ones), one block of four
+        // instead of up to three single pixels, each of which loads all 25 taps for one vector of
+        // sums (at 7x7 and 14x14 stride 2: three of seven pixels a row). Measured: 5x5 1152ch 7x7
+        // and 672ch 14x14 stride 2 about +20%; 3x3's single pixels (the rolled one-row loop) are
+        // cheaper than a redone block (576ch 20x20 stride 2: -8%), so 3x3 keeps them
+        // (a function of its own, not inlined: inlined into this one, a second copy of the block's
+        // body slowed the main loop, 5x5 on 28x28 by about 8%). Pairs of rows only: a plane's one
+        // odd last row keeps its single pixels (half the instances: 0.9 KB less gzip .wasm).
+        rows_tail4<K, S, R>(rows, kw, b, ow, vb, out);
+        return;
+    }
     for (; x < ow; x++) {
         block<K, S, 1, R>(rows, kw, vb, x, acc);
         for (int r = 0; r < R; r++)

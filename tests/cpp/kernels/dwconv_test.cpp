@@ -182,12 +182,20 @@ TEST(DwConv, Pack4KernelsOnEveryTail) {
                             seed++);
                 check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, r, r - 2, r - 1, r}, 1 + (ch % 4), k.scalar,
                             k.dispatched, k.simd, seed++);
+                // TF-style SAME on an even size (the odd pad column and row right and bottom: 5x5
+                // stride 2 pads 1, 2; 3x3 stride 2 pads 0, 1 above) and no left or top pad at all
+                check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, r - 1, r, r - 1, r}, ch, k.scalar, k.dispatched, k.simd,
+                            seed++);
+                check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, 0, 0, 0, r + 1}, 1 + (ch % 4), k.scalar, k.dispatched,
+                            k.simd, seed++);
             }
         // pads wider than the window reaches into (rows and columns of pad values only)
         check_block({k.K, k.K, k.S, k.S, 1, 1, 4, 3, k.K, k.K, k.K, k.K}, 3, k.scalar, k.dispatched, k.simd, seed++);
         // wide rows: several whole blocks of pixels and the transposing row fill's vector body
         check_block({k.K, k.K, k.S, k.S, 1, 1, 37, 6, r, r, r, r}, 4, k.scalar, k.dispatched, k.simd, seed++);
         check_block({k.K, k.K, k.S, k.S, 1, 1, 37, 6, r, r - 1, r, r - 1}, 4, k.scalar, k.dispatched, k.simd, seed++);
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 37, 6, 0, r, 0, r}, 3, k.scalar, k.dispatched, k.simd, seed++);
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 38, 5, r - 1, r, r - 1, r}, 4, k.scalar, k.dispatched, k.simd, seed++);
     }
 }
 
