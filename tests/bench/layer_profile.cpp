@@ -1,6 +1,10 @@
 // Per-layer profile of one ncnn model (a benchmark tool, never a test):
 //
 //   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--warmup W] [--threads N[,M...]] [--top K]
+//                        [--min-chunk-cost C]
+//
+// --min-chunk-cost sets core/parallel.h's split threshold (multiply-adds or bytes per chunk) for
+// the whole run, to compare thresholds in one build.
 //
 // Loads the model (null or no .bin: seeded random weights), runs it W times untimed (default 10:
 // V8 runs wasm with its baseline compiler first and tiers hot functions up later) and then N times
@@ -50,7 +54,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 int usage(const char* msg) {
     std::fprintf(stderr, "nnfold_layer_profile: %s\nusage: nnfold_layer_profile MODEL.param [MODEL.bin|null] "
-                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K]\n", msg);
+                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C]\n", msg);
     return 2;
 }
 
@@ -189,6 +193,12 @@ int main(int argc, char** argv) {
         } else if (a == "--threads") {
             if (i + 1 >= argc || !parse_counts(argv[++i], counts))
                 return usage("--threads needs a number >= 1 or a comma-separated list of them");
+        } else if (a == "--min-chunk-cost") {
+            // core/parallel.h set_min_chunk_cost: A/B the split threshold without a rebuild
+            int c = 0;
+            if (!num(c))
+                return usage("--min-chunk-cost needs a number >= 1");
+            set_min_chunk_cost(c);
         } else if (a == "--top") {
             if (!num(top))
                 return usage("--top needs a number >= 1");
