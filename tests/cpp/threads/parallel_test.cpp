@@ -324,6 +324,7 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
     ASSERT_TRUE(set_num_threads(2).is_ok());
     const auto caller = std::this_thread::get_id();
     std::atomic<bool> worker_in{false}, caller_out{false};
+    uint64_t sleeps_in_job = 0;
     using clock = std::chrono::steady_clock;
     parallel_for(2, 1, [&](int64_t, int64_t) {
         const auto give_up = clock::now() + std::chrono::seconds(30);
@@ -340,6 +341,7 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
         }
         while (!worker_in.load() && clock::now() < give_up)
             std::this_thread::yield();
+        sleeps_in_job = parallel_stats().worker_sleeps;  // the worker is busy in its chunk now
         caller_out.store(true);
     });
     ASSERT_TRUE(worker_in.load());
@@ -347,13 +349,14 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
     EXPECT_EQ(s1.jobs, s0.jobs + 1);
     EXPECT_GE(s1.caller_wait_us - s0.caller_wait_us, 20000u);  // most of the worker's 200 ms
     EXPECT_LE(s1.caller_sleeps - s0.caller_sleeps, 1u);         // one wait, slept at most once
-    // idle: the worker spins out and sleeps. Counted against s0, not s1: on a loaded machine the
-    // caller may be descheduled for longer than the worker's 200 us spin after the job's end, so
-    // the worker's sleep can already be in s1 (and none follows).
+    // idle: the worker spins out and sleeps. Counted from a snapshot taken while the worker was
+    // busy in its chunk: not from s1 (on a loaded machine the woken caller can read s1 after the
+    // worker already spun out, and no second sleep follows), and not from s0 (a sleep before the
+    // job, while the new pool's worker waited for it, would pass the check without the idle one).
     const auto until = clock::now() + std::chrono::seconds(60);
-    while (parallel_stats().worker_sleeps == s0.worker_sleeps && clock::now() < until)
+    while (parallel_stats().worker_sleeps == sleeps_in_job && clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    EXPECT_GT(parallel_stats().worker_sleeps, s0.worker_sleeps);
+    EXPECT_GT(parallel_stats().worker_sleeps, sleeps_in_job);
 }
 
 TEST(Parallel, PartsCoverOnceWithStablePieces) {
