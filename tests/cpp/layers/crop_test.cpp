@@ -124,3 +124,29 @@ TEST(Crop, BadParamsAndShapesAreErrors) {
     LT_EXPECT_ERROR(run(*r.layer, {in}, out), ErrorCode::ShapeMismatch, "reference");
     LT_EXPECT_ERROR(run(*r.layer, {in, rand_mat(Shape::d3(6, 4, 3), 1)}, out), ErrorCode::ShapeMismatch, "outside");
 }
+
+// A crop of whole channels is a view of its input (no copy). An in-place layer after it (ReLU) must
+// not write through into the blob the other branch still reads: the other branch sees the input
+// unchanged and the cropped branch its own rectified channels, optimized and reference layers alike.
+TEST(Crop, ChannelViewUnderAnInPlaceConsumer) {
+    const Graph g = test::graph_from_text("7767517\n5 6\n"
+                                          "Input in 0 1 data 0=5 1=4 2=6\n"
+                                          "Split sp 1 2 data d0 d1\n"
+                                          "Crop cc 1 1 d0 c 2=2 3=5 4=4 5=3\n"
+                                          "ReLU r 1 1 c rc\n"
+                                          "BinaryOp mul 1 1 d1 o 0=2 1=1 2=1.0\n");
+    std::vector<float> x(5 * 4 * 6);
+    for (size_t i = 0; i < x.size(); i++)
+        x[i] = (i % 3 == 0 ? -1.f : 1.f) * (0.25f + (float)i);  // a third negative, in every channel
+    for (bool optimized : {true, false}) {
+        SCOPED_TRACE(optimized ? "optimized" : "reference");
+        auto out = test::run_graph(g, {{"data", test::make_mat({6, 4, 5}, x)}}, {"rc", "o"}, optimized);
+        ASSERT_EQ(out.count("rc"), 1u);
+        ASSERT_EQ(out.count("o"), 1u);
+        EXPECT_EQ(test::to_vector(out["o"]), x);
+        std::vector<float> want;
+        for (size_t i = 2 * 20; i < 5 * 20; i++)
+            want.push_back(x[i] > 0.f ? x[i] : 0.f);
+        EXPECT_EQ(test::to_vector(out["rc"]), want);
+    }
+}
