@@ -96,6 +96,21 @@ const W43Twins kW43Twins[] = {{i8_wino43_input__scalar, i8_wino43_output__scalar
                               {i8_wino43_input__scalar, NF_KERNEL_SIMD_OR_NULL(i8_wino43_output), "simd out"},
                               {i8_wino43_input, i8_wino43_output, "build"}};
 
+// 3x3 weights of outch channels whose absolute sum per channel is total: 127s, then the rest.
+// Even channels are negative (against -128 codes their sum is +128 * total), odd ones positive.
+std::vector<int8_t> weights_with_abs_sum(int outch, int inch, int64_t total) {
+    std::vector<int8_t> w((size_t)outch * inch * 9, 0);
+    for (int o = 0; o < outch; o++) {
+        int64_t left = total;
+        for (size_t i = 0; i < (size_t)inch * 9 && left > 0; i++) {
+            const int a = (int)std::min<int64_t>(127, left);
+            w[(size_t)o * inch * 9 + i] = (int8_t)(o % 2 ? a : -a);
+            left -= a;
+        }
+    }
+    return w;
+}
+
 }  // namespace
 
 // Odd and even output sizes (tiles past the plane's edges), planes narrower and wider than the
@@ -131,16 +146,7 @@ TEST(Int8Wino43, ExactUpToTheWeightBound) {
     const int inch = 230, outch = 4, pw = 7, ph = 6;  // 230 * 9 * 127 > 262143
     for (int64_t total : {kI8Wino43MaxAbsSum, kI8Wino43MaxAbsSum + 1}) {
         SCOPED_TRACE("sum |w| " + std::to_string(total));
-        std::vector<int8_t> w((size_t)outch * inch * 9, 0);
-        for (int o = 0; o < outch; o++) {
-            // 127s, then the rest; channels 0 and 2 negative (sum +128 * total), 1 and 3 positive
-            int64_t left = total;
-            for (size_t i = 0; i < (size_t)inch * 9 && left > 0; i++) {
-                const int a = (int)std::min<int64_t>(127, left);
-                w[(size_t)o * inch * 9 + i] = (int8_t)(o % 2 ? a : -a);
-                left -= a;
-            }
-        }
+        const std::vector<int8_t> w = weights_with_abs_sum(outch, inch, total);
         ASSERT_EQ(total, i8_max_abs_weight_sum(w.data(), outch, inch));
         std::vector<int8_t> src((size_t)inch * pw * ph, (int8_t)-128);
         const auto want = w43_direct(src, w, inch, outch, pw, ph);
@@ -167,15 +173,7 @@ TEST(Int8Wino43, F23ExactUpToTheWeightBound) {
     const int inch = 3700, outch = 2, pw = 4, ph = 4;
     for (int64_t total : {kI8Wino23MaxAbsSum, kI8Wino23MaxAbsSum + 1}) {
         SCOPED_TRACE("sum |w| " + std::to_string(total));
-        std::vector<int8_t> w((size_t)outch * inch * 9, 0);
-        for (int o = 0; o < outch; o++) {
-            int64_t left = total;
-            for (size_t i = 0; i < (size_t)inch * 9 && left > 0; i++) {
-                const int a = (int)std::min<int64_t>(127, left);
-                w[(size_t)o * inch * 9 + i] = (int8_t)(o % 2 ? a : -a);
-                left -= a;
-            }
-        }
+        const std::vector<int8_t> w = weights_with_abs_sum(outch, inch, total);
         ASSERT_EQ(total, i8_max_abs_weight_sum(w.data(), outch, inch));
         std::vector<int8_t> src((size_t)inch * pw * ph, (int8_t)-128);
         const auto want = w43_direct(src, w, inch, outch, pw, ph);
