@@ -94,7 +94,10 @@ inline size_t int8_conv_cols_bytes(const Int8ConvShape& s) {
 // exactly halfway between two floats, which the kernel detects and recomputes with std::fma. In
 // i8_gemm, whose sums are bounded by K * 128 * 128 (A and B hold int8 values), a row whose f64 sum
 // is exact for every such sum (kernels/wasm/int8_simd.h fma_exact_f64) skips that check, and a
-// zero bias takes the plain product (the same bits, int8_wasmsimd.cpp Store4).
+// zero bias takes the plain product (the same bits, int8_wasmsimd.cpp Store4). Codes out, a row
+// with a bounded sum, act none / relu / clip and a positive top scale takes the code from
+// (float)sum * (scale * top) + bias * top in f32 where that is provably the same code (int8_wasmsimd.cpp
+// direct_for), and the forms above for a vector where it is not.
 struct Int8Out {
     const float* scale_in = nullptr;  // per row
     const float* bias = nullptr;      // per row, or null (0)
@@ -106,8 +109,8 @@ struct Int8Out {
     size_t ld = 0;
     // A bound on |sum| for every sum i8_store is given (0: unknown). Where it is at most 2^24 and
     // fma_exact_f64 holds for a row's scale and bias, the SIMD store takes the exact f64 form
-    // (fma4_exact) instead of the halfway-checked emulation; the same bits either way. i8_gemm
-    // uses its own bound, K * 128 * 128.
+    // (fma4_exact) instead of the halfway-checked emulation, and for codes out the direct form
+    // where it applies; the same bits either way. i8_gemm uses its own bound, K * 128 * 128.
     double sum_bound = 0;
 };
 inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; }

@@ -47,6 +47,7 @@
 //                    gemm.16x3025x64 is the same shape in fp32
 //   i8.gemm.96x3136x24, i8.gemm.24x3136x144  thin K: mobilenet_v2-like 1x1 expand (relu6, codes
 //                    out) and projection (no activation, floats out), the same way
+//   i8.gemm.96x12544x16 mobilenet_v2's conv2_2/expand (K 16 on 112x112, relu, codes out), the same way
 //   i8.gemm.1024x49x512 a 7x7 map (mobilenet's last pointwise layers): N = 49 leaves one column in
 //                    the last 8-column block (relu, codes out), the same way
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
@@ -907,6 +908,7 @@ int main(int argc, char** argv) {
     };
     i8_thin(16, 3025, 64, 1, true);    // squeezenet's fire squeeze
     i8_thin(96, 3136, 24, 3, true);    // a mobilenet_v2-like 1x1 expand (K 24, relu6, int8 out)
+    i8_thin(96, 12544, 16, 1, true);   // mobilenet_v2's conv2_2/expand (16 -> 96 on 112x112, relu, int8 out)
     i8_thin(24, 3136, 144, 0, false);  // a mobilenet_v2-like 1x1 projection (K 144, no activation, float out)
     i8_thin(1024, 49, 512, 1, true);   // mobilenet's 7x7 pointwise 512 -> 1024 (N = 6 * 8 + 1: a 1-column block)
     if (wanted("i8.conv3x3.64.im2col")) {

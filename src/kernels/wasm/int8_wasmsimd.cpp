@@ -9,7 +9,10 @@
 //               f2i8_i32: float2int8 without i32x4.trunc_sat_f32x4_s); in i8_gemm two rows'
 //               codes share one i8x16 narrow (16 codes, two 8-byte stores), and each row's
 //               cheapest exact form is chosen once per 4-row block (Store4: thin K makes the
-//               store as costly as the sums, so fma4_exact and f2i8_i32_nonneg where they apply).
+//               store as costly as the sums, so fma4_exact and f2i8_i32_nonneg where they apply;
+//               codes out, the direct form: the code from (float)sum * S + B in f32 and one
+//               rounding, checked against the halves, about 12 instructions per 4 codes instead
+//               of 18, proof at direct_for).
 //   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
 // (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
@@ -39,6 +42,9 @@ using i8simd::fma4;
 //   kFusedExact  fma4_exact, when fma_exact_f64 holds for the row and the GEMM's sum bound;
 //   kFusedEmul   fma4: the f64 emulation with its halfway check (the general case).
 // nonneg (codes out): the activated values times top_scale are >= 0 and not NaN (f2i8_i32_nonneg).
+// direct (codes out, i8_gemm's paired rows): codes straight from y = (float)x * S + B in f32 with
+// S = scale * top_scale and B = bias * top_scale, checked per vector, with the forms above as the
+// fallback of a vector whose check fails (direct_for proves it).
 enum RowForm : uint8_t { kPlain, kFusedExact, kFusedEmul };
 // The operands are kept splatted (the GEMM's store runs per 8 columns, and the splats of loaded
 // scalars cost about as much as the arithmetic they feed).
@@ -48,6 +54,8 @@ struct Store4 {
     bool nonneg;
     const ActParams* act;
     v128_t scale64, bias64, scale32, bias32, top32;
+    v128_t dscale, dbias, dlo, dhi, dthr;  // direct: S, B, the codes lo and hi, the check's threshold
+    bool direct = false;
     v128_t value(v128_t s) const {
         v128_t v;
         if (form == kFusedExact) {
@@ -62,22 +70,77 @@ struct Store4 {
         const v128_t w = wasm_f32x4_mul(value(s), top32);
         return nonneg ? i8simd::f2i8_i32_nonneg(w) : f2i8_i32(w);
     }
+    // The direct form (direct_for): the codes r of y clamped to [lo, hi] (y + 1.5 * 2^23 holds
+    // the nearest integer, ties to even, in its low mantissa bits), and in `bad` the lanes whose
+    // |y - r| (exact: r and y are within a factor 2 of each other, or r is 0) reaches the
+    // threshold, i.e. y lies too close to a half for r to be certain.
+    v128_t codes_direct(v128_t s, v128_t& bad) const {
+        v128_t y = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(s), dscale), dbias);
+        y = wasm_f32x4_pmin(wasm_f32x4_pmax(y, dlo), dhi);
+        const v128_t magic = wasm_f32x4_splat(12582912.f);
+        const v128_t t = wasm_f32x4_add(y, magic);
+        const v128_t d = wasm_f32x4_sub(wasm_f32x4_sub(t, magic), y);
+        bad = wasm_v128_or(bad, wasm_f32x4_ge(wasm_f32x4_abs(d), dthr));
+        return wasm_i32x4_sub(t, wasm_i32x4_splat(0x4B400000));
+    }
 };
+
+// Whether row st (codes out, sums bounded by max_abs) may take the direct form, and its constants.
+// The codes are code(x) = float2int8(act(v) * top), v = i8_dequant_value(x, scale, bias). Proof:
+//   F(t) = float2int8(fl(t * top)) is non-decreasing in t (top > 0; fl and rounding are monotone),
+//   so for act none / relu / clip [p0, p1] (p0 <= p1: act_scalar is min(p1, max(p0, v))),
+//   code(x) = min(hi, max(lo, F(v))) with lo = F(p0) (relu: F(0) = 0; none: -127) and hi = F(p1)
+//   (none, relu: 127), and F(v) = clamp(round(w), -127, 127), w = fl(v * top).
+//   v is one rounding of x * scale + bias (the fused form, or a zero bias): with u = (x * scale +
+//   bias) * top real, |w - u| <= 2.001 u0 |u| (u0 = 2^-24). The SIMD y = fl(fl(x * S) + B) (x is
+//   exact in float: |x| <= 2^24) has S, B, the product and the sum each rounded once: |y - u| <=
+//   u0 (3.01 |u| + 3.01 |B|). Where |y| <= 128 (so |u| < 128.01, as |B| <= 4096), both give
+//   |y - w| <= u0 (5.01 * 128.01 + 3.01 |B|) < 2^-21 (128 + |B|) (subnormal roundings add at
+//   most a few 2^-150). E = 2^-20 (128 + |B|) keeps a factor 2 of margin.
+//   - lo <= y <= hi and |y - r| < thr <= 0.5 - E: w lies strictly within (r - 0.5, r + 0.5), so
+//     round(w) = r (no tie), and r is in [lo, hi], so code = r.
+//   - y < lo (clamped to lo: d = 0): if y >= -128, w < lo + E, so round(w) <= lo and code = lo; if
+//     y < -128, u < -127.99 by the bound on |y - u|, so w < -127.9 and F(v) = -127 <= lo: code = lo.
+//     y > hi alike. (y is never NaN: S, B finite and |x * S| far below the float range.)
+// Not taken (the forms above then): an unfused nonzero bias (two roundings), leaky relu, |B| >
+// 4096, a non-positive or non-finite top scale, non-finite scale or bias, sums above 2^24.
+// tests/cpp/kernels/int8_test.cpp GemmDirectCodesNearHalves puts sums on and next to the halves.
+void direct_for(const Int8Out& o, Store4& st, double max_abs) {
+    const ActParams& a = o.act;
+    const float top = o.top_scale;
+    if (!o.q || !(max_abs > 0 && max_abs <= 16777216.0) || !(top > 0.f) || !std::isfinite(top) ||
+        !std::isfinite(st.scale) || !std::isfinite(st.bias) || (!o.fused_bias && st.bias != 0.f))
+        return;
+    if (!(a.type == 0 || a.type == 1 || (a.type == 3 && a.p0 <= a.p1)))
+        return;
+    const float S = st.scale * top, B = st.bias * top;
+    if (!std::isfinite(S) || !(std::fabs(B) <= 4096.f) || !(std::fabs((double)S) * max_abs < 1e30))
+        return;
+    const int lo = a.type == 0 ? -127 : a.type == 1 ? 0 : float2int8(a.p0 * top);
+    const int hi = a.type == 3 ? float2int8(a.p1 * top) : 127;
+    const double E = std::ldexp(128.0 + std::fabs((double)B), -20);
+    st.direct = true;
+    st.dscale = wasm_f32x4_splat(S);
+    st.dbias = wasm_f32x4_splat(B);
+    st.dlo = wasm_f32x4_splat((float)lo);
+    st.dhi = wasm_f32x4_splat((float)hi);
+    st.dthr = wasm_f32x4_splat((float)(0.5 - 2 * E));  // below 0.5 - E after rounding to float
+}
 
 // Row m's store. max_abs bounds |sum| (the GEMM: K * 128 * 128; 0 when unknown, which never takes
 // kFusedExact).
 Store4 store4_for(const Int8Out& o, int m, double max_abs) {
     const float scale = o.scale_in[m], bias = o.bias ? o.bias[m] : 0.f;
-    Store4 st{scale,
-              bias,
-              kFusedEmul,
-              false,
-              &o.act,
-              wasm_f64x2_splat((double)scale),
-              wasm_f64x2_splat((double)bias),
-              wasm_f32x4_splat(scale),
-              wasm_f32x4_splat(bias),
-              wasm_f32x4_splat(o.top_scale)};
+    Store4 st{};
+    st.scale = scale;
+    st.bias = bias;
+    st.form = kFusedEmul;
+    st.act = &o.act;
+    st.scale64 = wasm_f64x2_splat((double)scale);
+    st.bias64 = wasm_f64x2_splat((double)bias);
+    st.scale32 = wasm_f32x4_splat(scale);
+    st.bias32 = wasm_f32x4_splat(bias);
+    st.top32 = wasm_f32x4_splat(o.top_scale);
     if (!o.fused_bias || bias == 0.f)
         st.form = kPlain;
     else if (max_abs > 0 && i8simd::fma_exact_f64(scale, bias, max_abs))
@@ -88,6 +151,7 @@ Store4 store4_for(const Int8Out& o, int m, double max_abs) {
     const bool act_nonneg = a.type == 1 || (a.type == 3 && a.p0 >= 0.f && a.p0 <= a.p1);
     st.nonneg = act_nonneg && std::isfinite(scale) && std::isfinite(bias) && o.top_scale > 0.f &&
                 std::isfinite(o.top_scale);
+    direct_for(o, st, max_abs);
     return st;
 }
 
@@ -118,7 +182,14 @@ __attribute__((noinline)) void store8(const Int8Out& o, const Store4& st, int m,
                                       int n) {
     const size_t base = (size_t)m * o.ld + col;
     if (o.q) {
-        const v128_t h = codes8(st, s0, s1);
+        v128_t h;
+        v128_t bad = wasm_i32x4_splat(0);
+        if (st.direct) {
+            const v128_t r0 = st.codes_direct(s0, bad), r1 = st.codes_direct(s1, bad);
+            h = wasm_i16x8_narrow_i32x4(r0, r1);
+        }
+        if (!st.direct || wasm_v128_any_true(bad))
+            h = codes8(st, s0, s1);
         put_codes(o.q + base, wasm_i8x16_narrow_i16x8(h, h), 0, n);
         return;
     }
@@ -144,7 +215,15 @@ inline void store8x2(const Int8Out& o, const Store4* st, int m, size_t col, v128
         store8(o, st[1], m + 1, col, b0, b1, n);
         return;
     }
-    const v128_t c8 = wasm_i8x16_narrow_i16x8(codes8(st[0], a0, a1), codes8(st[1], b0, b1));
+    v128_t c8;
+    v128_t bad = wasm_i32x4_splat(0);
+    if (st[0].direct && st[1].direct) {
+        const v128_t r0 = st[0].codes_direct(a0, bad), r1 = st[0].codes_direct(a1, bad);
+        const v128_t r2 = st[1].codes_direct(b0, bad), r3 = st[1].codes_direct(b1, bad);
+        c8 = i8simd::codes16(r0, r1, r2, r3);
+    }
+    if (!st[0].direct || !st[1].direct || wasm_v128_any_true(bad))
+        c8 = wasm_i8x16_narrow_i16x8(codes8(st[0], a0, a1), codes8(st[1], b0, b1));
     int8_t* q = o.q + (size_t)m * o.ld + col;
     put_codes(q, c8, 0, n);
     put_codes(q + o.ld, c8, 1, n);
@@ -258,11 +337,14 @@ void i8_gemm__wasmsimd(int M, int N, int K, const int16_t* pa, const int8_t* pb,
             const int ncols = N - nb * 8 < 8 ? N - nb * 8 : 8;
             v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
                    c31 = c00;
-            // one k pair: the 8 columns' codes widened once, against the 4 rows' weight pairs
+            // one k pair: the 8 columns' codes widened once, against the 4 rows' weight pairs.
+            // Two widening 8-byte loads (one instruction each on x64, pmovsxbw from memory) rather
+            // than one 16-byte load and extend_low/extend_high (extend_high costs a shuffle more):
+            // the same int16 values, two instructions fewer per k pair in the thin-K layers'
+            // inner loop, where the tile's sums are most of the time
             auto step = [&](const int8_t* bk, const int16_t* ak) {
-                const v128_t bb = wasm_v128_load(bk);
-                const v128_t b0 = wasm_i16x8_extend_low_i8x16(bb);
-                const v128_t b1 = wasm_i16x8_extend_high_i8x16(bb);
+                const v128_t b0 = wasm_i16x8_load8x8(bk);
+                const v128_t b1 = wasm_i16x8_load8x8(bk + 8);
                 tile_k_pair(ak, b0, b1, c00, c01, c10, c11, c20, c21, c30, c31);
             };
             if (ncols <= 4) {

@@ -661,6 +661,109 @@ TEST(Int8Kernels, GemmStoreFormsPerRow) {
     }
 }
 
+// The GEMM's direct codes (int8_wasmsimd.cpp direct_for: codes from (float)x * S + B in f32,
+// checked against the halves) on sums placed on and next to every code boundary: K = 2 with weight
+// rows (127, 1), so that a column (b0, b1) gives the sum 127 * b0 + b1, any integer up to 16000 in
+// magnitude. Per case two rows (one store pair) with their own scale, bias, top scale and
+// activation, and the sums nearest to (k + 0.5 - B) / S for each code k of either row: y lands
+// within ulps of a half often, on exact halves for scale 0.5 (ties to even in f32 rounding, away
+// from zero in float2int8), and at the clamps. Every twin of i8_gemm and of i8_store (with the
+// sums' bound) against the reference.
+TEST(Int8Kernels, GemmDirectCodesNearHalves) {
+    const int M = 2, K = 2;
+    const int8_t a[M * K] = {127, 1, 127, 1};
+    std::vector<int16_t> pa(i8_packed_a_count(M, K));
+    i8_pack_a(M, K, a, pa.data());
+    Rng rng(9090);
+    const ActParams acts[] = {make_act(0, 0.f, 0.f), make_act(1, 0.f, 0.f), make_act(3, 0.f, 6.f),
+                              make_act(3, -1.f, 6.f), make_act(3, -3.f, -0.5f)};
+    size_t checked = 0;
+    for (int c = 0; c < 1500; c++) {
+        float scale[M], bias[M];
+        for (int r = 0; r < M; r++) {
+            scale[r] = std::ldexp(rng.uniform(0.5f, 1.f), (int)rng.uniform(-12.f, -2.f)) *
+                       (rng.uniform(0.f, 1.f) < 0.1f ? -1.f : 1.f);
+            bias[r] = rng.uniform(0.f, 1.f) < 0.2f ? 0.f : rng.uniform(-4.f, 4.f);
+        }
+        float top = std::ldexp(rng.uniform(0.5f, 1.f), (int)rng.uniform(0.f, 8.f));
+        if (c < 20) {  // exact halves: y = x / 2
+            scale[0] = 0.5f;
+            bias[0] = 0.f;
+            top = 1.f;
+        }
+        if (c >= 20 && c < 60) {  // |B| at and past the direct form's limit (4096)
+            bias[0] = (c % 2 ? 4096.f : 4200.f) / top * (c % 4 < 2 ? 1.f : -1.f);
+        }
+        Int8Out o;
+        o.scale_in = scale;
+        o.bias = bias;
+        o.fused_bias = c % 7 != 3;  // unfused: the direct form takes only zero biases then
+        o.act = acts[c % 5];
+        o.top_scale = top;
+        std::vector<int32_t> xs = {0, 1, -1, 16000, -16000};
+        for (int r = 0; r < M; r++) {
+            const double S = (double)scale[r] * top, B = (double)bias[r] * top;
+            for (int k = -128; k <= 127; k++) {
+                const double xk = (k + 0.5 - B) / S;
+                if (std::fabs(xk) > 15990)
+                    continue;
+                for (int d = -1; d <= 2; d++)
+                    xs.push_back((int32_t)std::floor(xk) + d);
+            }
+        }
+        const int N = (int)xs.size();
+        std::vector<int8_t> bm((size_t)K * N);  // B[k][n]
+        for (int n = 0; n < N; n++) {
+            const int b0 = (int)std::lround(xs[n] / 127.0);
+            bm[n] = (int8_t)b0;
+            bm[N + n] = (int8_t)(xs[n] - 127 * b0);
+        }
+        std::vector<size_t> kofs = {0, (size_t)N};
+        Int8BSource src;
+        src.src = bm.data();
+        src.kofs = kofs.data();
+        src.out_w = N;
+        std::vector<int8_t> pb(i8_packed_b_bytes(K, N));
+        i8_pack_b(K, N, src, pb.data());
+        std::vector<int> want((size_t)M * N);
+        for (int r = 0; r < M; r++)
+            for (int n = 0; n < N; n++)
+                want[(size_t)r * N + n] = ref_code(ref_value(xs[n], scale[r], bias[r], o.fused_bias, o.act) * top);
+        GemmFn fns[] = {i8_gemm__scalar, i8_gemm, NF_KERNEL_SIMD_OR_NULL(i8_gemm)};
+        for (GemmFn fn : fns) {
+            if (!fn)
+                continue;
+            std::vector<int8_t> got((size_t)M * N, 99);
+            Int8Out oo = o;
+            oo.q = got.data();
+            oo.ld = (size_t)N;
+            fn(M, N, K, pa.data(), pb.data(), oo);
+            for (size_t i = 0; i < want.size(); i++)
+                ASSERT_EQ(want[i], (int)got[i]) << "case " << c << " row " << i / N << " sum " << xs[i % N] << " scale "
+                                                << scale[i / N] << " bias " << bias[i / N] << " top " << top;
+            checked += want.size();
+        }
+        // i8_store given the sums' bound (the Winograd layer's store) takes the direct form too
+        using StoreFn = void (*)(const Int8Out&, int, size_t, const int32_t*, size_t);
+        StoreFn sfns[] = {i8_store__scalar, i8_store, NF_KERNEL_SIMD_OR_NULL(i8_store)};
+        for (StoreFn fn : sfns) {
+            if (!fn)
+                continue;
+            std::vector<int8_t> got((size_t)M * N, 99);
+            Int8Out oo = o;
+            oo.q = got.data();
+            oo.ld = (size_t)N;
+            oo.sum_bound = 16000;
+            for (int r = 0; r < M; r++)
+                fn(oo, r, 0, xs.data(), (size_t)N);
+            for (size_t i = 0; i < want.size(); i++)
+                ASSERT_EQ(want[i], (int)got[i]) << "store: case " << c << " row " << i / N << " sum " << xs[i % N];
+            checked += want.size();
+        }
+    }
+    EXPECT_GT(checked, 500000u);
+}
+
 }  // namespace
 
 #if NNFOLD_SIMD
