@@ -51,17 +51,19 @@ thread_local bool t_in_parallel = false;  // true inside fn and on every worker 
 // (50 us ideal).
 // Returns whether done() became true (false: the spin ran out and the caller will sleep).
 template <class Done>
-bool spin_until(const Done& done) {
+bool spin_until(const Done& done, int64_t min_spin_us = 200) {
     constexpr int kMinYields = 4000;
-    constexpr auto kMinSpin = std::chrono::microseconds(200);
+    const auto min_spin = std::chrono::microseconds(min_spin_us);
     const auto start = std::chrono::steady_clock::now();
     for (int i = 1; !done(); i++) {
-        if (i >= kMinYields && i % 64 == 0 && std::chrono::steady_clock::now() - start > kMinSpin)
+        if (i >= kMinYields && i % 64 == 0 && std::chrono::steady_clock::now() - start > min_spin)
             return false;
         std::this_thread::yield();
     }
     return true;
 }
+
+std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};
 
 // parallel_stats() counters
 std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0};
@@ -152,7 +154,8 @@ private:
         t_in_parallel = true;
         for (;;) {
             // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
-            if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+            if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; },
+                            g_worker_spin_us.load(std::memory_order_relaxed)))
                 g_worker_sleeps.fetch_add(1, std::memory_order_relaxed);
             Job* job = nullptr;
             {
@@ -314,6 +317,21 @@ int64_t parallel_grain(int64_t cost_per_item) {
     if (cost_per_item <= 0)
         return min_cost;
     return std::max<int64_t>(min_cost / cost_per_item, 1);
+}
+
+void set_worker_spin_us(int64_t us) {
+#if NNFOLD_HAS_THREADS
+    g_worker_spin_us.store(us >= 1 ? us : kDefaultWorkerSpinUs);
+#else
+    (void)us;
+#endif
+}
+int64_t worker_spin_us() {
+#if NNFOLD_HAS_THREADS
+    return g_worker_spin_us.load();
+#else
+    return kDefaultWorkerSpinUs;
+#endif
 }
 
 uint64_t parallel_jobs_run() {

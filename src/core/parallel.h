@@ -72,6 +72,15 @@ int64_t parallel_grain(int64_t cost_per_item);
 void set_min_chunk_cost(int64_t cost);
 int64_t min_chunk_cost();
 
+// How long an idle worker keeps spinning for the next job before it sleeps on the condition
+// variable, in microseconds (default kDefaultWorkerSpinUs; values below 1 restore it). The spin is
+// what a job after a short serial stretch (the layers between two split ones) saves: a sleeping
+// worker costs the next job a wake-up. It is bounded: once the user stops running models, every
+// worker sleeps after this long. The layer-profile tool's --spin-us sets it for A/B runs.
+constexpr int64_t kDefaultWorkerSpinUs = 200;
+void set_worker_spin_us(int64_t us);
+int64_t worker_spin_us();
+
 // How many parallel_for calls have run on the pool (more than one chunk, more than one thread)
 // since the process started: tests check that a layer really split its work.
 uint64_t parallel_jobs_run();

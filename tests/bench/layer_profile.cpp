@@ -1,10 +1,11 @@
 // Per-layer profile of one ncnn model (a benchmark tool, never a test):
 //
 //   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--warmup W] [--threads N[,M...]] [--top K]
-//                        [--min-chunk-cost C]
+//                        [--min-chunk-cost C] [--spin-us U]
 //
 // --min-chunk-cost sets core/parallel.h's split threshold (multiply-adds or bytes per chunk) for
-// the whole run, to compare thresholds in one build.
+// the whole run, to compare thresholds in one build; --spin-us sets how long an idle pool worker
+// spins for the next job before it sleeps (set_worker_spin_us), likewise.
 //
 // Loads the model (null or no .bin: seeded random weights), runs it W times untimed (default 10:
 // V8 runs wasm with its baseline compiler first and tiers hot functions up later) and then N times
@@ -54,7 +55,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 int usage(const char* msg) {
     std::fprintf(stderr, "nnfold_layer_profile: %s\nusage: nnfold_layer_profile MODEL.param [MODEL.bin|null] "
-                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C]\n", msg);
+                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C] [--spin-us U]\n", msg);
     return 2;
 }
 
@@ -199,6 +200,11 @@ int main(int argc, char** argv) {
             if (!num(c))
                 return usage("--min-chunk-cost needs a number >= 1");
             set_min_chunk_cost(c);
+        } else if (a == "--spin-us") {
+            int u = 0;
+            if (!num(u))
+                return usage("--spin-us needs a number >= 1");
+            set_worker_spin_us(u);
         } else if (a == "--top") {
             if (!num(top))
                 return usage("--top needs a number >= 1");

@@ -359,6 +359,45 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
     EXPECT_GT(parallel_stats().worker_sleeps, sleeps_in_job);
 }
 
+TEST(Parallel, WorkerSpinIsSetAndBounded) {
+    // set_worker_spin_us: an idle worker keeps spinning that long (it has not slept 30 ms after a
+    // job with a 1 s spin), and then sleeps (bounded: a spinning pool does not burn a core once
+    // the models stop). Values below 1 restore the default.
+    PoolGuard guard;
+    EXPECT_EQ(worker_spin_us(), kDefaultWorkerSpinUs);
+    set_worker_spin_us(1000000);
+    EXPECT_EQ(worker_spin_us(), 1000000);
+    if (build_has_threads()) {
+        ASSERT_TRUE(set_num_threads(2).is_ok());
+        const auto caller = std::this_thread::get_id();
+        using clock = std::chrono::steady_clock;
+        std::atomic<bool> worker_in{false}, snapped{false};
+        uint64_t sleeps_in_job = 0;
+        parallel_for(2, 1, [&](int64_t, int64_t) {
+            const auto give_up = clock::now() + std::chrono::seconds(30);
+            if (std::this_thread::get_id() != caller) {
+                worker_in.store(true);
+                while (!snapped.load() && clock::now() < give_up) {
+                }
+                return;
+            }
+            while (!worker_in.load() && clock::now() < give_up)
+                std::this_thread::yield();
+            sleeps_in_job = parallel_stats().worker_sleeps;  // the worker is in its chunk now
+            snapped.store(true);
+        });
+        ASSERT_TRUE(worker_in.load());
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        EXPECT_EQ(parallel_stats().worker_sleeps, sleeps_in_job);  // still spinning
+        const auto until = clock::now() + std::chrono::seconds(60);
+        while (parallel_stats().worker_sleeps == sleeps_in_job && clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        EXPECT_GT(parallel_stats().worker_sleeps, sleeps_in_job);  // then asleep
+    }
+    set_worker_spin_us(0);
+    EXPECT_EQ(worker_spin_us(), kDefaultWorkerSpinUs);
+}
+
 TEST(Parallel, PartsCoverOnceWithStablePieces) {
     PoolGuard guard;
     if (build_has_threads()) {
