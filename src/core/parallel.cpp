@@ -6,12 +6,11 @@
 // one thread is descheduled (a shared machine), and the results cannot depend on it because each
 // chunk computes whole outputs (the callers' contract).
 //
-// Lifetime of a job: it lives on the caller's stack. A worker joins it under the pool mutex
-// (refs++) and leaves it under the mutex (refs--); the caller, once no chunk is left to claim,
-// unpublishes the job and waits until refs is 0, so no worker touches the job after the caller
-// returns. Workers spin (spin_until) for the next job before sleeping on a condition variable: a
-// network issues hundreds of parallel_for calls per inference and a futex wake-up costs tens of
-// microseconds.
+// Lifetime of a job: it lives on the caller's stack. It is published and joined through atomics
+// only (Pool's comment says why and how no worker outlives it); the caller, once no chunk is left
+// to claim, unpublishes the job and waits until no worker is inside it. Workers spin (spin_until)
+// for the next job before sleeping on a condition variable: a network issues hundreds of
+// parallel_for calls per inference and a futex wake-up costs tens of microseconds.
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -74,12 +73,24 @@ struct Job {
     int64_t chunks = 0;
     std::atomic<int64_t> next{0};
     std::atomic<bool> failed{false};
-    std::exception_ptr error;  // first failure; written under Pool::mu
-    int helpers_max = 0;       // workers allowed to join (num_threads() - 1)
-    int helpers = 0;           // workers that joined; under Pool::mu
-    std::atomic<int> refs{0};  // workers still inside the job; changed under Pool::mu
+    std::exception_ptr error;      // first failure; written under Pool::mu
+    int helpers_max = 0;           // workers allowed to join (num_threads() - 1)
+    std::atomic<int> helpers{0};   // join attempts; only the first helpers_max run chunks
 };
 
+// Job hand-off without the mutex on the common path: in wasm a contended pthread mutex soon becomes
+// a futex wait (Atomics.wait), and each wake-up costs tens of microseconds; with the caller
+// publishing and unpublishing a job under the same mutex that a joining worker takes, the two
+// collided on small layers (BlazeFace front: about 100 jobs of 10-30 us per run). The mutex and the
+// condition variables remain only for sleeping (a worker that spun out, a caller whose wait did).
+//
+// Lifetime: a worker announces itself in `active_` BEFORE it reads `job_`, and leaves `active_`
+// after its last access to the job; the caller clears `job_` and then waits until `active_` is 0.
+// Both pairs of accesses are sequentially consistent, so either the worker sees null or the caller
+// sees the worker (the store-load pattern of Dekker's algorithm); no worker touches a job after its
+// caller returned. The same pattern pairs a worker's `sleepers_` with the caller's generation
+// increment, and the caller's `caller_sleeping_` with a worker's `active_` decrement, so a sleeper
+// is always notified.
 class Pool {
 public:
     explicit Pool(int size) : size_(size) {
@@ -93,7 +104,7 @@ public:
     ~Pool() {
         {
             std::lock_guard<std::mutex> lock(mu_);
-            stop_ = true;
+            stop_.store(true);
             generation_.fetch_add(1);
         }
         work_cv_.notify_all();
@@ -104,25 +115,24 @@ public:
 
     // Runs the job with up to `used - 1` workers; the caller works too. Rethrows the first error.
     void run(Job& job) {
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            job_ = &job;
-            generation_.fetch_add(1);
+        job_.store(&job);
+        generation_.fetch_add(1);
+        if (sleepers_.load() > 0) {
+            // taking the mutex orders this notify after a sleeper's predicate check
+            { std::lock_guard<std::mutex> lock(mu_); }
+            work_cv_.notify_all();
         }
-        work_cv_.notify_all();
         run_chunks(job);
         const auto waiting = std::chrono::steady_clock::now();
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            job_ = nullptr;  // a worker waking from now on finds nothing to join
-        }
+        job_.store(nullptr);  // a worker arriving from now on finds nothing to join
         // The last chunks usually finish within microseconds of ours: spin (yielding) before
         // sleeping, a futex wake-up costs more than that on the critical path of every layer.
-        if (!spin_until([&] { return job.refs.load(std::memory_order_acquire) == 0; }))
+        if (!spin_until([&] { return active_.load() == 0; })) {
             g_caller_sleeps.fetch_add(1, std::memory_order_relaxed);
-        {
             std::unique_lock<std::mutex> lock(mu_);
-            done_cv_.wait(lock, [&] { return job.refs.load() == 0; });
+            caller_sleeping_.store(true);
+            done_cv_.wait(lock, [&] { return active_.load() == 0; });
+            caller_sleeping_.store(false);
         }
         g_caller_wait_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(
                                        std::chrono::steady_clock::now() - waiting).count(),
@@ -154,27 +164,25 @@ private:
         t_in_parallel = true;
         for (;;) {
             // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
-            if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; },
-                            g_worker_spin_us.load(std::memory_order_relaxed)))
+            if (!spin_until([&] { return generation_.load() != seen; },
+                            g_worker_spin_us.load(std::memory_order_relaxed))) {
                 g_worker_sleeps.fetch_add(1, std::memory_order_relaxed);
-            Job* job = nullptr;
-            {
                 std::unique_lock<std::mutex> lock(mu_);
-                work_cv_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
-                if (stop_)
-                    return;
-                seen = generation_.load();
-                job = job_;
-                if (!job || job->helpers >= job->helpers_max)
-                    continue;
-                job->helpers++;
-                job->refs.fetch_add(1);
+                sleepers_.fetch_add(1);
+                work_cv_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+                sleepers_.fetch_sub(1);
             }
-            run_chunks(*job);
-            {
-                std::lock_guard<std::mutex> lock(mu_);
-                if (job->refs.fetch_sub(1) == 1)
-                    done_cv_.notify_all();
+            if (stop_.load())
+                return;
+            seen = generation_.load();
+            active_.fetch_add(1);
+            Job* job = job_.load();
+            // a job published after `seen` was read is joined now and found again (full) next turn
+            if (job && job->helpers.fetch_add(1) < job->helpers_max)
+                run_chunks(*job);
+            if (active_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+                { std::lock_guard<std::mutex> lock(mu_); }
+                done_cv_.notify_all();
             }
         }
     }
@@ -184,8 +192,11 @@ private:
     std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;
     std::atomic<uint64_t> generation_{0};
-    Job* job_ = nullptr;
-    bool stop_ = false;
+    std::atomic<Job*> job_{nullptr};
+    std::atomic<int> active_{0};            // workers between announcing and leaving a job
+    std::atomic<int> sleepers_{0};          // workers asleep on work_cv_ (or about to be)
+    std::atomic<bool> caller_sleeping_{false};
+    std::atomic<bool> stop_{false};
 };
 
 // dispatch_mu: held by a running parallel_for and by set_num_threads/shutdown_threads, so the pool

@@ -271,6 +271,34 @@ TEST(Parallel, ManySmallJobs) {
     EXPECT_EQ(total.load(), 3000 * 6);
 }
 
+TEST(Parallel, WakeUpsAfterSleepsOnBothSides) {
+    // The pool's sleeping paths (core/parallel.cpp): each job follows a pause longer than a
+    // worker's spin, so it is published to workers that may be asleep (they must be woken), and a
+    // worker's chunk outlasts the caller's spin, so the caller may sleep until that worker leaves
+    // the job (it must be woken too). Every job completes with all its writes visible.
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    using clock = std::chrono::steady_clock;
+    const auto caller = std::this_thread::get_id();
+    for (int rep = 0; rep < 20; rep++) {
+        const auto pause = clock::now() + std::chrono::milliseconds(2);
+        while (clock::now() < pause)
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+        std::vector<int> out(12, 0);
+        parallel_for(12, 1, [&](int64_t b, int64_t e) {
+            if (std::this_thread::get_id() != caller) {
+                const auto end = clock::now() + std::chrono::milliseconds(3);
+                while (clock::now() < end) {
+                }
+            }
+            for (int64_t i = b; i < e; i++)
+                out[static_cast<size_t>(i)] = static_cast<int>(i) + rep;
+        });
+        for (int i = 0; i < 12; i++)
+            ASSERT_EQ(out[static_cast<size_t>(i)], i + rep) << "rep " << rep;
+    }
+}
+
 #else  // !NNFOLD_HAS_THREADS
 
 TEST(Parallel, NoThreadsBuildAcceptsOnlyOne) {
