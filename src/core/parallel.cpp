@@ -65,7 +65,8 @@ bool spin_until(const Done& done, int64_t min_spin_us = 200) {
 std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};
 
 // parallel_stats() counters
-std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0};
+std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0}, g_worker_joins{0},
+    g_worker_join_us{0};
 
 struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
@@ -75,6 +76,7 @@ struct Job {
     std::atomic<bool> failed{false};
     std::exception_ptr error;      // first failure; written under Pool::mu
     int helpers_max = 0;           // workers allowed to join (num_threads() - 1)
+    std::chrono::steady_clock::time_point published;  // for parallel_stats' join latency
     std::atomic<int> helpers{0};   // join attempts; only the first helpers_max run chunks
 };
 
@@ -115,6 +117,7 @@ public:
 
     // Runs the job with up to `used - 1` workers; the caller works too. Rethrows the first error.
     void run(Job& job) {
+        job.published = std::chrono::steady_clock::now();
         job_.store(&job);
         generation_.fetch_add(1);
         if (sleepers_.load() > 0) {
@@ -178,8 +181,14 @@ private:
             active_.fetch_add(1);
             Job* job = job_.load();
             // a job published after `seen` was read is joined now and found again (full) next turn
-            if (job && job->helpers.fetch_add(1) < job->helpers_max)
+            if (job && job->helpers.fetch_add(1) < job->helpers_max &&
+                job->next.load(std::memory_order_relaxed) < job->chunks) {
+                g_worker_joins.fetch_add(1, std::memory_order_relaxed);
+                g_worker_join_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(
+                                               std::chrono::steady_clock::now() - job->published).count(),
+                                           std::memory_order_relaxed);
                 run_chunks(*job);
+            }
             if (active_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
                 { std::lock_guard<std::mutex> lock(mu_); }
                 done_cv_.notify_all();
@@ -360,6 +369,8 @@ ParallelStats parallel_stats() {
     s.caller_wait_us = g_caller_wait_us.load();
     s.caller_sleeps = g_caller_sleeps.load();
     s.worker_sleeps = g_worker_sleeps.load();
+    s.worker_joins = g_worker_joins.load();
+    s.worker_join_us = g_worker_join_us.load();
 #endif
     return s;
 }

@@ -91,13 +91,18 @@ uint64_t parallel_jobs_run();
 //    finish theirs (an imbalanced split, or a worker that started late);
 //  - caller_sleeps: waits that outlasted the spin and slept on the condition variable;
 //  - worker_sleeps: times a worker spun out and went to sleep between jobs (the next job then pays
-//    a wake-up, tens of microseconds in wasm).
+//    a wake-up, tens of microseconds in wasm);
+//  - worker_joins, worker_join_us: jobs a worker took part in, and the summed time from the job's
+//    publication to the worker's arrival (the hand-off latency; a job whose chunks were all taken
+//    before a late worker arrived counts no join).
 // All zero in a build without threads.
 struct ParallelStats {
     uint64_t jobs = 0;
     uint64_t caller_wait_us = 0;
     uint64_t caller_sleeps = 0;
     uint64_t worker_sleeps = 0;
+    uint64_t worker_joins = 0;
+    uint64_t worker_join_us = 0;
 };
 ParallelStats parallel_stats();
 

@@ -116,10 +116,15 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
     std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
     if (threads > 1)
         std::printf("  per run: the caller waited %.3f ms for workers after its own chunks (%.1f of those waits "
-                    "slept), workers went to sleep %.1f times between jobs\n",
+                    "slept), workers went to sleep %.1f times between jobs and joined %.1f jobs, %.1f us after "
+                    "the job was published on average\n",
                     (double)(ps1.caller_wait_us - ps0.caller_wait_us) / 1000.0 / runs,
                     (double)(ps1.caller_sleeps - ps0.caller_sleeps) / runs,
-                    (double)(ps1.worker_sleeps - ps0.worker_sleeps) / runs);
+                    (double)(ps1.worker_sleeps - ps0.worker_sleeps) / runs,
+                    (double)(ps1.worker_joins - ps0.worker_joins) / runs,
+                    ps1.worker_joins > ps0.worker_joins
+                        ? (double)(ps1.worker_join_us - ps0.worker_join_us) / (double)(ps1.worker_joins - ps0.worker_joins)
+                        : 0.0);
     std::printf("by type:\n");
     for (auto& t : types)
         std::printf("  %-24s %3d layers %9.3f ms %5.1f%%\n", t.first.c_str(), t.second.second, t.second.first,

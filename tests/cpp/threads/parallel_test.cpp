@@ -346,7 +346,9 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
     PoolGuard guard;
     const ParallelStats s0 = parallel_stats();
     if (!build_has_threads()) {
-        EXPECT_EQ(s0.jobs + s0.caller_wait_us + s0.caller_sleeps + s0.worker_sleeps, 0u);
+        EXPECT_EQ(s0.jobs + s0.caller_wait_us + s0.caller_sleeps + s0.worker_sleeps + s0.worker_joins +
+                      s0.worker_join_us,
+                  0u);
         return;
     }
     ASSERT_TRUE(set_num_threads(2).is_ok());
@@ -375,6 +377,7 @@ TEST(Parallel, StatsCountWaitsAndSleeps) {
     ASSERT_TRUE(worker_in.load());
     const ParallelStats s1 = parallel_stats();
     EXPECT_EQ(s1.jobs, s0.jobs + 1);
+    EXPECT_EQ(s1.worker_joins, s0.worker_joins + 1);  // the one worker took part, counted before its chunk
     EXPECT_GE(s1.caller_wait_us - s0.caller_wait_us, 20000u);  // most of the worker's 200 ms
     EXPECT_LE(s1.caller_sleeps - s0.caller_sleeps, 1u);         // one wait, slept at most once
     // idle: the worker spins out and sleeps. Counted from a snapshot taken while the worker was
