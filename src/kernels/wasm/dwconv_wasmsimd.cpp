@@ -292,8 +292,8 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
 // code on the row shifted by one element (e'[k] = e[k + 1]), the first carry e'[-1] = e[0]. Only
 // when the row ends at 2 * ow (in_w == 2 * ow) does the last vector's e'[2 * ow - 1] = e[2 * ow]
 // fall on the right pad: that vector's high half is loaded one element early and shifted, the pad
-// value shifted in. (Tried first: the unshifted row, tap 2 as the even lanes shifted with e[2x + 8]
-// splat-loaded in: 96ch 160x160 -25% against the ring, this form's extra loads.)
+// value shifted in. (The unshifted row, tap 2 as the even lanes shifted with e[2x + 8] splat-loaded
+// in, costs three loads more a step.)
 template <bool CLAMP, bool L0>
 void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     const WindowGeometry& g = b.win;
