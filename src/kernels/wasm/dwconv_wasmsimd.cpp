@@ -445,19 +445,26 @@ void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
 // 3x3 with a one-column left pad and the right pad the planar kernels handle (stride 1: at most one
 // column; stride 2: none read), rows of at least four outputs (their last partial vector is redone
 // as the row's last four outputs): the planar kernels, else the pack4 ring.
+//
+// Stride 2 only on planes of at most 128x128 (dw_planar_s2_plane): on 96ch 160x160 and 176x176
+// (9.8 and 11.9 MB of input, more than stays in cache here) the planar kernel, one plane after the
+// other, ran bimodal from one process to the next (160: 0.6-0.8 or 0.9-1.9 ms, ten runs; 176:
+// 0.8-1.7 ms), where the ring, reading the block's four planes as four streams at once, stayed at
+// 0.65-0.75 ms on 160x160 (176x176: 0.9-1.0 ms; 144x144 within 3% of the planar kernel). (Taking a row of each channel in turn in the planar kernel steadied it there too, but
+// cost 7-10% on 80x80 to 112x112, the weights splatted again every row.)
+inline bool dw_planar_s2_plane(const WindowGeometry& g) { return (size_t)g.in_w * g.in_h <= 128 * 128; }
 inline bool dw_planar(const WindowGeometry& g, int K, int S) {
     if (K != 3 || g.pad_left != 1 || g.out_w < 4)
         return false;
-    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1 : S == 2 && g.in_w >= 2 * g.out_w;
+    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1
+                  : S == 2 && g.in_w >= 2 * g.out_w && dw_planar_s2_plane(g);
 }
 // 3x3 stride 2 without a left pad and the right one a column at most (in_w >= 2 * out_w; TF-style
 // SAME on an even width), rows of at least four outputs, planes of at most 128x128:
 // dw3x3s2_planar<L0>. Kernel bench against the ring (loaded machine, same minute): 96ch 112x112
-// +10%, 32ch 128x128 +3%, 144ch 80x80 +2..6%, 576ch 20x20 +0..15%; on 96ch 160x160 (9.8 MB of
-// input) both planar kernels (this one and the pad-1 one) ran bimodal, 0.7 or 1.2-1.8 ms from one
-// process to the next, where the ring, reading four planes at once, stayed at 0.7 ms.
+// +10%, 32ch 128x128 +3%, 144ch 80x80 +2..6%, 576ch 20x20 +0..15%.
 inline bool dw_planar_s2_l0(const WindowGeometry& g) {
-    return g.pad_left == 0 && g.out_w >= 4 && g.in_w >= 2 * g.out_w && (size_t)g.in_w * g.in_h <= 128 * 128;
+    return g.pad_left == 0 && g.out_w >= 4 && g.in_w >= 2 * g.out_w && dw_planar_s2_plane(g);
 }
 
 template <int K, int S, int NX, int R2, bool CLAMP>
