@@ -283,16 +283,17 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
 // the pair, the even and the odd element of pair x, so tap 1 is the even lanes, tap 2 the odd
 // lanes and tap 0 the odd lanes shifted by one, the previous vector's last odd element carried in.
 // Rows above and below the plane read a row of pad values. Taken (dw_planar) when the outputs read
-// no pad column on the right (in_w >= 2 * out_w) and out_w >= 4: a last partial vector is then
-// computed as the row's last four outputs, within the row. Taps are added in kernel order after the
-// bias: the scalar twin's bits.
+// one pad column on the right at most (in_w >= 2 * out_w - 1) and out_w >= 4: a last partial vector
+// is then computed as the row's last four outputs, within the row; when the last output's last tap
+// is the right pad (an odd width), the last vector's high half is loaded one element early and
+// shifted, the pad value shifted in. Taps are added in kernel order after the bias: the scalar
+// twin's bits.
 //
 // L0: no left pad (TF-style SAME on an even width, pads 0 left and 1 right: ONNX exports of
 // BlazeFace and M-LSD; dw_planar_s2_l0). Output x then reads e[2x], e[2x + 1], e[2x + 2]: the same
-// code on the row shifted by one element (e'[k] = e[k + 1]), the first carry e'[-1] = e[0]. Only
-// when the row ends at 2 * ow (in_w == 2 * ow) does the last vector's e'[2 * ow - 1] = e[2 * ow]
-// fall on the right pad: that vector's high half is loaded one element early and shifted, the pad
-// value shifted in. (The unshifted row, tap 2 as the even lanes shifted with e[2x + 8] splat-loaded
+// code on the row shifted by one element (e'[k] = e[k + 1]), the first carry e'[-1] = e[0]; when
+// the row ends at 2 * ow (in_w == 2 * ow), the last vector's e'[2 * ow - 1] = e[2 * ow] is the
+// right pad, shifted in as above. (The unshifted row, tap 2 as the even lanes shifted with e[2x + 8] splat-loaded
 // in, costs three loads more a step.)
 template <bool CLAMP, bool L0>
 void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
@@ -301,8 +302,9 @@ void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     // the pad row: the elements a plane row gives (2 * ow, and e[2 * ow] without a left pad)
     const int sh = L0 ? 1 : 0;
     const int pad_len = 2 * ow + sh;
-    // without a left pad, whether the row ends at e[2 * ow - 1] (the last vector's e[2 * ow] is the pad)
-    const bool tight = L0 && g.in_w < 2 * ow + 1;
+    // whether the last output's last tap, e[2 * ow - 1] (e[2 * ow] without a left pad), is the
+    // right pad column (an odd width with pads 1, 1; an even one with pads 0, 1)
+    const bool tight = g.in_w < 2 * ow + sh;
     float* const pad_row = b.scratch;
     const v128_t pv = splat(g.pad_value);
     for (int x = 0; x < pad_len; x += 4)
@@ -442,8 +444,8 @@ void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     }
 }
 
-// 3x3 with a one-column left pad and the right pad the planar kernels handle (stride 1: at most one
-// column; stride 2: none read), rows of at least four outputs (their last partial vector is redone
+// 3x3 with a one-column left pad and the right pad the planar kernels handle (at most one
+// column), rows of at least four outputs (their last partial vector is redone
 // as the row's last four outputs): the planar kernels, else the pack4 ring.
 //
 // Stride 2 only on planes of at most 128x128 (dw_planar_s2_plane): on 96ch 160x160 and 176x176
@@ -457,7 +459,7 @@ inline bool dw_planar(const WindowGeometry& g, int K, int S) {
     if (K != 3 || g.pad_left != 1 || g.out_w < 4)
         return false;
     return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1
-                  : S == 2 && g.in_w >= 2 * g.out_w && dw_planar_s2_plane(g);
+                  : S == 2 && g.in_w >= 2 * g.out_w - 1 && dw_planar_s2_plane(g);
 }
 // 3x3 stride 2 without a left pad and the right one a column at most (in_w >= 2 * out_w; TF-style
 // SAME on an even width), rows of at least four outputs, planes of at most 128x128:
