@@ -293,8 +293,8 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
 // BlazeFace and M-LSD; dw_planar_s2_l0). Output x then reads e[2x], e[2x + 1], e[2x + 2]: the same
 // code on the row shifted by one element (e'[k] = e[k + 1]), the first carry e'[-1] = e[0]; when
 // the row ends at 2 * ow (in_w == 2 * ow), the last vector's e'[2 * ow - 1] = e[2 * ow] is the
-// right pad, shifted in as above. (The unshifted row, tap 2 as the even lanes shifted with e[2x + 8] splat-loaded
-// in, costs three loads more a step.)
+// right pad, shifted in as above. (The unshifted row, tap 2 as the even lanes shifted with
+// e[2x + 8] splat-loaded in, costs three loads more a step.)
 template <bool CLAMP, bool L0>
 void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     const WindowGeometry& g = b.win;
@@ -444,16 +444,17 @@ void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     }
 }
 
-// 3x3 with a one-column left pad and the right pad the planar kernels handle (at most one
-// column), rows of at least four outputs (their last partial vector is redone
-// as the row's last four outputs): the planar kernels, else the pack4 ring.
+// 3x3 with a one-column left pad and the right pad the planar kernels handle (at most one column),
+// rows of at least four outputs (their last partial vector is redone as the row's last four
+// outputs): the planar kernels, else the pack4 ring.
 //
 // Stride 2 only on planes of at most 128x128 (dw_planar_s2_plane): on 96ch 160x160 and 176x176
 // (9.8 and 11.9 MB of input, more than stays in cache here) the planar kernel, one plane after the
 // other, ran bimodal from one process to the next (160: 0.6-0.8 or 0.9-1.9 ms, ten runs; 176:
 // 0.8-1.7 ms), where the ring, reading the block's four planes as four streams at once, stayed at
-// 0.65-0.75 ms on 160x160 (176x176: 0.9-1.0 ms; 144x144 within 3% of the planar kernel). (Taking a row of each channel in turn in the planar kernel steadied it there too, but
-// cost 7-10% on 80x80 to 112x112, the weights splatted again every row.)
+// 0.65-0.75 ms on 160x160 (176x176: 0.9-1.0 ms; 144x144 within 3% of the planar kernel). Taking a
+// row of each channel in turn in the planar kernel steadied it there too, but cost 7-10% on 80x80
+// to 112x112 (the weights splatted again every row).
 inline bool dw_planar_s2_plane(const WindowGeometry& g) { return (size_t)g.in_w * g.in_h <= 128 * 128; }
 inline bool dw_planar(const WindowGeometry& g, int K, int S) {
     if (K != 3 || g.pad_left != 1 || g.out_w < 4)
@@ -463,8 +464,8 @@ inline bool dw_planar(const WindowGeometry& g, int K, int S) {
 }
 // 3x3 stride 2 without a left pad and the right one a column at most (in_w >= 2 * out_w; TF-style
 // SAME on an even width), rows of at least four outputs, planes of at most 128x128:
-// dw3x3s2_planar<L0>. Kernel bench against the ring (loaded machine, same minute): 96ch 112x112
-// +10%, 32ch 128x128 +3%, 144ch 80x80 +2..6%, 576ch 20x20 +0..15%.
+// dw3x3s2_planar<L0>. Kernel bench time against the ring (loaded machine, same minute): 96ch
+// 112x112 -9%, 32ch 128x128 -3%, 144ch 80x80 -2..6%, 576ch 20x20 -0..13%.
 inline bool dw_planar_s2_l0(const WindowGeometry& g) {
     return g.pad_left == 0 && g.out_w >= 4 && g.in_w >= 2 * g.out_w && dw_planar_s2_plane(g);
 }
