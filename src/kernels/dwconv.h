@@ -11,11 +11,11 @@
 //     once), and apply bias and activation before transposing back into the planar output. The
 //     vector lanes are channels, so small maps (8x8, 4x4) and stride 2 run as fast as large ones:
 //     no lane is wasted on a row tail and no shuffle gathers even/odd columns. Except 3x3 with a
-//     one-column left pad, out_w >= 4 and the right pad one column at most (stride 1) or not read
-//     (stride 2: in_w >= 2 * out_w), the usual pad 1: its SIMD kernels take the block's channels
-//     one at a time, four output pixels a vector, straight from the input plane, which measured
-//     faster than the ring (its transposing fill at stride 2 costs about as much as the taps it
-//     feeds; wasm/dwconv_wasmsimd.cpp).
+//     left pad of one column (the usual pad 1) or, at stride 2, none (TF-style SAME on an even
+//     size), the right pad one column at most, out_w >= 4 and, at stride 2, planes up to 128x128:
+//     its SIMD kernels take the block's channels one at a time, four output pixels a vector, straight
+//     from the input plane, which measured faster than the ring (its transposing fill at stride 2
+//     costs about as much as the taps it feeds; wasm/dwconv_wasmsimd.cpp).
 //   f32_dwconv_general: one channel, any kernel, stride and dilation whose window spans at most
 //     kMaxRingRows - 1 input rows, vectorized along the output row through a ring of padded rows
 //     (kernels/window.h; stride-1 rows load contiguously, other strides gather lanes).

@@ -29,12 +29,15 @@
 //   dwconv3x3.128.kernel  f32_dwconv3x3s1_pack4 alone on the 128 channels (no layer, no allocation)
 //   dwconv3x3[s2].C.H  ConvolutionDepthWise 3x3 pad 1 (stride 2) with C channels on H x H: the
 //                    mobilenet / mobilenet_v2 / mnasnet shapes, from the large first maps (32 at 112)
-//                    to the small last ones (960 at 7)
+//                    to the small last ones (960 at 7); 96 at 144, 160, 176 stride 2, above
+//                    the planar stride-2 path's 128x128 plane limit (160 beside its .same row); odd
+//                    sizes at stride 2 (144 at 55, 576 at 13: the last output's last tap is the pad)
 //   dwconv5x5[s2].C.H  ConvolutionDepthWise 5x5 pad 2 (stride 2) on efficientnet_b0's / mnasnet's
 //                    shapes (144 at 56 stride 2 to 1152 at 7)
 //   dwconv{3x3,5x5}[s2].C.H.same  TF-style SAME pads (the odd pad column and row right and bottom,
 //                    as ONNX exports of BlazeFace and M-LSD have them: 3x3 stride 2 on an even size
-//                    pads 0 left, 1 right), on M-LSD's and BlazeFace front's shapes
+//                    pads 0 left, 1 right), on M-LSD's and BlazeFace front's shapes (and 3x3 stride 2
+//                    on 112 and 128, either side of the planar path's 128x128 limit)
 //   i8.peak.N        int8 peak: N accumulators of i32x4.dot_i16x8_s (acc += dot(a, b_i), b_i loaded
 //                    from L1 as in the int8 GEMM: 8 multiply-adds = 16 ops per instruction); the
 //                    scalar build times int32 multiply-adds. i8.* rows are GOP/s of int8 ops and
@@ -773,7 +776,8 @@ int main(int argc, char** argv) {
 
     // depthwise 3x3 on the zoo's shapes: {channels, size, stride}
     for (const auto& d : std::vector<std::array<int, 3>>{
-             {32, 112, 1}, {96, 112, 2}, {144, 56, 2}, {512, 14, 1}, {576, 14, 2}, {960, 7, 1}}) {
+             {32, 112, 1}, {96, 112, 2}, {96, 144, 2}, {96, 160, 2}, {96, 176, 2}, {144, 56, 2}, {144, 55, 2},
+             {512, 14, 1}, {576, 14, 2}, {576, 13, 2}, {960, 7, 1}}) {
         const int C = d[0], H = d[1], S = d[2], O = (H - 1) / S + 1;
         const std::string name = std::string(S == 1 ? "dwconv3x3." : "dwconv3x3s2.") + std::to_string(C) + "." +
                                  std::to_string(H);
@@ -796,6 +800,8 @@ int main(int argc, char** argv) {
                                                          {3, 96, 160, 2, 1},
                                                          {3, 144, 80, 2, 1},
                                                          {3, 576, 20, 2, 1},
+                                                         {3, 96, 112, 2, 1},
+                                                         {3, 32, 128, 2, 1},
                                                          {5, 24, 64, 2, 1},
                                                          {5, 96, 16, 1, 1}}) {
         const int K = d[0], C = d[1], H = d[2], S = d[3], O = (H - 1) / S + 1;

@@ -15,9 +15,10 @@
 // would keep the accumulators in linear memory (measured: 28% -> 37% of peak, 3x3 stride 1), and
 // the store's activation is fixed at compile time (no per-vector switch: 37% -> 50%).
 //
-// 3x3 with a one-column left pad (the usual pad 1; dw_planar has the exact geometries) runs planar
-// instead, one channel at a time straight from the input plane (dw3x3s1_planar, dw3x3s2_planar:
-// at stride 2 the ring's fill costs about as much as the taps).
+// 3x3 with a one-column left pad (the usual pad 1; dw_planar has the exact geometries) and 3x3
+// stride 2 without a left pad (TF-style SAME; dw_planar_s2_l0) run planar instead, one channel at
+// a time straight from the input plane (dw3x3s1_planar, dw3x3s2_planar: at stride 2 the ring's
+// fill costs about as much as the taps).
 //
 // f32_dwconv_general: one channel, whole vectors of four output pixels over padded rows from the
 // ring of window.h; the last vector of a row stores only its valid lanes.
@@ -282,15 +283,28 @@ void dwconv_pack4_act(const DwBlock4& b, float lo, float hi, bool post) {
 // the pair, the even and the odd element of pair x, so tap 1 is the even lanes, tap 2 the odd
 // lanes and tap 0 the odd lanes shifted by one, the previous vector's last odd element carried in.
 // Rows above and below the plane read a row of pad values. Taken (dw_planar) when the outputs read
-// no pad column on the right (in_w >= 2 * out_w) and out_w >= 4: a last partial vector is then
-// computed as the row's last four outputs, within the row. Taps are added in kernel order after the
-// bias: the scalar twin's bits.
-template <bool CLAMP>
+// one pad column on the right at most (in_w >= 2 * out_w - 1) and out_w >= 4: a last partial vector
+// is then computed as the row's last four outputs, within the row; when the last output's last tap
+// is the right pad (an odd width), the last vector's high half is loaded one element early and
+// shifted, the pad value shifted in. Taps are added in kernel order after the bias: the scalar
+// twin's bits.
+//
+// L0: no left pad (TF-style SAME on an even width, pads 0 left and 1 right: ONNX exports of
+// BlazeFace and M-LSD; dw_planar_s2_l0). Output x then reads e[2x], e[2x + 1], e[2x + 2]: the same
+// code on the row shifted by one element (e'[k] = e[k + 1]), the first carry e'[-1] = e[0]; when
+// the row ends at 2 * ow (in_w == 2 * ow), the last vector's e'[2 * ow - 1] = e[2 * ow] is the
+// right pad, shifted in as above. (The unshifted row, tap 2 as the even lanes shifted with
+// e[2x + 8] splat-loaded in, costs three loads more a step.)
+template <bool CLAMP, bool L0>
 void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     const WindowGeometry& g = b.win;
     const int ow = g.out_w;
-    // the pad row: the elements a plane row gives (2 * ow)
-    const int pad_len = 2 * ow;
+    // the pad row: the elements a plane row gives (2 * ow, and e[2 * ow] without a left pad)
+    const int sh = L0 ? 1 : 0;
+    const int pad_len = 2 * ow + sh;
+    // whether the last output's last tap, e[2 * ow - 1] (e[2 * ow] without a left pad), is the
+    // right pad column (an odd width with pads 1, 1; an even one with pads 0, 1)
+    const bool tight = g.in_w < 2 * ow + sh;
     float* const pad_row = b.scratch;
     const v128_t pv = splat(g.pad_value);
     for (int x = 0; x < pad_len; x += 4)
@@ -307,40 +321,50 @@ void dw3x3s2_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
             const float* r[3];
             for (int i = 0; i < 3; i++) {
                 const int sy = 2 * y + i - g.pad_top;
-                r[i] = sy >= 0 && sy < g.in_h ? src + (size_t)sy * g.in_w : pad_row;
+                r[i] = (sy >= 0 && sy < g.in_h ? src + (size_t)sy * g.in_w : pad_row) + sh;
             }
             float* out = dst + (size_t)y * ow;
-            v128_t c0 = pv, c1 = pv, c2 = pv;  // lane 3: e[2 * x - 1] of each row
+            // lane 3: e[2 * x - 1] of each row (the shifted row's: e[0] without a left pad)
+            v128_t c0 = pv, c1 = pv, c2 = pv;
+            if (L0)
+                c0 = load_splat(r[0] - 1), c1 = load_splat(r[1] - 1), c2 = load_splat(r[2] - 1);
             // one input row's three taps into the four outputs from x (one vector a step: two
             // vectors, with a second sum in flight, measured 5-10% slower, their loads spilled)
-            auto taps = [&](const float* q, v128_t& cr, v128_t wa, v128_t wb, v128_t wc, v128_t acc)
+            // (last: the high half's last element is the right pad, loaded one early and shifted)
+            auto taps = [&](const float* q, v128_t& cr, v128_t wa, v128_t wb, v128_t wc, v128_t acc, bool last)
                 NF_DW_INLINE_LAMBDA {
-                    const v128_t lo = load(q), hi = load(q + 4);
+                    const v128_t lo = load(q);
+                    const v128_t hi = last ? wasm_i32x4_shuffle(load(q + 3), pv, 1, 2, 3, 4) : load(q + 4);
                     const v128_t ev = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), od = wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7);
                     acc = madd(wasm_i32x4_shuffle(cr, od, 3, 4, 5, 6), wa, acc);
                     acc = madd(ev, wb, acc);
                     cr = od;
                     return madd(od, wc, acc);
                 };
-            auto step = [&](int x) NF_DW_INLINE_LAMBDA {
-                v128_t acc = taps(r[0] + 2 * x, c0, w0, w1, w2, vb);
-                acc = taps(r[1] + 2 * x, c1, w3, w4, w5, acc);
-                acc = taps(r[2] + 2 * x, c2, w6, w7, w8, acc);
+            auto step = [&](int x, bool last) NF_DW_INLINE_LAMBDA {
+                v128_t acc = taps(r[0] + 2 * x, c0, w0, w1, w2, vb, last);
+                acc = taps(r[1] + 2 * x, c1, w3, w4, w5, acc, last);
+                acc = taps(r[2] + 2 * x, c2, w6, w7, w8, acc, last);
                 store(out + x, sa.apply(acc));
             };
             int x = 0;
-            for (; x + 4 <= ow; x += 4)
-                step(x);
-            if (x < ow) {
+            for (; x + 4 < ow; x += 4)
+                step(x, false);
+            if (x != ow - 4) {
                 // the last four outputs again, overlapping stored ones with the same values: their
-                // loads end at element 2 * ow - 1, inside the row; the carry is e[2 * x - 1]
+                // loads end at element 2 * ow - 1 of the (shifted) row; the carry is e[2 * x - 1]
                 x = ow - 4;
                 if (x > 0)
                     c0 = load_splat(r[0] + 2 * x - 1), c1 = load_splat(r[1] + 2 * x - 1), c2 = load_splat(r[2] + 2 * x - 1);
+                else if (L0)
+                    c0 = load_splat(r[0] - 1), c1 = load_splat(r[1] - 1), c2 = load_splat(r[2] - 1);
                 else
                     c0 = c1 = c2 = pv;
-                step(x);
             }
+            if (tight)
+                step(x, true);
+            else
+                step(x, false);
             if (post)
                 f32_act_inplace__wasmsimd(out, (size_t)ow, b.act);
         }
@@ -420,13 +444,30 @@ void dw3x3s1_planar(const DwBlock4& b, const StoreArgs<CLAMP>& sa, bool post) {
     }
 }
 
-// 3x3 with a one-column left pad and the right pad the planar kernels handle (stride 1: at most one
-// column; stride 2: none read), rows of at least four outputs (their last partial vector is redone
-// as the row's last four outputs): the planar kernels, else the pack4 ring.
+// 3x3 with a one-column left pad and the right pad the planar kernels handle (at most one column),
+// rows of at least four outputs (their last partial vector is redone as the row's last four
+// outputs): the planar kernels, else the pack4 ring.
+//
+// Stride 2 only on planes of at most 128x128 (dw_planar_s2_plane): on 96ch 160x160 and 176x176
+// (9.8 and 11.9 MB of input, more than stays in cache here) the planar kernel, one plane after the
+// other, ran bimodal from one process to the next (160: 0.6-0.8 or 0.9-1.9 ms, ten runs; 176:
+// 0.8-1.7 ms), where the ring, reading the block's four planes as four streams at once, stayed at
+// 0.65-0.75 ms on 160x160 (176x176: 0.9-1.0 ms; 144x144 within 3% of the planar kernel). Taking a
+// row of each channel in turn in the planar kernel steadied it there too, but cost 7-10% on 80x80
+// to 112x112 (the weights splatted again every row).
+inline bool dw_planar_s2_plane(const WindowGeometry& g) { return (size_t)g.in_w * g.in_h <= 128 * 128; }
 inline bool dw_planar(const WindowGeometry& g, int K, int S) {
     if (K != 3 || g.pad_left != 1 || g.out_w < 4)
         return false;
-    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1 : S == 2 && g.in_w >= 2 * g.out_w;
+    return S == 1 ? g.in_w >= g.out_w && g.in_w <= g.out_w + 1
+                  : S == 2 && g.in_w >= 2 * g.out_w - 1 && dw_planar_s2_plane(g);
+}
+// 3x3 stride 2 without a left pad and the right one a column at most (in_w >= 2 * out_w; TF-style
+// SAME on an even width), rows of at least four outputs, planes of at most 128x128:
+// dw3x3s2_planar<L0>. Kernel bench time against the ring (loaded machine, same minute): 96ch
+// 112x112 -9%, 32ch 128x128 -3%, 144ch 80x80 -2..6%, 576ch 20x20 -0..13%.
+inline bool dw_planar_s2_l0(const WindowGeometry& g) {
+    return g.pad_left == 0 && g.out_w >= 4 && g.in_w >= 2 * g.out_w && dw_planar_s2_plane(g);
 }
 
 template <int K, int S, int NX, int R2, bool CLAMP>
@@ -435,7 +476,9 @@ void dwconv_run(const DwBlock4& b, float lo, float hi, bool post) {
     if (K == 3 && S == 1 && dw_planar(b.win, K, S))
         dw3x3s1_planar<CLAMP>(b, sa, post);
     else if (K == 3 && S == 2 && dw_planar(b.win, K, S))
-        dw3x3s2_planar<CLAMP>(b, sa, post);
+        dw3x3s2_planar<CLAMP, false>(b, sa, post);
+    else if (K == 3 && S == 2 && dw_planar_s2_l0(b.win))
+        dw3x3s2_planar<CLAMP, true>(b, sa, post);
     else
         dwconv_pack4_act<K, S, NX, R2, CLAMP>(b, lo, hi, post);
 }

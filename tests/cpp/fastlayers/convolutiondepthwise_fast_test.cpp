@@ -58,6 +58,9 @@ TEST(ConvolutionDepthWiseFast, DepthwisePadsAndGeneralWindows) {
         {5, 13, 13, 5, 5, 3, 3, 1, 1, 1, 1, -233, -233, -233, -233, 1, 1},
         {5, 13, 12, 5, 5, 3, 3, 2, 2, 1, 1, -233, -233, -233, -233, 1, 1},
         {5, 12, 13, 5, 5, 5, 5, 2, 2, 1, 1, -234, -234, -234, -234, 2, 1},
+        // SAME_UPPER on even sizes at stride 2: pads 0 left/top, 1 right/bottom (the planar 3x3
+        // stride-2 path without a left pad); a partial block of channels
+        {6, 16, 20, 6, 6, 3, 3, 2, 2, 1, 1, -233, -233, -233, -233, 3, 1, 0.25f},
         {4, 9, 11, 4, 4, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 3, 1, 0.5f},
         {4, 13, 13, 4, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1},   // dilation
         {4, 13, 13, 4, 4, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 4, 1},   // 7x7

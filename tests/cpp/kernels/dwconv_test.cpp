@@ -189,6 +189,13 @@ TEST(DwConv, Pack4KernelsOnEveryTail) {
                 check_block({k.K, k.K, k.S, k.S, 1, 1, w, h, 0, 0, 0, r + 1}, 1 + (ch % 4), k.scalar, k.dispatched,
                             k.simd, seed++);
             }
+        // no left pad and input columns past the last one read (in_w = 2 * out_w + 1 and + 2 at
+        // stride 2: the planar 3x3 stride-2 path without a left pad reads e[2 * out_w] from the row)
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 9, 3, 0, -1, 0, 1}, 4, k.scalar, k.dispatched, k.simd, seed++);
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 6, 2, 0, -2, 0, 0}, 2, k.scalar, k.dispatched, k.simd, seed++);
+        // planes above 128x128 (the 3x3 stride-2 planar paths leave them to the ring)
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 66, 66, r, r, r, r}, 4, k.scalar, k.dispatched, k.simd, seed++);
+        check_block({k.K, k.K, k.S, k.S, 1, 1, 66, 66, r - 1, r, r - 1, r}, 3, k.scalar, k.dispatched, k.simd, seed++);
         // pads wider than the window reaches into (rows and columns of pad values only)
         check_block({k.K, k.K, k.S, k.S, 1, 1, 4, 3, k.K, k.K, k.K, k.K}, 3, k.scalar, k.dispatched, k.simd, seed++);
         // wide rows: several whole blocks of pixels and the transposing row fill's vector body
