@@ -383,6 +383,21 @@ inline void fill_bytes(int8_t* d, v128_t v, size_t n) {
 void i8_pad_plane__wasmsimd(const int8_t* src, const Int8PadPlane& g, int8_t* dst) {
     const size_t pw = (size_t)g.padded_w, w = (size_t)g.w, left = (size_t)g.left;
     const v128_t pad = wasm_i8x16_splat(g.pad);
+    if (g.left == 1 && pw == w + 2 && g.padded_h > g.top + g.h) {
+        // one border column each side (3x3 pad 1) and a border row below: a row's right border
+        // and the next row's left border are adjacent bytes, written by one 2-byte store after the
+        // row's copy; the first interior row's left border goes with the rows above, the last
+        // row's store writes the first byte of the rows below
+        fill_bytes(dst, pad, (size_t)g.top * pw + 1);
+        int8_t* d = dst + (size_t)g.top * pw + 1;
+        for (int y = 0; y < g.h; y++, d += pw) {
+            copy_bytes(d, src + (size_t)y * w, w);
+            wasm_v128_store16_lane(d + w, pad, 0);
+        }
+        const size_t below = (size_t)(g.top + g.h) * pw + 1;
+        fill_bytes(dst + below, pad, (size_t)g.padded_h * pw - below);
+        return;
+    }
     fill_bytes(dst, pad, (size_t)g.top * pw);
     const size_t below = (size_t)(g.top + g.h) * pw;
     fill_bytes(dst + below, pad, (size_t)g.padded_h * pw - below);

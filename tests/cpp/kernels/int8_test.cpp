@@ -366,22 +366,24 @@ TEST(Int8Kernels, DepthwiseStoreChunks) {
 }
 
 // i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
-// side, into a buffer of exactly the padded plane (ASan sees any write past it), against the
-// plane built byte by byte here.
+// side (pads 1: one column each side and two rows below, the SIMD kernel's 3x3 pad-1 path; pads
+// 4: one border all round, the same path with a row above; pads 5: one column each side and no row
+// below, which that path must not take), into a buffer of exactly the padded plane (ASan sees any
+// write past it), against the plane built byte by byte here.
 TEST(Int8Kernels, PadPlane) {
     using Fn = void (*)(const int8_t*, const Int8PadPlane&, int8_t*);
     Fn fns[] = {i8_pad_plane__scalar, i8_pad_plane, NF_KERNEL_SIMD_OR_NULL(i8_pad_plane)};
     uint32_t seed = 50;
     for (int w : {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 56})
-        for (int pads : {0, 1, 2, 3})
+        for (int pads : {0, 1, 2, 3, 4, 5})
             for (int h : {1, 3}) {
                 Int8PadPlane g;
                 g.w = w;
                 g.h = h;
-                g.left = pads % 2;
-                g.top = pads / 2;
-                g.padded_w = w + g.left + pads;  // right border: pads
-                g.padded_h = h + g.top + (pads + 1) % 3;
+                g.left = pads < 4 ? pads % 2 : 1;
+                g.top = pads < 4 ? pads / 2 : pads == 4 ? 1 : 0;
+                g.padded_w = w + g.left + (pads < 4 ? pads : 1);  // right border: pads, or 1
+                g.padded_h = h + g.top + (pads < 4 ? (pads + 1) % 3 : pads == 4 ? 1 : 0);
                 g.pad = (int8_t)(pads == 2 ? -5 : 0);
                 const auto src = rand_codes((size_t)w * h, seed++);
                 std::vector<int8_t> want((size_t)g.padded_w * g.padded_h, g.pad);
