@@ -5,7 +5,9 @@
 // order as i8_store).
 //
 // Layout: planar, one padded plane of int8 codes per channel, as the layer pads its input
-// (layers/int8_forward.cpp padded_codes_ws) and as the next int8 layer reads its output. A
+// (layers/int8_forward.cpp: conv_int8_dw_codes pads an int8 input one channel at a time into a
+// scratch plane with i8_pad_plane; padded_codes_ws quantizes and pads a float input) and as the
+// next int8 layer reads its output. A
 // channel-interleaved layout was weighed: with i32x4.dot_i16x8_s pairing two taps of one channel, it
 // needs each input pixel's codes duplicated (pairs of neighbouring pixels) plus a transpose in the
 // store to give the next layer its planes, for no fewer dot products than pairing taps in the planar
