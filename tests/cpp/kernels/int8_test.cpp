@@ -363,6 +363,15 @@ TEST(Int8Kernels, DepthwiseStoreChunks) {
                     const uint32_t s = seed++;
                     check_dw(3, stride, 1, out_w, out_h, OutCase{requant, false, s % 2 == 0, a.type}, s, &a, 0.05f);
                 }
+    // the codes' non-negative path with its clip moved past the top scale: clip [2, 3] times 60
+    // (lower bound 120, upper bound 180 clamped to 127: codes 120..127), and clip [2.5, 3]
+    // (lower bound 150, above 127: every code 127); relu with a top scale that clamps many codes
+    const ActParams clips[] = {make_act(3, 2.f, 3.f), make_act(3, 2.5f, 3.f), make_act(1, 0.f, 0.f)};
+    for (int stride : {1, 2})
+        for (const ActParams& a : clips) {
+            const uint32_t s = seed++;
+            check_dw(3, stride, 1, 19, 6, OutCase{true, false, true, a.type}, s, &a, 60.f);
+        }
 }
 
 // i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
