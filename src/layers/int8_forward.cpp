@@ -196,6 +196,76 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
     return Status::ok();
 }
 
+// Depthwise on int8 codes (an int8 layer's requantized output: mobilenet's and mobilenet_v2's
+// depthwise layers): each channel's plane is padded (i8_pad_plane) into its part's scratch, then
+// summed and stored by i8_dwconv while that plane is still in L1; no workspace of every padded
+// plane, written in one pass and read back from L2 or memory in another (32 x 114 x 114 bytes for
+// mobilenet_v2's first depthwise layer). The padded bytes are the ones padded_codes_ws makes
+// (ncnn make_padding of an int8 blob: (int8)pad_value), so the sums and the output are the same.
+// Threads: by channel, each part with its own scratch plane and sums; each channel's output is
+// computed alone, so any split gives the same bits.
+Status conv_int8_dw_codes(const ConvWindowLayer& l, const Int8Weights& q, int inch, float pad_value, const Mat& bottom,
+                          const Planes& in, const ConvGeometry& g, Mat& top, const Option& opt) {
+    const int maxk = l.kernel_w * l.kernel_h;
+    const size_t out_plane = (size_t)g.out_w * g.out_h, plane = (size_t)in.w * in.h;
+    const size_t pplane = (size_t)g.padded_w * g.padded_h;
+    const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
+    const bool pads = g.pads.any();
+    // a part's scratch: its padded plane with the kernel's slack (zeros: read, never used), then
+    // its sums (4-byte aligned)
+    const size_t slack = kernels::i8_dwconv_slack(l.stride_w);
+    const size_t plane_bytes = pads ? (pplane + slack + 3) / 4 * 4 : 0;
+    const size_t part_bytes = plane_bytes + kernels::i8_dwconv_sum_ints(g.out_w, g.out_h) * sizeof(int32_t);
+    const int parts = parallel_part_count(inch, (int64_t)out_plane * maxk);
+    Mat ws, src_ws;
+    NF_RETURN_IF_ERROR(int8_workspace(part_bytes * parts, opt, ws));
+    const int8_t* codes = bottom.int8_data();
+    if (!pads && slack > 0) {
+        // no border: the planes are read in place, except that the kernel's whole-vector loads read
+        // up to `slack` bytes past a plane, past the blob's end for the last channel: that one
+        // plane is copied into a buffer with the slack
+        NF_RETURN_IF_ERROR(int8_workspace(plane + slack, opt, src_ws));
+        int8_t* last = reinterpret_cast<int8_t*>(src_ws.data);
+        std::memcpy(last, codes + (size_t)(inch - 1) * plane, plane);
+        std::memset(last + plane, 0, slack);
+    }
+    kernels::Int8PadPlane pp;
+    pp.w = in.w;
+    pp.h = in.h;
+    pp.left = g.pads.left;
+    pp.top = g.pads.top;
+    pp.padded_w = g.padded_w;
+    pp.padded_h = g.padded_h;
+    pp.pad = (int8_t)(int)pad_value;
+    const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
+    parallel_for_parts(inch, parts, [&](int part, int64_t c0, int64_t c1) {
+        int8_t* scratch = reinterpret_cast<int8_t*>(ws.data) + part_bytes * part;
+        if (pads)
+            std::memset(scratch + pplane, 0, slack);
+        kernels::Int8DwPlane p;
+        p.ofs = ofs.data();
+        p.maxk = maxk;
+        p.padded_w = g.padded_w;
+        p.out_w = g.out_w;
+        p.out_h = g.out_h;
+        p.stride_w = l.stride_w;
+        p.stride_h = l.stride_h;
+        p.rowsums = reinterpret_cast<int32_t*>(scratch + plane_bytes);
+        for (int64_t c = c0; c < c1; c++) {
+            if (pads) {
+                kernels::i8_pad_plane(codes + (size_t)c * plane, pp, scratch);
+                p.src = scratch;
+            } else {
+                p.src = c + 1 < inch ? codes + (size_t)c * plane : reinterpret_cast<const int8_t*>(src_ws.data);
+            }
+            p.kernel = q.weight.data() + (size_t)c * maxk;
+            p.channel = (int)c;
+            kernels::i8_dwconv(p, o);
+        }
+    });
+    return Status::ok();
+}
+
 // The int8 kernels' path of conv_int8: depthwise (one i8_dwconv per channel) or, per group, tiles
 // of output pixels: the tile's im2col codes packed as the GEMM's B (a 1x1 stride-1 window reads
 // the planes as they are) times the weights packed at create_pipeline, dequantized/requantized in
@@ -210,6 +280,8 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
     const size_t out_plane = (size_t)g.out_w * g.out_h;
     const size_t pplane = (size_t)g.padded_w * g.padded_h;
     const std::vector<int> ofs = kernel_offsets(l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, g.padded_w);
+    if (depthwise && bottom.int8 && q.wino_u.empty())
+        return conv_int8_dw_codes(l, q, inch, pad_value, bottom, in, g, top, opt);
     Mat src_ws;
     const int8_t* src;
     if (!depthwise && bottom.int8 && !g.pads.any()) {
@@ -226,7 +298,7 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
         return conv_int8_wino(l, q, inch, src, g, top, opt);
     if (depthwise) {
         const int parts = parallel_part_count(inch, (int64_t)out_plane * maxk);
-        const size_t row_ints = ((size_t)g.out_w + 7) / 8 * 8;
+        const size_t row_ints = kernels::i8_dwconv_sum_ints(g.out_w, g.out_h);
         Mat rows;
         NF_RETURN_IF_ERROR(int8_workspace(row_ints * sizeof(int32_t) * parts, opt, rows));
         const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);

@@ -56,6 +56,9 @@
 //   i8.dwconv3x3.128 i8_dwconv on 128 planes of 56x56 (padded 58x58), requantized store (multiply,
 //                    then add, as ncnn's depthwise epilogue)
 //   i8.dwconv3x3s2.128 the same at stride 2 (28x28 outputs)
+//   i8.dw3x3[s2].C.H int8 depthwise 3x3 pad 1 (stride 2), C channels on H x H (mobilenet_v2's
+//                    shapes), relu, requantized, as the layer runs it (padding and i8_dwconv);
+//                    .kernel: i8_dwconv alone, .pad: the padding alone. dwconv3x3[s2].C.H is fp32's
 //   i8.quantize.1M   i8_quantize of 2^20 floats (an int8 layer's fp32 input, Quantize); one op a
 //                    value, so its GOP/s is billions of values per second
 //   i8.requantize.1M i8_requantize of 2^20 int32 sums carried as floats, bias, relu (Requantize)
@@ -419,6 +422,85 @@ Result bench_i8_conv3x3(const std::string& name, int C, int O, int H, int m, dou
     return make_result(name, 2.0 * O * C * 9 * N, measure(fn, warm, rep),
                        "int8 3x3 " + std::to_string(C) + "->" + std::to_string(O) + " on " + std::to_string(H) + "x" +
                            std::to_string(H) + ", " + how + " (direct op count)");
+}
+
+// int8 depthwise 3x3 pad 1 stride S, C channels on H x H, relu, requantized (mobilenet_v2's
+// dwise layers): part 0 as the layer runs it (layers/int8_forward.cpp conv_int8_dw_codes: per
+// channel, the plane padded into a scratch plane, then i8_dwconv), 1 i8_dwconv alone on planes
+// padded once, 2 the padding alone. Ops: 2 per tap of each output.
+Result bench_i8_dw3x3(const std::string& name, int C, int H, int S, int part, double warm, double rep) {
+    const int W = H, PW = W + 2, PH = H + 2, OW = (W - 1) / S + 1, OH = (H - 1) / S + 1;
+    const size_t pplane = (size_t)PW * PH;
+    auto in = random_codes((size_t)C * W * H, 15), k = random_codes((size_t)C * 9, 16);
+    std::vector<int8_t> padded(pplane * C + kernels::i8_dwconv_slack(S));
+    std::vector<int8_t> out((size_t)C * OW * OH);
+    std::vector<float> scale((size_t)C, 1e-3f), bias((size_t)C, 0.1f);
+    std::vector<int32_t> sums(kernels::i8_dwconv_sum_ints(OW, OH));
+    kernels::Int8Out o;
+    o.scale_in = scale.data();
+    o.bias = bias.data();
+    o.fused_bias = false;  // ncnn's x86 depthwise epilogue multiplies, then adds
+    o.act = kernels::make_act(1, 0.f, 0.f);
+    o.top_scale = 10.f;
+    o.q = out.data();
+    o.ld = (size_t)OW * OH;
+    int ofs[9];
+    for (int t = 0; t < 9; t++)
+        ofs[t] = (t / 3) * PW + t % 3;
+    kernels::Int8PadPlane pp;
+    pp.w = W;
+    pp.h = H;
+    pp.left = pp.top = 1;
+    pp.padded_w = PW;
+    pp.padded_h = PH;
+    auto pad_all = [&] {
+        for (int q = 0; q < C; q++)
+            kernels::i8_pad_plane(in.data() + (size_t)q * W * H, pp, padded.data() + q * pplane);
+    };
+    auto conv_all = [&] {
+        kernels::Int8DwPlane p;
+        p.ofs = ofs;
+        p.maxk = 9;
+        p.padded_w = PW;
+        p.out_w = OW;
+        p.out_h = OH;
+        p.stride_w = p.stride_h = S;
+        p.rowsums = sums.data();
+        for (int q = 0; q < C; q++) {
+            p.src = padded.data() + q * pplane;
+            p.kernel = k.data() + q * 9;
+            p.channel = q;
+            kernels::i8_dwconv(p, o);
+        }
+    };
+    pad_all();
+    std::function<void()> fn;
+    if (part == 1)
+        fn = conv_all;
+    else if (part == 2)
+        fn = pad_all;
+    else
+        fn = [&] {
+            // the layer: each plane padded into one scratch plane, then summed while in L1
+            kernels::Int8DwPlane p;
+            p.ofs = ofs;
+            p.maxk = 9;
+            p.padded_w = PW;
+            p.out_w = OW;
+            p.out_h = OH;
+            p.stride_w = p.stride_h = S;
+            p.rowsums = sums.data();
+            p.src = padded.data();
+            for (int q = 0; q < C; q++) {
+                kernels::i8_pad_plane(in.data() + (size_t)q * W * H, pp, padded.data());
+                p.kernel = k.data() + q * 9;
+                p.channel = q;
+                kernels::i8_dwconv(p, o);
+            }
+        };
+    return make_result(name, 2.0 * C * 9 * OW * OH, measure(fn, warm, rep),
+                       "int8 depthwise 3x3 s" + std::to_string(S) + " " + std::to_string(C) + "ch " + std::to_string(H) +
+                           "x" + std::to_string(H) + (part == 1 ? ", i8_dwconv alone" : part == 2 ? ", padding alone" : ""));
 }
 
 Result bench_im2col3x3(const std::string& name, int C, int O, int H, int W, double warm, double rep) {
@@ -1020,7 +1102,7 @@ int main(int argc, char** argv) {
         auto in = random_codes((size_t)C * W * H + kernels::i8_dwconv_slack(stride), 15), k = random_codes((size_t)C * 9, 16);
         std::vector<int8_t> out((size_t)C * OW * OH);
         std::vector<float> scale, bias;
-        std::vector<int32_t> rows((OW + 7) / 8 * 8);
+        std::vector<int32_t> rows(kernels::i8_dwconv_sum_ints(OW, OH));
         int ofs[9];
         for (int t = 0; t < 9; t++)
             ofs[t] = (t / 3) * W + t % 3;
@@ -1050,6 +1132,19 @@ int main(int argc, char** argv) {
         results.push_back(make_result(name, 2.0 * C * 9 * OW * OH, t,
                                       stride == 1 ? "int8 depthwise 3x3 on 128 planes of 56x56, requantized"
                                                   : "int8 depthwise 3x3 stride 2, 56x56 -> 28x28, requantized"));
+    }
+
+    // int8 depthwise 3x3 pad 1 on mobilenet_v2's shapes, relu, requantized: {channels, size, stride}
+    for (const auto& d : std::vector<std::array<int, 3>>{
+             {32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {384, 14, 1}, {960, 7, 1}}) {
+        const int C = d[0], H = d[1], S = d[2];
+        const std::string name = std::string(S == 1 ? "i8.dw3x3." : "i8.dw3x3s2.") + std::to_string(C) + "." +
+                                 std::to_string(H);
+        for (int part = 0; part < 3; part++) {
+            const std::string row = name + (part == 1 ? ".kernel" : part == 2 ? ".pad" : "");
+            if (wanted(row))
+                results.push_back(bench_i8_dw3x3(row, C, H, S, part, warm, rep));
+        }
     }
 
     if (wanted("i8.quantize.1M") || wanted("i8.requantize.1M")) {

@@ -258,9 +258,12 @@ TEST(Int8Kernels, GemmTilesGiveTheWholeProduct) {
 
 using DwFn = void (*)(const Int8DwPlane&, const Int8Out&);
 
-void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& oc, uint32_t seed) {
+// act: the activation (default act_of(oc.act)); top: the requantize scale.
+void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& oc, uint32_t seed,
+              const ActParams* act = nullptr, float top = 1.7f) {
     SCOPED_TRACE("dw k" + std::to_string(k) + " s" + std::to_string(stride) + " d" + std::to_string(dil) + " out " +
-                 std::to_string(out_h) + "x" + std::to_string(out_w) + (oc.requant ? " requant" : ""));
+                 std::to_string(out_h) + "x" + std::to_string(out_w) + (oc.requant ? " requant" : "") +
+                 (oc.fused ? " fused" : "") + " act" + std::to_string(act ? act->type : oc.act));
     const int pw = (out_w - 1) * stride + (k - 1) * dil + 1, ph = (out_h - 1) * stride + (k - 1) * dil + 1;
     const int C = 2;
     // exactly the planes plus the documented slack: ASan sees any read past it
@@ -276,8 +279,8 @@ void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& o
     o.scale_in = scale.data();
     o.bias = oc.has_bias ? bias.data() : nullptr;
     o.fused_bias = oc.fused;
-    o.act = act_of(oc.act);
-    o.top_scale = 1.7f;
+    o.act = act ? *act : act_of(oc.act);
+    o.top_scale = top;
     o.ld = (size_t)out_w * out_h;
     const size_t total = (size_t)C * out_w * out_h;
     std::vector<float> wantf(total);
@@ -299,7 +302,7 @@ void check_dw(int k, int stride, int dil, int out_w, int out_h, const OutCase& o
             continue;
         std::vector<float> gotf(total, -1234.f);
         std::vector<int8_t> gotq(total, 99);
-        std::vector<int32_t> rows((size_t)(out_w + 7) / 8 * 8);
+        std::vector<int32_t> rows(i8_dwconv_sum_ints(out_w, out_h));  // exactly: ASan sees any access past it
         Int8Out oo = o;
         if (oc.requant)
             oo.q = gotq.data();
@@ -344,23 +347,52 @@ TEST(Int8Kernels, DepthwiseShapes) {
             }
 }
 
+// The 3x3 kernels' store (o.fused_bias false, as every depthwise layer asks, with a clip
+// activation: one pass of 16 sums per step over chunks of rows): small maps stored in one pass,
+// wide rows in chunks of two and six rows with an odd last one, activations none, relu, a clip
+// below and above 0, relu6 (the codes' non-negative path), codes and floats out, and a top scale
+// that leaves most codes unclamped.
+TEST(Int8Kernels, DepthwiseStoreChunks) {
+    uint32_t seed = 500;
+    const ActParams acts[] = {make_act(0, 0.f, 0.f), make_act(1, 0.f, 0.f), make_act(3, -0.5f, 0.75f),
+                              make_act(3, 0.f, 6.f)};
+    for (int stride : {1, 2})
+        for (auto [out_w, out_h] : {std::pair{7, 7}, {14, 14}, {17, 5}, {300, 13}, {1000, 5}})
+            for (const ActParams& a : acts)
+                for (bool requant : {true, false}) {
+                    const uint32_t s = seed++;
+                    check_dw(3, stride, 1, out_w, out_h, OutCase{requant, false, s % 2 == 0, a.type}, s, &a, 0.05f);
+                }
+    // the codes' non-negative path with its clip moved past the top scale: clip [2, 3] times 60
+    // (lower bound 120, upper bound 180 clamped to 127: codes 120..127), and clip [2.5, 3]
+    // (lower bound 150, above 127: every code 127); relu with a top scale that clamps many codes
+    const ActParams clips[] = {make_act(3, 2.f, 3.f), make_act(3, 2.5f, 3.f), make_act(1, 0.f, 0.f)};
+    for (int stride : {1, 2})
+        for (const ActParams& a : clips) {
+            const uint32_t s = seed++;
+            check_dw(3, stride, 1, 19, 6, OutCase{true, false, true, a.type}, s, &a, 60.f);
+        }
+}
+
 // i8_pad_plane: rows of every width around the 8- and 16-byte steps, borders of 0 to 3 on each
-// side, into a buffer of exactly the padded plane (ASan sees any write past it), against the
-// plane built byte by byte here.
+// side (pads 1: one column each side and two rows below, the SIMD kernel's 3x3 pad-1 path; pads
+// 4: one border all round, the same path with a row above; pads 5: one column each side and no row
+// below, which that path must not take), into a buffer of exactly the padded plane (ASan sees any
+// write past it), against the plane built byte by byte here.
 TEST(Int8Kernels, PadPlane) {
     using Fn = void (*)(const int8_t*, const Int8PadPlane&, int8_t*);
     Fn fns[] = {i8_pad_plane__scalar, i8_pad_plane, NF_KERNEL_SIMD_OR_NULL(i8_pad_plane)};
     uint32_t seed = 50;
     for (int w : {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 56})
-        for (int pads : {0, 1, 2, 3})
+        for (int pads : {0, 1, 2, 3, 4, 5})
             for (int h : {1, 3}) {
                 Int8PadPlane g;
                 g.w = w;
                 g.h = h;
-                g.left = pads % 2;
-                g.top = pads / 2;
-                g.padded_w = w + g.left + pads;  // right border: pads
-                g.padded_h = h + g.top + (pads + 1) % 3;
+                g.left = pads < 4 ? pads % 2 : 1;
+                g.top = pads < 4 ? pads / 2 : pads == 4 ? 1 : 0;
+                g.padded_w = w + g.left + (pads < 4 ? pads : 1);  // right border: pads, or 1
+                g.padded_h = h + g.top + (pads < 4 ? (pads + 1) % 3 : pads == 4 ? 1 : 0);
                 g.pad = (int8_t)(pads == 2 ? -5 : 0);
                 const auto src = rand_codes((size_t)w * h, seed++);
                 std::vector<int8_t> want((size_t)g.padded_w * g.padded_h, g.pad);

@@ -247,6 +247,10 @@ TEST(Int8, ConvolutionDepthWiseOddSizesAndGroupsMatchTheReference) {
         {16, 16, 16, 7, 5, 3, 2, 1, 1, 101, true, 1},  {16, 16, 16, 6, 6, 3, 1, 1, 1, 1, true, 0},
         {6, 9, 3, 7, 7, 3, 1, 1, 1, 101, true, 1},     {6, 3, 3, 5, 8, 3, 2, 1, 0, 2, false, 0},
         {10, 5, 5, 4, 4, 1, 1, 1, 0, 102, true, 1},
+        // no border (pad 0): an int8 input's planes are read in place, the last one from a copy
+        // with the kernel's slack; 3x3 at strides 1 and 2, and 5x5
+        {7, 7, 7, 9, 8, 3, 1, 1, 0, 101, true, 1},     {9, 9, 9, 11, 7, 3, 2, 1, 0, 102, false, 1},
+        {4, 4, 4, 12, 9, 5, 1, 1, 0, 101, true, 0},
     };
     uint32_t seed = 100;
     for (const auto& c : cases)
