@@ -196,6 +196,19 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
     return Status::ok();
 }
 
+// A depthwise layer's plane geometry for i8_dwconv (source, kernel, channel and sums set per use).
+kernels::Int8DwPlane dw_plane(const ConvWindowLayer& l, const ConvGeometry& g, const std::vector<int>& ofs) {
+    kernels::Int8DwPlane p;
+    p.ofs = ofs.data();
+    p.maxk = (int)ofs.size();
+    p.padded_w = g.padded_w;
+    p.out_w = g.out_w;
+    p.out_h = g.out_h;
+    p.stride_w = l.stride_w;
+    p.stride_h = l.stride_h;
+    return p;
+}
+
 // Depthwise on int8 codes (an int8 layer's requantized output: mobilenet's and mobilenet_v2's
 // depthwise layers): each channel's plane is padded (i8_pad_plane) into its part's scratch, then
 // summed and stored by i8_dwconv while that plane is still in L1; no workspace of every padded
@@ -242,14 +255,7 @@ Status conv_int8_dw_codes(const ConvWindowLayer& l, const Int8Weights& q, int in
         int8_t* scratch = reinterpret_cast<int8_t*>(ws.data) + part_bytes * part;
         if (pads)
             std::memset(scratch + pplane, 0, slack);
-        kernels::Int8DwPlane p;
-        p.ofs = ofs.data();
-        p.maxk = maxk;
-        p.padded_w = g.padded_w;
-        p.out_w = g.out_w;
-        p.out_h = g.out_h;
-        p.stride_w = l.stride_w;
-        p.stride_h = l.stride_h;
+        kernels::Int8DwPlane p = dw_plane(l, g, ofs);
         p.rowsums = reinterpret_cast<int32_t*>(scratch + plane_bytes);
         for (int64_t c = c0; c < c1; c++) {
             if (pads) {
@@ -303,14 +309,7 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
         NF_RETURN_IF_ERROR(int8_workspace(row_ints * sizeof(int32_t) * parts, opt, rows));
         const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
         parallel_for_parts(inch, parts, [&](int part, int64_t c0, int64_t c1) {
-            kernels::Int8DwPlane p;
-            p.ofs = ofs.data();
-            p.maxk = maxk;
-            p.padded_w = g.padded_w;
-            p.out_w = g.out_w;
-            p.out_h = g.out_h;
-            p.stride_w = l.stride_w;
-            p.stride_h = l.stride_h;
+            kernels::Int8DwPlane p = dw_plane(l, g, ofs);
             p.rowsums = reinterpret_cast<int32_t*>(rows.data) + row_ints * part;
             for (int64_t c = c0; c < c1; c++) {
                 p.src = src + (size_t)c * pplane;
