@@ -37,6 +37,9 @@ inline void chunk_range(int64_t n, int64_t chunks, int64_t i, int64_t* begin, in
     *end = *begin + base + (i < rem ? 1 : 0);
 }
 
+// set_worker_spin_us (kept in every build, see there)
+std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};
+
 #if NNFOLD_HAS_THREADS
 
 thread_local bool t_in_parallel = false;  // true inside fn and on every worker thread
@@ -61,8 +64,6 @@ bool spin_until(const Done& done, int64_t min_spin_us = 200) {
     }
     return true;
 }
-
-std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};
 
 // parallel_stats() counters
 std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0}, g_worker_joins{0},
@@ -339,20 +340,10 @@ int64_t parallel_grain(int64_t cost_per_item) {
     return std::max<int64_t>(min_cost / cost_per_item, 1);
 }
 
-void set_worker_spin_us(int64_t us) {
-#if NNFOLD_HAS_THREADS
-    g_worker_spin_us.store(us >= 1 ? us : kDefaultWorkerSpinUs);
-#else
-    (void)us;
-#endif
-}
-int64_t worker_spin_us() {
-#if NNFOLD_HAS_THREADS
-    return g_worker_spin_us.load();
-#else
-    return kDefaultWorkerSpinUs;
-#endif
-}
+// Kept in every build (a build without threads has no worker to spin, but the setting reads back
+// as set, so callers and tests need no build-specific path).
+void set_worker_spin_us(int64_t us) { g_worker_spin_us.store(us >= 1 ? us : kDefaultWorkerSpinUs); }
+int64_t worker_spin_us() { return g_worker_spin_us.load(); }
 
 uint64_t parallel_jobs_run() {
 #if NNFOLD_HAS_THREADS
