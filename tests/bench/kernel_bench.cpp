@@ -424,6 +424,19 @@ Result bench_i8_conv3x3(const std::string& name, int C, int O, int H, int m, dou
                            std::to_string(H) + ", " + how + " (direct op count)");
 }
 
+// The geometry of a 3x3 depthwise plane for i8_dwconv (source, kernel and channel set per plane).
+kernels::Int8DwPlane i8_dw3x3_plane(const int* ofs, int padded_w, int out_w, int out_h, int stride, int32_t* sums) {
+    kernels::Int8DwPlane p;
+    p.ofs = ofs;
+    p.maxk = 9;
+    p.padded_w = padded_w;
+    p.out_w = out_w;
+    p.out_h = out_h;
+    p.stride_w = p.stride_h = stride;
+    p.rowsums = sums;
+    return p;
+}
+
 // int8 depthwise 3x3 pad 1 stride S, C channels on H x H, relu, requantized (mobilenet_v2's
 // dwise layers): part 0 as the layer runs it (layers/int8_forward.cpp conv_int8_dw_codes: per
 // channel, the plane padded into a scratch plane, then i8_dwconv), 1 i8_dwconv alone on planes
@@ -458,14 +471,7 @@ Result bench_i8_dw3x3(const std::string& name, int C, int H, int S, int part, do
             kernels::i8_pad_plane(in.data() + (size_t)q * W * H, pp, padded.data() + q * pplane);
     };
     auto conv_all = [&] {
-        kernels::Int8DwPlane p;
-        p.ofs = ofs;
-        p.maxk = 9;
-        p.padded_w = PW;
-        p.out_w = OW;
-        p.out_h = OH;
-        p.stride_w = p.stride_h = S;
-        p.rowsums = sums.data();
+        kernels::Int8DwPlane p = i8_dw3x3_plane(ofs, PW, OW, OH, S, sums.data());
         for (int q = 0; q < C; q++) {
             p.src = padded.data() + q * pplane;
             p.kernel = k.data() + q * 9;
@@ -482,14 +488,7 @@ Result bench_i8_dw3x3(const std::string& name, int C, int H, int S, int part, do
     else
         fn = [&] {
             // the layer: each plane padded into one scratch plane, then summed while in L1
-            kernels::Int8DwPlane p;
-            p.ofs = ofs;
-            p.maxk = 9;
-            p.padded_w = PW;
-            p.out_w = OW;
-            p.out_h = OH;
-            p.stride_w = p.stride_h = S;
-            p.rowsums = sums.data();
+            kernels::Int8DwPlane p = i8_dw3x3_plane(ofs, PW, OW, OH, S, sums.data());
             p.src = padded.data();
             for (int q = 0; q < C; q++) {
                 kernels::i8_pad_plane(in.data() + (size_t)q * W * H, pp, padded.data());
@@ -1113,14 +1112,7 @@ int main(int argc, char** argv) {
         o.ld = (size_t)OW * OH;
         Timing t = measure(
             [&] {
-                kernels::Int8DwPlane p;
-                p.ofs = ofs;
-                p.maxk = 9;
-                p.padded_w = W;
-                p.out_w = OW;
-                p.out_h = OH;
-                p.stride_w = p.stride_h = stride;
-                p.rowsums = rows.data();
+                kernels::Int8DwPlane p = i8_dw3x3_plane(ofs, W, OW, OH, stride, rows.data());
                 for (int q = 0; q < C; q++) {
                     p.src = in.data() + (size_t)q * W * H;
                     p.kernel = k.data() + q * 9;

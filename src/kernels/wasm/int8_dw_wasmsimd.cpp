@@ -83,9 +83,7 @@ void store_clip(const Int8Out& o, int m, size_t col, const int32_t* sums, size_t
     auto code = [&](const int32_t* s) {
         if (NonNeg) {
             const v128_t v = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(s)), scale), bias);
-            const v128_t w = wasm_f32x4_pmin(wasm_f32x4_pmax(wasm_f32x4_mul(v, top), top_lo), top_hi);
-            const v128_t t = wasm_f32x4_trunc(wasm_f32x4_add(w, wasm_f32x4_splat(0.49999997f)));
-            return wasm_i32x4_sub(wasm_f32x4_add(t, wasm_f32x4_splat(12582912.f)), wasm_i32x4_splat(0x4B400000));
+            return i8simd::round_nonneg_i32(wasm_f32x4_pmin(wasm_f32x4_pmax(wasm_f32x4_mul(v, top), top_lo), top_hi));
         }
         return f2i8_i32(wasm_f32x4_mul(value(s), top));
     };

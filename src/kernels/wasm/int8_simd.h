@@ -115,14 +115,19 @@ inline bool fma_exact_f64(float scale, float bias, double max_abs) {
     return max_abs * std::fabs((double)scale) + std::fabs((double)bias) < std::ldexp(1.0, 52 + e);
 }
 
+// The rounding half away from zero of lanes already in [0, 127] (or -0), as int32: trunc(v +
+// 0.49999997) (v + the float below 0.5 rounds up to the next integer exactly when v's fraction is
+// at least 0.5), then the integer from the float's low mantissa bits after adding 1.5 * 2^23.
+inline v128_t round_nonneg_i32(v128_t v) {
+    const v128_t t = wasm_f32x4_trunc(wasm_f32x4_add(v, wasm_f32x4_splat(0.49999997f)));
+    return wasm_i32x4_sub(wasm_f32x4_add(t, wasm_f32x4_splat(12582912.f)), wasm_i32x4_splat(0x4B400000));
+}
+
 // f2i8_i32 for lanes known to be >= 0 (or -0) and not NaN: after relu, or clip with 0 <= p0 <= p1,
 // of a finite value, times a positive finite top scale (+inf can occur and clamps to 127). Then
 // the NaN mask, the lower clamp and the copysign of the rounding constant are not needed: 5
 // instructions instead of 10, the same codes.
-inline v128_t f2i8_i32_nonneg(v128_t v) {
-    const v128_t t = wasm_f32x4_trunc(wasm_f32x4_add(wasm_f32x4_pmin(v, wasm_f32x4_splat(127.f)), wasm_f32x4_splat(0.49999997f)));
-    return wasm_i32x4_sub(wasm_f32x4_add(t, wasm_f32x4_splat(12582912.f)), wasm_i32x4_splat(0x4B400000));
-}
+inline v128_t f2i8_i32_nonneg(v128_t v) { return round_nonneg_i32(wasm_f32x4_pmin(v, wasm_f32x4_splat(127.f))); }
 
 }  // namespace i8simd
 }  // namespace kernels
