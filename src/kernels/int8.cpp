@@ -200,12 +200,14 @@ void i16_gemm__scalar(int M, int N, int K, const int16_t* pa, const int16_t* pb,
 
 void i8_pack_b__scalar(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
+    Int8BCursor cur(b);
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        size_t pix[8] = {};
-        const int valid = i8_block_pixels(N, b, nb, pix);
+        size_t pix[8];
+        bool in_row;
+        const int valid = i8_block_pixels(N, b, nb, cur, pix, in_row);
         // the 8 pixels are 8 consecutive bytes (one output row, stride 1): copy runs, which the
         // compiler vectorizes, instead of gathering byte by byte
-        const bool run = valid == 8 && pix[7] == pix[0] + 7;
+        const bool run = in_row && b.col_step == 1;
         int8_t* d = dst + (size_t)nb * Kp2 * 16;
         for (int kp = 0; kp < Kp2; kp++, d += 16) {
             const int k0 = kp * 2, k1 = kp * 2 + 1;

@@ -143,18 +143,32 @@ struct Int8BSource {
     int col0 = 0;
 };
 
-// The pixel offsets in b.src of the (up to 8) columns of B block nb; returns how many exist
-// (both twins of i8_pack_b).
-inline int i8_block_pixels(int N, const Int8BSource& b, int nb, size_t pix[8]) {
-    int valid = 0;
+// The columns' output positions while i8_pack_b walks its blocks: (y, x) = output row and column
+// of the next block's first column, from col0 once per call (one division there instead of one
+// per column; a block of the stem convolution packs 27 k in about 14 shuffles).
+struct Int8BCursor {
+    int y = 0, x = 0;
+    explicit Int8BCursor(const Int8BSource& b) : y(b.col0 / b.out_w), x(b.col0 % b.out_w) {}
+};
+// The pixel offsets in b.src of the next block's columns (up to 8 of the N - nb * 8 left; the rest
+// 0), advancing cur past them; returns how many exist (both twins of i8_pack_b). `run`: all 8
+// exist and pix[j] = pix[0] + j * col_step for every j. Checking pix[7] suffices: a column past a
+// row's end adds row_step - out_w * col_step to every later offset, so pix[7] = pix[0] + 7 *
+// col_step holds only with no row change before it or with that difference 0 (rows that follow
+// each other: plain planes); either way every offset is on the line.
+inline int i8_block_pixels(int N, const Int8BSource& b, int nb, Int8BCursor& cur, size_t pix[8], bool& run) {
+    const int valid = N - nb * 8 < 8 ? N - nb * 8 : 8;
     for (int j = 0; j < 8; j++) {
-        const int n = nb * 8 + j;
-        if (n < N) {
-            const int c = b.col0 + n;
-            pix[j] = (size_t)(c / b.out_w) * b.row_step + (size_t)(c % b.out_w) * b.col_step;
-            valid = j + 1;
+        pix[j] = 0;
+        if (j < valid) {
+            pix[j] = (size_t)cur.y * b.row_step + (size_t)cur.x * b.col_step;
+            if (++cur.x == b.out_w) {
+                cur.x = 0;
+                cur.y++;
+            }
         }
     }
+    run = valid == 8 && pix[7] == pix[0] + 7 * b.col_step;
     return valid;
 }
 

@@ -15,9 +15,11 @@
 //               of 18, proof at direct_for).
 //   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
 // (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
-//   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes) or 2 (every other
-//               byte): 64-bit loads and shuffles per k pair; other blocks gathered byte by byte.
+//   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes: two 64-bit loads
+//               per k pair) or 2 (every other byte: two 16-byte loads), one shuffle per k pair;
+//               other blocks gathered byte by byte.
 // Integer sums are exact in any order; the float steps are the scalar twins', lane for lane.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/int8.h"
@@ -245,11 +247,16 @@ void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums
 
 void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
+    size_t kmin = K > 0 ? b.kofs[0] : 0;  // the stride-2 loads start one byte before a tap's first pixel
+    for (int k = 1; k < K; k++)
+        kmin = std::min(kmin, b.kofs[k]);
+    Int8BCursor cur(b);
     for (int nb = 0; nb < (N + 7) / 8; nb++) {
-        size_t pix[8] = {};
-        const int valid = i8_block_pixels(N, b, nb, pix);
+        size_t pix[8];
+        bool run;
+        const int valid = i8_block_pixels(N, b, nb, cur, pix, run);
         int8_t* d = dst + (size_t)nb * Kp2 * 16;
-        if (valid == 8 && pix[7] == pix[0] + 7) {
+        if (run && b.col_step == 1) {
             // 8 consecutive bytes per k: two 64-bit loads interleaved into (k, k + 1) pairs
             const int8_t* base = b.src + pix[0];
             int kp = 0;
@@ -265,21 +272,23 @@ void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
             }
             continue;
         }
-        if (valid == 8 && pix[7] == pix[0] + 14) {
-            // every other byte of 15 (stride 2 within one row): two 8-byte loads per k (bytes 0-7
-            // and 7-14, so nothing past the last pixel is read), their even bytes, interleaved
-            const int8_t* base = b.src + pix[0];
-            const v128_t z = wasm_i8x16_splat(0);
-            auto evens = [&](int k) {
-                if (k >= K)
-                    return z;
-                const int8_t* r = base + b.kofs[k];
-                const v128_t lo = wasm_v128_load64_zero(r), hi = wasm_v128_load64_zero(r + 7);
-                return wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 17, 19, 21, 23, 0, 0, 0, 0, 0, 0, 0, 0);
-            };
-            for (int kp = 0; kp < Kp2; kp++, d += 16) {
-                const v128_t r0 = evens(2 * kp), r1 = evens(2 * kp + 1);
-                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+        if (run && b.col_step == 2 && pix[0] + kmin >= 1) {
+            // every other byte (stride 2 within one row; the stem convolutions): one 16-byte load
+            // per k from the byte before its first pixel p, whose odd bytes are the 8 pixels, and
+            // one shuffle pairing two k's odd bytes. It reads bytes p - 1 .. p + 14 only: p - 1 >=
+            // 0 (the condition: not before b.src) and p + 14 is the block's last pixel, so it
+            // reads nothing outside the planes (the first block of a plane set, p = 0, gathers)
+            const int8_t* base = b.src + pix[0] - 1;
+            int kp = 0;
+            for (; kp < K / 2; kp++, d += 16) {
+                const v128_t r0 = wasm_v128_load(base + b.kofs[2 * kp]);
+                const v128_t r1 = wasm_v128_load(base + b.kofs[2 * kp + 1]);
+                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31));
+            }
+            if (kp < Kp2) {  // odd K: the last k pairs with zeros
+                const v128_t r0 = wasm_v128_load(base + b.kofs[2 * kp]);
+                const v128_t z = wasm_i8x16_splat(0);
+                wasm_v128_store(d, wasm_i8x16_shuffle(r0, z, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16, 13, 16, 15, 16));
             }
             continue;
         }

@@ -160,57 +160,63 @@ TEST(Int8Kernels, PackBIm2col) {
 }
 
 // Both twins of i8_pack_b against the definition, on tiles of columns (col0) of an im2col source
-// at strides 1 and 2 with odd sizes and odd K: runs of 8 consecutive pixels inside one output row
-// (the SIMD twin's 64-bit loads) and blocks that cross rows or run past N (gathered).
+// at strides 1 and 2 with odd sizes and odd K, 3x3 and 1x1 windows: runs of 8 pixels inside one
+// output row (the SIMD twin's 64-bit loads at stride 1; at stride 2 its 16-byte loads from the
+// byte before each tap, except the planes' first block, which it gathers), blocks that cross rows
+// or run past N (gathered). The planes are allocated exactly, so the ASan build sees a read
+// before or past them (out_w 8: the last block ends on the planes' last byte).
 TEST(Int8Kernels, PackBTilesBothTwins) {
     using Fn = void (*)(int, int, const Int8BSource&, int8_t*);
-    for (int s : {1, 2})
-        for (int C : {1, 2, 3})
-            for (int out_w : {5, 8, 13, 19}) {
-                const int k = 3, out_h = 4, pw = (out_w - 1) * s + k, ph = (out_h - 1) * s + k;
-                const int N = out_w * out_h, K = C * k * k;
-                // exactly the planes: ASan sees any read past them
-                auto src = rand_codes((size_t)C * pw * ph, 31 + s * 100 + C * 10 + out_w);
-                std::vector<size_t> kofs(K);
-                for (int c = 0; c < C; c++)
-                    for (int t = 0; t < k * k; t++)
-                        kofs[(size_t)c * k * k + t] = (size_t)c * pw * ph + (size_t)(t / k) * pw + t % k;
-                Int8BSource b;
-                b.src = src.data();
-                b.kofs = kofs.data();
-                b.out_w = out_w;
-                b.row_step = (size_t)s * pw;
-                b.col_step = (size_t)s;
-                const int Kp2 = (K + 1) / 2;
-                for (int col0 : {0, 3, 8, N - 9}) {
-                    if (col0 < 0)
-                        continue;
-                    for (int nt : {1, 8, 9, N - col0}) {
-                        if (nt < 1 || col0 + nt > N)
+    for (int k : {3, 1})
+        for (int s : {1, 2})
+            for (int C : {1, 2, 3})
+                for (int out_w : {5, 8, 13, 19}) {
+                    const int out_h = 4, pw = (out_w - 1) * s + k, ph = (out_h - 1) * s + k;
+                    const int N = out_w * out_h, K = C * k * k;
+                    // exactly the planes: ASan sees any read past them
+                    auto src = rand_codes((size_t)C * pw * ph, 31 + s * 100 + C * 10 + out_w);
+                    std::vector<size_t> kofs(K);
+                    for (int c = 0; c < C; c++)
+                        for (int t = 0; t < k * k; t++)
+                            kofs[(size_t)c * k * k + t] = (size_t)c * pw * ph + (size_t)(t / k) * pw + t % k;
+                    Int8BSource b;
+                    b.src = src.data();
+                    b.kofs = kofs.data();
+                    b.out_w = out_w;
+                    b.row_step = (size_t)s * pw;
+                    b.col_step = (size_t)s;
+                    const int Kp2 = (K + 1) / 2;
+                    for (int col0 : {0, 3, 8, N - 9}) {
+                        if (col0 < 0)
                             continue;
-                        SCOPED_TRACE("s" + std::to_string(s) + " C" + std::to_string(C) + " out_w " + std::to_string(out_w) +
-                                     " col0 " + std::to_string(col0) + " n " + std::to_string(nt));
-                        b.col0 = col0;
-                        Fn fns[] = {i8_pack_b__scalar, i8_pack_b, NF_KERNEL_SIMD_OR_NULL(i8_pack_b)};
-                        for (Fn fn : fns) {
-                            if (!fn)
+                        for (int nt : {1, 8, 9, N - col0}) {
+                            if (nt < 1 || col0 + nt > N)
                                 continue;
-                            std::vector<int8_t> pb(i8_packed_b_bytes(K, nt), 99);
-                            fn(K, nt, b, pb.data());
-                            for (int n = 0; n < (nt + 7) / 8 * 8; n++)
-                                for (int kk = 0; kk < Kp2 * 2; kk++) {
-                                    int8_t want = 0;
-                                    if (n < nt && kk < K) {
-                                        const int c = col0 + n, y = c / out_w, x = c % out_w;
-                                        want = src[kofs[kk] + (size_t)y * s * pw + (size_t)x * s];
+                            SCOPED_TRACE("k" + std::to_string(k) + " s" + std::to_string(s) + " C" + std::to_string(C) +
+                                         " out_w " + std::to_string(out_w) + " col0 " + std::to_string(col0) + " n " +
+                                         std::to_string(nt));
+                            b.col0 = col0;
+                            Fn fns[] = {i8_pack_b__scalar, i8_pack_b, NF_KERNEL_SIMD_OR_NULL(i8_pack_b)};
+                            for (Fn fn : fns) {
+                                if (!fn)
+                                    continue;
+                                std::vector<int8_t> pb(i8_packed_b_bytes(K, nt), 99);
+                                fn(K, nt, b, pb.data());
+                                for (int n = 0; n < (nt + 7) / 8 * 8; n++)
+                                    for (int kk = 0; kk < Kp2 * 2; kk++) {
+                                        int8_t want = 0;
+                                        if (n < nt && kk < K) {
+                                            const int c = col0 + n, y = c / out_w, x = c % out_w;
+                                            want = src[kofs[kk] + (size_t)y * s * pw + (size_t)x * s];
+                                        }
+                                        const size_t at =
+                                            ((size_t)(n / 8) * Kp2 + kk / 2) * 16 + (n % 8) * 2 + (kk & 1);
+                                        ASSERT_EQ(want, pb[at]) << "n " << n << " k " << kk;
                                     }
-                                    ASSERT_EQ(want, pb[((size_t)(n / 8) * Kp2 + kk / 2) * 16 + (n % 8) * 2 + (kk & 1)])
-                                        << "n " << n << " k " << kk;
-                                }
+                            }
                         }
                     }
                 }
-            }
 }
 
 // A layer runs the GEMM on tiles: rows [m0, m0 + mt) (a multiple of 4 in) and columns [n0, n0 +
