@@ -11,8 +11,9 @@
 //               cheapest exact form is chosen once per 4-row block (Store4: thin K makes the
 //               store as costly as the sums, so fma4_exact and f2i8_i32_nonneg where they apply;
 //               codes out, the direct form: the code from (float)sum * S + B in f32 and one
-//               rounding, checked against the halves, about 12 instructions per 4 codes instead
-//               of 18, proof at direct_for).
+//               rounding, checked against the halves, the clamp to the activation's codes on
+//               16 i8 lanes at once: about 11 instructions per 4 codes instead of 18, proof at
+//               direct_for).
 //   i16_gemm, i8_wino_input, i8_wino_output: int8 Winograd F(2x2, 3x3) (kernels/int8.h).
 // (int8 depthwise: int8_dw_wasmsimd.cpp; quantize/dequantize/requantize: int8_quant_wasmsimd.cpp)
 //   i8_pack_b   8 pixels of one output row at stride 1 (8 consecutive bytes: two 64-bit loads
@@ -56,7 +57,7 @@ struct Store4 {
     bool nonneg;
     const ActParams* act;
     v128_t scale64, bias64, scale32, bias32, top32;
-    v128_t dscale, dbias, dlo, dhi, dthr;  // direct: S, B, the codes lo and hi, the check's threshold
+    v128_t dscale, dbias, dlo8, dhi8, dthr;  // direct: S, B, the codes lo and hi (i8 lanes), the check's threshold
     bool direct = false;
     v128_t value(v128_t s) const {
         v128_t v;
@@ -72,19 +73,22 @@ struct Store4 {
         const v128_t w = wasm_f32x4_mul(value(s), top32);
         return nonneg ? i8simd::f2i8_i32_nonneg(w) : f2i8_i32(w);
     }
-    // The direct form (direct_for): the codes r of y clamped to [lo, hi] (y + 1.5 * 2^23 holds
-    // the nearest integer, ties to even, in its low mantissa bits), and in `bad` the lanes whose
-    // |y - r| (exact: r and y are within a factor 2 of each other, or r is 0) reaches the
-    // threshold, i.e. y lies too close to a half for r to be certain.
-    v128_t codes_direct(v128_t s, v128_t& bad) const {
-        v128_t y = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(s), dscale), dbias);
-        y = wasm_f32x4_pmin(wasm_f32x4_pmax(y, dlo), dhi);
+    // The direct form (direct_for): r = the nearest integer to y, ties to even (|y| < 2^22, so y +
+    // 1.5 * 2^23 holds it in its low mantissa bits), not yet clamped to [lo, hi] (clamp_codes
+    // does that on 16 codes at once), and |y - r| (exact: r and y are within a factor 2 of each
+    // other, or r is 0) in d: y lies too close to a half for r to be certain where it reaches
+    // the threshold (near_half).
+    v128_t codes_direct(v128_t s, v128_t& d) const {
+        const v128_t y = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(s), dscale), dbias);
         const v128_t magic = wasm_f32x4_splat(12582912.f);
         const v128_t t = wasm_f32x4_add(y, magic);
-        const v128_t d = wasm_f32x4_sub(wasm_f32x4_sub(t, magic), y);
-        bad = wasm_v128_or(bad, wasm_f32x4_ge(wasm_f32x4_abs(d), dthr));
+        d = wasm_f32x4_abs(wasm_f32x4_sub(wasm_f32x4_sub(t, magic), y));
         return wasm_i32x4_sub(t, wasm_i32x4_splat(0x4B400000));
     }
+    // The lanes of the |y - r| in d0, d1 that reach the threshold.
+    v128_t near_half(v128_t d0, v128_t d1) const { return wasm_f32x4_ge(wasm_f32x4_pmax(d0, d1), dthr); }
+    // Codes (i8 lanes, from the saturating narrows of r) clamped to [lo, hi].
+    v128_t clamp_codes(v128_t c) const { return wasm_i8x16_min(wasm_i8x16_max(c, dlo8), dhi8); }
 };
 
 // Whether row st (codes out, sums bounded by max_abs) may take the direct form, and its constants.
@@ -99,13 +103,19 @@ struct Store4 {
 //   u0 (3.01 |u| + 3.01 |B|). Where |y| <= 128 (so |u| < 128.01, as |B| <= 4096), both give
 //   |y - w| <= u0 (5.01 * 128.01 + 3.01 |B|) < 2^-21 (128 + |B|) (subnormal roundings add at
 //   most a few 2^-150). E = 2^-20 (128 + |B|) keeps a factor 2 of margin.
-//   - lo <= y <= hi and |y - r| < thr <= 0.5 - E: w lies strictly within (r - 0.5, r + 0.5), so
-//     round(w) = r (no tie), and r is in [lo, hi], so code = r.
-//   - y < lo (clamped to lo: d = 0): if y >= -128, w < lo + E, so round(w) <= lo and code = lo; if
-//     y < -128, u < -127.99 by the bound on |y - u|, so w < -127.9 and F(v) = -127 <= lo: code = lo.
-//     y > hi alike. (y is never NaN: S, B finite and |x * S| far below the float range.)
+//   The store takes r = y rounded to an integer (ties to even; exact by the magic constant, as
+//   |S| max_abs + |B| < 2^21 keeps |y| < 2^22), narrows it to i8 lanes with saturation and clamps
+//   those to [lo, hi] (integers in [-127, 127], so the saturation changes no result), unless some
+//   lane of the vector pair has |y - r| >= thr, thr <= 0.5 - E (then the forms above). Per lane:
+//   - lo <= y <= hi: |y - r| < thr, so w lies strictly within (r - 0.5, r + 0.5), round(w) = r (no
+//     tie), and r is in [lo, hi] (rounding is monotone, lo and hi integers), so code = r.
+//   - y < lo: r <= lo, so the clamp gives lo; and code = lo: if y >= -128, w < lo + E, so round(w)
+//     <= lo; if y < -128, u < -127.99 by the bound on |y - u|, so w < -127.9 and F(v) = -127 <= lo.
+//     y > hi alike. (y is never NaN: S, B finite and |x * S| far below the float range.) The check
+//     is not needed in these lanes: it may send a vector to the forms needlessly, never wrongly.
 // Not taken (the forms above then): an unfused nonzero bias (two roundings), leaky relu, |B| >
-// 4096, a non-positive or non-finite top scale, non-finite scale or bias, sums above 2^24.
+// 4096, |S| max_abs + |B| >= 2^21, a non-positive or non-finite top scale, non-finite scale or
+// bias, sums above 2^24.
 // tests/cpp/kernels/int8_test.cpp GemmDirectCodesNearHalves puts sums on and next to the halves.
 void direct_for(const Int8Out& o, Store4& st, double max_abs) {
     const ActParams& a = o.act;
@@ -116,7 +126,7 @@ void direct_for(const Int8Out& o, Store4& st, double max_abs) {
     if (!(a.type == 0 || a.type == 1 || (a.type == 3 && a.p0 <= a.p1)))
         return;
     const float S = st.scale * top, B = st.bias * top;
-    if (!std::isfinite(S) || !(std::fabs(B) <= 4096.f) || !(std::fabs((double)S) * max_abs < 1e30))
+    if (!std::isfinite(S) || !(std::fabs(B) <= 4096.f) || !(std::fabs((double)S) * max_abs + std::fabs(B) < 2097152.0))
         return;
     const int lo = a.type == 0 ? -127 : a.type == 1 ? 0 : float2int8(a.p0 * top);
     const int hi = a.type == 3 ? float2int8(a.p1 * top) : 127;
@@ -124,8 +134,8 @@ void direct_for(const Int8Out& o, Store4& st, double max_abs) {
     st.direct = true;
     st.dscale = wasm_f32x4_splat(S);
     st.dbias = wasm_f32x4_splat(B);
-    st.dlo = wasm_f32x4_splat((float)lo);
-    st.dhi = wasm_f32x4_splat((float)hi);
+    st.dlo8 = wasm_i8x16_splat((int8_t)lo);
+    st.dhi8 = wasm_i8x16_splat((int8_t)hi);
     st.dthr = wasm_f32x4_splat((float)(0.5 - 2 * E));  // below 0.5 - E after rounding to float
 }
 
@@ -184,14 +194,16 @@ __attribute__((noinline)) void store8(const Int8Out& o, const Store4& st, int m,
                                       int n) {
     const size_t base = (size_t)m * o.ld + col;
     if (o.q) {
-        v128_t h;
-        v128_t bad = wasm_i32x4_splat(0);
         if (st.direct) {
-            const v128_t r0 = st.codes_direct(s0, bad), r1 = st.codes_direct(s1, bad);
-            h = wasm_i16x8_narrow_i32x4(r0, r1);
+            v128_t d0, d1;
+            const v128_t r0 = st.codes_direct(s0, d0), r1 = st.codes_direct(s1, d1);
+            if (!wasm_v128_any_true(st.near_half(d0, d1))) {
+                const v128_t h = wasm_i16x8_narrow_i32x4(r0, r1);
+                put_codes(o.q + base, st.clamp_codes(wasm_i8x16_narrow_i16x8(h, h)), 0, n);
+                return;
+            }
         }
-        if (!st.direct || wasm_v128_any_true(bad))
-            h = codes8(st, s0, s1);
+        const v128_t h = codes8(st, s0, s1);
         put_codes(o.q + base, wasm_i8x16_narrow_i16x8(h, h), 0, n);
         return;
     }
@@ -218,13 +230,17 @@ inline void store8x2(const Int8Out& o, const Store4* st, int m, size_t col, v128
         return;
     }
     v128_t c8;
-    v128_t bad = wasm_i32x4_splat(0);
+    bool exact = false;
     if (st[0].direct && st[1].direct) {
-        const v128_t r0 = st[0].codes_direct(a0, bad), r1 = st[0].codes_direct(a1, bad);
-        const v128_t r2 = st[1].codes_direct(b0, bad), r3 = st[1].codes_direct(b1, bad);
-        c8 = i8simd::codes16(r0, r1, r2, r3);
+        // the two rows share lo and hi (the act and top scale are the layer's)
+        v128_t d0, d1, d2, d3;
+        const v128_t r0 = st[0].codes_direct(a0, d0), r1 = st[0].codes_direct(a1, d1);
+        const v128_t r2 = st[1].codes_direct(b0, d2), r3 = st[1].codes_direct(b1, d3);
+        c8 = wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(r0, r1), wasm_i16x8_narrow_i32x4(r2, r3));
+        c8 = st[0].clamp_codes(c8);
+        exact = !wasm_v128_any_true(wasm_v128_or(st[0].near_half(d0, d1), st[1].near_half(d2, d3)));
     }
-    if (!st[0].direct || !st[1].direct || wasm_v128_any_true(bad))
+    if (!exact)
         c8 = wasm_i8x16_narrow_i16x8(codes8(st[0], a0, a1), codes8(st[1], b0, b1));
     int8_t* q = o.q + (size_t)m * o.ld + col;
     put_codes(q, c8, 0, n);

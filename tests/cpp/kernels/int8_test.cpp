@@ -53,9 +53,10 @@ ActParams act_of(int type) {
 
 using GemmFn = void (*)(int, int, int, const int16_t*, const int8_t*, const Int8Out&);
 
-void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed) {
+void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed, float top = 0.9f) {
     SCOPED_TRACE("gemm M" + std::to_string(M) + " N" + std::to_string(N) + " K" + std::to_string(K) +
-                 (oc.requant ? " requant" : " dequant") + (oc.fused ? " fused" : "") + " act" + std::to_string(oc.act));
+                 (oc.requant ? " requant" : " dequant") + (oc.fused ? " fused" : "") + " act" + std::to_string(oc.act) +
+                 " top " + std::to_string(top));
     auto a = rand_codes((size_t)M * K, seed);
     auto bm = rand_codes((size_t)K * N, seed + 1);  // B[k][n]
     if (!a.empty())
@@ -75,7 +76,6 @@ void check_gemm(int M, int N, int K, const OutCase& oc, uint32_t seed) {
     i8_pack_b(K, N, src, pb.data());
     auto scale = rand_vec(M, seed + 2, 1e-4f, 0.05f);
     auto bias = rand_vec(M, seed + 3, -2.f, 2.f);
-    const float top = 0.9f;
     Int8Out o;
     o.scale_in = scale.data();
     o.bias = oc.has_bias ? bias.data() : nullptr;
@@ -120,6 +120,15 @@ TEST(Int8Kernels, GemmSizes) {
         for (int N : {1, 4, 7, 8, 9, 12, 13, 16, 33})
             for (int K : {1, 2, 3, 17, 64})
                 check_gemm(M, N, K, kOutCases[seed % 6], seed++);
+}
+
+// Codes far beyond [-127, 127] before the clamp (top 1e4, no bias: |sum * scale * top| up to
+// about 5e8): the direct store's rounding by the magic constant holds only below 2^22, so such
+// rows must take the other forms (direct_for's bound on |S| max_abs + |B|); without that bound the
+// codes of large negative values come out wrong.
+TEST(Int8Kernels, GemmCodesFarBeyondTheRange) {
+    for (int act : {0, 1, 3})
+        check_gemm(8, 21, 64, {true, true, false, act}, 90 + act, 1e4f);
 }
 
 TEST(Int8Kernels, GemmLargeSumsEveryStore) {
