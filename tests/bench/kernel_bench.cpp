@@ -44,6 +44,9 @@
 //                    their "of peak" is against the best i8.peak row
 //   i8.gemm.256      i8_gemm 256x256x256 (A packed once, B packed per call), requantized store
 //   i8.conv3x3.64.im2col  int8 3x3 convolution 64 -> 64 on 56x56: i8_pack_b (im2col) + i8_gemm
+//   i8.conv3x3s2.3.224 the stem of mobilenet / mobilenet_v2 int8 (3 -> 32, 3x3 stride 2 pad 1 on a
+//                    224x224 fp32 input, relu, codes out) as the layer runs it: the input quantized
+//                    into padded planes, then per column tile i8_pack_b (stride-2 runs) and i8_gemm
 //   i8.conv3x3.64.wino the same convolution by int8 Winograd F(2x2, 3x3) as the layer runs it (ops
 //                    counted as the direct convolution's)
 //   i8.gemm.16x3025x64 a thin int8 GEMM (squeezenet's fire squeeze), in the layer's column tiles;
@@ -1026,6 +1029,52 @@ int main(int argc, char** argv) {
             },
             warm, rep);
         results.push_back(make_result("i8.conv3x3.64.im2col", 2.0 * O * K * N, t, "int8 3x3 64->64 on 56x56, im2col + GEMM"));
+    }
+    if (wanted("i8.conv3x3s2.3.224")) {
+        const int C = 3, O = 32, H = 224, PW = H + 2, OH = H / 2, K = C * 9, N = OH * OH;
+        std::vector<float> in((size_t)C * H * H);
+        Rng rng(15);
+        for (auto& v : in)
+            v = rng.uniform(-2.f, 2.f);
+        auto wt = random_codes((size_t)O * K, 16);
+        std::vector<int16_t> pa(kernels::i8_packed_a_count(O, K));
+        kernels::i8_pack_a(O, K, wt.data(), pa.data());
+        std::vector<int8_t> padded((size_t)C * PW * PW, 0), out((size_t)O * N);
+        std::vector<size_t> kofs(K);
+        for (int c = 0; c < C; c++)
+            for (int t = 0; t < 9; t++)
+                kofs[(size_t)c * 9 + t] = (size_t)c * PW * PW + (size_t)(t / 3) * PW + t % 3;
+        kernels::Int8BSource b;
+        b.src = padded.data();
+        b.kofs = kofs.data();
+        b.out_w = OH;
+        b.row_step = (size_t)2 * PW;
+        b.col_step = 2;
+        const int T = std::min((N + 7) / 8 * 8, (128 * 1024 / ((K + 1) / 2 * 2)) / 8 * 8);
+        std::vector<int8_t> pb(kernels::i8_packed_b_bytes(K, T));
+        std::vector<float> scale, bias;
+        kernels::Int8Out o;
+        i8_out(o, scale, bias, O);
+        o.ld = N;
+        Timing t = measure(
+            [&] {
+                // the border stays 0 (the layer writes it each run: a few hundred bytes)
+                for (int c = 0; c < C; c++)
+                    for (int y = 0; y < H; y++)
+                        kernels::i8_quantize(in.data() + ((size_t)c * H + y) * H, (size_t)H, 50.f,
+                                             padded.data() + (size_t)c * PW * PW + (size_t)(y + 1) * PW + 1);
+                for (int n0 = 0; n0 < N; n0 += T) {
+                    const int nt = std::min(T, N - n0);
+                    b.col0 = n0;
+                    kernels::i8_pack_b(K, nt, b, pb.data());
+                    kernels::Int8Out ot = o;
+                    ot.q = out.data() + n0;
+                    kernels::i8_gemm(O, nt, K, pa.data(), pb.data(), ot);
+                }
+            },
+            warm, rep);
+        results.push_back(make_result("i8.conv3x3s2.3.224", 2.0 * O * K * N, t,
+                                      "int8 stem 3->32 3x3 s2 on 224x224 fp32 in: quantize, im2col tiles, GEMM"));
     }
     if (wanted("i8.conv3x3.64.wino")) {
         // the same convolution as the layer runs it by Winograd F(2x2, 3x3): blocks of 4 tile rows
