@@ -285,5 +285,11 @@ void i8_dot_rows__scalar(const int8_t* x, int n, const int8_t* weight, int outch
     }
 }
 
+void i8_dequant_each__scalar(const int32_t* sums, int n, const float* scale, const float* bias, bool fused_bias,
+                             const ActParams& act, float* out) {
+    for (int i = 0; i < n; i++)
+        out[i] = act_scalar(i8_dequant_value(sums[i], scale[i], bias ? bias[i] : 0.f, fused_bias), act);
+}
+
 }  // namespace kernels
 }  // namespace nnfold

@@ -449,6 +449,7 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
     dq.scale_in = q.scale_in;
     const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
+    const kernels::ActParams act = kernels::make_act(l.activation.type, l.activation.p0, l.activation.p1);
     // threads: blocks of outputs (each a whole dot product and its store), for every row
     parallel_for(l.num_output, parallel_grain((int64_t)n * rows), [&](int64_t p0, int64_t p1) {
         const int cnt = (int)(p1 - p0);
@@ -460,11 +461,10 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
                 kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, wp, cnt, sums + p0);
             const size_t at = (size_t)r * l.num_output;
             if (fast) {
-                // one output per "row" of the store: each output has its own scale and bias
-                kernels::Int8Out o = int8_out(dq, l.bias_data, l.activation, 0, top, 1);
-                o.f += at;
-                for (int64_t p = p0; p < p1; p++)
-                    kernels::i8_store(o, (int)p, 0, sums + p, 1);
+                // each output has its own scale and bias
+                kernels::i8_dequant_each(sums + p0, cnt, dq.scale_in.data() + p0,
+                                         l.bias_data.empty() ? nullptr : l.bias_data.data() + p0, dq.fused_bias, act,
+                                         top.data + at + p0);
             } else {
                 for (int64_t p = p0; p < p1; p++)
                     int8_store(dq, (int)p, sums + p, 1, l.bias_data, l.activation, top, at + p);

@@ -573,5 +573,21 @@ void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int out
     }
 }
 
+// Unfused (multiply, then add: two f32 roundings, as the twin's i8_dequant_value) with activations
+// 0..3 on 4 lanes: f32x4.convert_i32x4_s rounds as (float)sum does, and act4 is act_scalar lane for
+// lane, so the bits are the twin's. A fused bias (one rounding: std::fma) or another activation
+// goes to the twin, as does the tail.
+void i8_dequant_each__wasmsimd(const int32_t* sums, int n, const float* scale, const float* bias, bool fused_bias,
+                               const ActParams& act, float* out) {
+    int i = 0;
+    if (!fused_bias && act.type >= 0 && act.type <= 3)
+        for (; i + 4 <= n; i += 4) {
+            const v128_t v = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(sums + i)), wasm_v128_load(scale + i));
+            const v128_t b = bias ? wasm_v128_load(bias + i) : wasm_f32x4_splat(0.f);
+            wasm_v128_store(out + i, act4(wasm_f32x4_add(v, b), act));
+        }
+    i8_dequant_each__scalar(sums + i, n - i, scale + i, bias ? bias + i : nullptr, fused_bias, act, out + i);
+}
+
 }  // namespace kernels
 }  // namespace nnfold

@@ -430,6 +430,45 @@ TEST(Int8Kernels, DotRows) {
         }
 }
 
+// One sum per output, each with its own scale and bias (InnerProduct's store): every twin gives the
+// reference's bits, for both bias forms, a missing bias, activations 0..3 (the SIMD lanes) and 4
+// (the twin), odd lengths, and sums past 2^24 (where (float)sum rounds).
+TEST(Int8Kernels, DequantEach) {
+    using Fn = void (*)(const int32_t*, int, const float*, const float*, bool, const ActParams&, float*);
+    uint32_t seed = 7;
+    auto next = [&]() { return seed = seed * 1664525u + 1013904223u; };
+    for (int n : {1, 3, 4, 5, 8, 13, 1000}) {
+        std::vector<int32_t> sums(n);
+        std::vector<float> scale(n), bias(n);
+        for (int i = 0; i < n; i++) {
+            const uint32_t r = next();
+            sums[i] = i % 7 == 3 ? (int32_t)r : (int32_t)(r >> 12) - (1 << 19);  // some beyond 2^24
+            scale[i] = std::ldexp((float)(next() >> 8) / 16777216.f + 0.5f, (int)(next() % 40) - 30);
+            bias[i] = i % 5 == 0 ? 0.f : ((float)(next() >> 8) / 8388608.f - 1.f) * 8.f;
+        }
+        for (int type : {0, 1, 2, 3, 4})
+            for (int form = 0; form < 3; form++) {  // bias unfused, bias fused, no bias
+                const ActParams act = make_act(type, type == 3 ? -0.5f : 0.1f, 6.f);
+                const bool fused = form == 1;
+                const float* b = form == 2 ? nullptr : bias.data();
+                std::vector<float> want(n);
+                for (int i = 0; i < n; i++) {
+                    const float bi = b ? b[i] : 0.f;
+                    want[i] = act_scalar(fused ? std::fma((float)sums[i], scale[i], bi) : (float)sums[i] * scale[i] + bi, act);
+                }
+                Fn fns[] = {i8_dequant_each__scalar, i8_dequant_each, NF_KERNEL_SIMD_OR_NULL(i8_dequant_each)};
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    std::vector<float> got(n, -1.f);
+                    fn(sums.data(), n, scale.data(), b, fused, act, got.data());
+                    EXPECT_EQ(0, std::memcmp(want.data(), got.data(), sizeof(float) * n))
+                        << "n " << n << " act " << type << " form " << form;
+                }
+            }
+    }
+}
+
 // float2int8: half away from zero (not wasm's ties-to-even f32x4.nearest), clamp, NaN -> 0.
 TEST(Int8Kernels, QuantizeRounding) {
     std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 0.49999997f, -0.49999997f, 126.5f, 127.49f, 127.5f,
