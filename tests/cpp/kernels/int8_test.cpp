@@ -2,6 +2,7 @@
 // then the store's arithmetic with std::fma and std::round), bit for bit, and in SIMD builds the
 // SIMD kernels against their scalar twins: sizes equal to the tile, multiples, smaller, larger,
 // odd K; dequantize and requantize stores with and without the fused bias, activations 0..3.
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 
@@ -409,23 +410,43 @@ TEST(Int8Kernels, PadPlane) {
             }
 }
 
+// Row-major and interleaved weights (i8_interleave_rows): the same sums, every twin; whole and
+// partial chunks of 16 columns, and row counts with and without a last partial block of 4. The
+// interleaved bytes are a permutation of the rows' (every code moved, none lost), and a layer's
+// parts start at multiples of 4 rows, so a part's kernel call sees whole blocks.
 TEST(Int8Kernels, DotRows) {
-    using Fn = void (*)(const int8_t*, int, const int8_t*, int, int32_t*);
+    using Fn = void (*)(const int8_t*, int, const int8_t*, int, bool, int32_t*);
     for (int n : {1, 15, 16, 17, 100, 1100})
-        for (int outch : {1, 3, 4, 6}) {
+        for (int outch : {1, 3, 4, 6, 8, 13}) {
             auto x = rand_codes((size_t)n, n + outch);
             auto w = rand_codes((size_t)n * outch, n * 7 + outch);
             std::vector<int32_t> want(outch);
             for (int p = 0; p < outch; p++)
                 for (int i = 0; i < n; i++)
                     want[p] += (int32_t)x[i] * w[(size_t)p * n + i];
+            auto wi = w;
+            i8_interleave_rows(wi.data(), n, outch);
+            auto sorted = [](std::vector<int8_t> v) {
+                std::sort(v.begin(), v.end());
+                return v;
+            };
+            EXPECT_EQ(sorted(w), sorted(wi)) << "n " << n << " outch " << outch;
+            if (outch >= 4 && n > 16)  // (up to 16 columns the two layouts coincide)
+                EXPECT_NE(w, wi) << "n " << n << " outch " << outch;
             Fn fns[] = {i8_dot_rows__scalar, i8_dot_rows, NF_KERNEL_SIMD_OR_NULL(i8_dot_rows)};
             for (Fn fn : fns) {
                 if (!fn)
                     continue;
-                std::vector<int32_t> got(outch, -1);
-                fn(x.data(), n, w.data(), outch, got.data());
-                EXPECT_EQ(want, got) << "n " << n << " outch " << outch;
+                for (bool il : {false, true}) {
+                    std::vector<int32_t> got(outch, -1);
+                    fn(x.data(), n, (il ? wi : w).data(), outch, il, got.data());
+                    EXPECT_EQ(want, got) << "n " << n << " outch " << outch << " interleaved " << il;
+                }
+                if (outch >= 8) {  // from the second block on, as a layer's part calls it
+                    std::vector<int32_t> got(outch - 4, -1);
+                    fn(x.data(), n, wi.data() + (size_t)4 * n, outch - 4, true, got.data());
+                    EXPECT_EQ(std::vector<int32_t>(want.begin() + 4, want.end()), got) << "n " << n << " outch " << outch;
+                }
             }
         }
 }
