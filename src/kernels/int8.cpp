@@ -277,14 +277,43 @@ void i8_gemm__scalar(int M, int N, int K, const int16_t* pa, const int8_t* pb, c
     }
 }
 
-void i8_dot_rows__scalar(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
+namespace {
+// Where code (p, i) of the weights lies in i8_dot_rows's interleaved layout (kernels/int8.h).
+size_t interleaved_at(int n, int outch, int p, int i) {
+    if (p >= outch / 4 * 4)
+        return (size_t)p * n + i;  // the last rows: row-major
+    const size_t block = (size_t)(p / 4) * 4 * n;
+    const int n16 = n / 16 * 16, r = p % 4;
+    if (i < n16)
+        return block + (size_t)(i / 16) * 64 + r * 16 + i % 16;
+    return block + (size_t)4 * n16 + (size_t)r * (n - n16) + (i - n16);
+}
+}  // namespace
+
+void i8_interleave_rows(int8_t* weight, int n, int outch) {
+    std::vector<int8_t> rows((size_t)4 * n);
+    for (int p = 0; p + 4 <= outch; p += 4) {
+        int8_t* block = weight + (size_t)p * n;
+        std::memcpy(rows.data(), block, rows.size());
+        for (int r = 0; r < 4; r++)
+            for (int i = 0; i < n; i++)
+                block[interleaved_at(n, outch, r, i)] = rows[(size_t)r * n + i];  // block-relative (p = r)
+    }
+}
+
+void i8_dot_rows__scalar(const int8_t* x, int n, const int8_t* weight, int outch, bool interleaved, int32_t* sums) {
     for (int p = 0; p < outch; p++) {
-        const int8_t* w = weight + (size_t)p * n;
         int32_t sum = 0;
         for (int i = 0; i < n; i++)
-            sum += (int32_t)x[i] * (int32_t)w[i];
+            sum += (int32_t)x[i] * (int32_t)weight[interleaved ? interleaved_at(n, outch, p, i) : (size_t)p * n + i];
         sums[p] = sum;
     }
+}
+
+void i8_dequant_each__scalar(const int32_t* sums, int n, const float* scale, const float* bias, bool fused_bias,
+                             const ActParams& act, float* out) {
+    for (int i = 0; i < n; i++)
+        out[i] = act_scalar(i8_dequant_value(sums[i], scale[i], bias ? bias[i] : 0.f, fused_bias), act);
 }
 
 }  // namespace kernels

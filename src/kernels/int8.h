@@ -127,6 +127,16 @@ inline bool int8_store_act_supported(int type) { return type >= 0 && type <= 3; 
 //     row's pair in i32x4.dot_i16x8_s.
 inline size_t i8_packed_a_count(int M, int K) { return (size_t)((M + 3) / 4) * 4 * (size_t)((K + 1) / 2 * 2); }
 inline size_t i8_packed_b_bytes(int K, int N) { return (size_t)((N + 7) / 8) * 8 * (size_t)((K + 1) / 2 * 2); }
+// i8_dot_rows: sums[p] = sum over i < n of x[i] * row p of the weights, for outch rows stored
+// row-major ([outch][n], as ncnn stores them) or, `interleaved`, as i8_interleave_rows leaves them.
+// Interleaved: each block of 4 rows (rows p .. p + 3, p a multiple of 4, p + 4 <= outch) keeps its
+// 4 * n bytes at p * n, ordered as chunks of 16 columns, each chunk the 16 codes of row 0, then row
+// 1, 2, 3 (64 bytes), then the columns past the last whole chunk (n % 16 of them), row 0's, then
+// row 1's, 2's, 3's; the last outch % 4 rows stay row-major. The 4 rows are then read as one
+// stream: InnerProduct's weights come from memory (a large layer is evicted between runs), and four
+// short row streams at once defeated the prefetcher (mobilenet_v2's fc7, 1280 -> 1000: 0.30 ms
+// row-major, 0.15 ms interleaved, wasm SIMD with the weights out of cache).
+void i8_interleave_rows(int8_t* weight, int n, int outch);
 // A[i][k] = a[i * K + k] (weight rows as ncnn stores them; int16 rows: Winograd's U).
 void i8_pack_a(int M, int K, const int8_t* a, int16_t* dst);
 void i8_pack_a(int M, int K, const int16_t* a, int16_t* dst);
@@ -220,18 +230,27 @@ void i8_wino_output_tile(const int32_t* m, int tt, int t, int nt, int o, int y0,
 
 // i16_gemm: c[m * ldc + n] = sum over k of A[m][k] * B[k][n] (A as i8_pack_a packs it, B int16 as
 // above), the raw int32 sums (wrapping), no store.
+// i8_dequant_each: one sum per output, each with its own scale and bias (InnerProduct: one dot
+// product per weight row), out[i] = act(i8_dequant_value(sums[i], scale[i], bias ? bias[i] : 0,
+// fused_bias)), activation types 0..6 as act_scalar computes them. i8_store does the same for many
+// sums of ONE row (one scale and bias), and choosing its form per row cost ~200 ns per call: called
+// once per output, that was 2/3 of mobilenet_v2's int8 fc7 (1280 -> 1000).
 
 #define NNFOLD_INT8_KERNELS(X)                                                                                      \
     X(void, i8_pack_b, (int K, int N, const Int8BSource& b, int8_t* dst), (K, N, b, dst))                         \
     X(void, i8_store, (const Int8Out& o, int m, size_t col, const int32_t* sums, size_t n), (o, m, col, sums, n))   \
     X(void, i8_gemm, (int M, int N, int K, const int16_t* pa, const int8_t* pb, const Int8Out& o),                 \
       (M, N, K, pa, pb, o))                                                                                         \
-    X(void, i8_dot_rows, (const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums),                 \
-      (x, n, weight, outch, sums))                                                                                  \
+    X(void, i8_dot_rows, (const int8_t* x, int n, const int8_t* weight, int outch, bool interleaved, int32_t* sums), \
+      (x, n, weight, outch, interleaved, sums))                                                                     \
     X(void, i8_wino_input, (const Int8WinoInput& in, int t0, int nt, int16_t* v), (in, t0, nt, v))                 \
     X(void, i8_wino_output, (const int32_t* m, int t0, int nt, const Int8WinoOutput& out), (m, t0, nt, out))       \
     X(void, i16_gemm, (int M, int N, int K, const int16_t* pa, const int16_t* pb, int32_t* c, size_t ldc),         \
-      (M, N, K, pa, pb, c, ldc))
+      (M, N, K, pa, pb, c, ldc))                                                                                    \
+    X(void, i8_dequant_each,                                                                                        \
+      (const int32_t* sums, int n, const float* scale, const float* bias, bool fused_bias, const ActParams& act,    \
+       float* out),                                                                                                 \
+      (sums, n, scale, bias, fused_bias, act, out))
 NNFOLD_INT8_KERNELS(NF_KERNEL_DECLARE)
 
 // The scalar form of the store's per-value arithmetic (both twins' reference; the SIMD kernel's

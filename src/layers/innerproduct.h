@@ -26,6 +26,7 @@ public:
 
 protected:
     Status load_int8(const std::vector<WeightArray>& weights) override;  // src/layers/int8_forward.cpp
+    Status pack_int8() override;
     Status forward_int8(const Mat& bottom, Mat& top, const Option& opt) const override;
     Status forward_fp32(const Mat& bottom, Mat& top, const Option& opt) const override;
     Status output_shape(const Shape& in, Shape& out) const;

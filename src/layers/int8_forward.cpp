@@ -449,22 +449,24 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
     dq.scale_in = q.scale_in;
     const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
-    // threads: blocks of outputs (each a whole dot product and its store), for every row
-    parallel_for(l.num_output, parallel_grain((int64_t)n * rows), [&](int64_t p0, int64_t p1) {
+    const kernels::ActParams act = kernels::make_act(l.activation.type, l.activation.p0, l.activation.p1);
+    // threads: blocks of 4 outputs (each a whole dot product and its store), for every row; a part
+    // starts at a multiple of 4, where a block of interleaved rows starts
+    parallel_for((l.num_output + 3) / 4, parallel_grain((int64_t)4 * n * rows), [&](int64_t b0, int64_t b1) {
+        const int64_t p0 = b0 * 4, p1 = std::min<int64_t>(b1 * 4, l.num_output);
         const int cnt = (int)(p1 - p0);
         const int8_t* wp = q.weight.data() + (size_t)p0 * n;
         for (int r = 0; r < rows; r++) {
             if (q.fast)
-                kernels::i8_dot_rows(x + (size_t)r * n, n, wp, cnt, sums + p0);
+                kernels::i8_dot_rows(x + (size_t)r * n, n, wp, cnt, q.interleaved, sums + p0);
             else
-                kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, wp, cnt, sums + p0);
+                kernels::i8_dot_rows__scalar(x + (size_t)r * n, n, wp, cnt, q.interleaved, sums + p0);
             const size_t at = (size_t)r * l.num_output;
             if (fast) {
-                // one output per "row" of the store: each output has its own scale and bias
-                kernels::Int8Out o = int8_out(dq, l.bias_data, l.activation, 0, top, 1);
-                o.f += at;
-                for (int64_t p = p0; p < p1; p++)
-                    kernels::i8_store(o, (int)p, 0, sums + p, 1);
+                // each output has its own scale and bias
+                kernels::i8_dequant_each(sums + p0, cnt, dq.scale_in.data() + p0,
+                                         l.bias_data.empty() ? nullptr : l.bias_data.data() + p0, dq.fused_bias, act,
+                                         top.data + at + p0);
             } else {
                 for (int64_t p = p0; p < p1; p++)
                     int8_store(dq, (int)p, sums + p, 1, l.bias_data, l.activation, top, at + p);
@@ -561,6 +563,14 @@ Status ConvolutionDepthWise::pack_int8() {
 
 Status InnerProduct::load_int8(const std::vector<WeightArray>& w) {
     return load_int8_weights(*this, w, num_output, num_output, 1, Int8Flavor(), int8);
+}
+
+Status InnerProduct::pack_int8() {
+    if (!int8.interleaved) {  // once: the rearrangement is in place
+        kernels::i8_interleave_rows(int8.weight.data(), num_input(), num_output);
+        int8.interleaved = true;
+    }
+    return Status::ok();
 }
 
 Status InnerProduct::forward_int8(const Mat& bottom, Mat& top, const Option& opt) const {

@@ -71,6 +71,7 @@ Status load_int8_weights(WeightedLayer& l, const std::vector<WeightArray>& w, in
             kernels::i8_quantize(wd.data.data() + (size_t)r * per_row, per_row, wscales[(size_t)r],
                                    q.weight.data() + (size_t)r * per_row);
     }
+    q.interleaved = false;  // `weight` is row-major again (an InnerProduct reloaded after create_pipeline)
     q.bottom_scale = bscale[0];
     q.requantize = l.int8_scale_term > 100;
     q.top_scale = q.requantize ? tscale[0] : 0.f;

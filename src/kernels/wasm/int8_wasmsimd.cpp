@@ -5,6 +5,7 @@
 //               of at most 4 columns (7x7 maps: N = 49) sums only its low half;
 //   i8_dot_rows 16 codes per step: i16x8.extmul_{low,high}_i8x16 (two products of at most
 //               127 * 127 each fit an int16 lane: 2 * 16129 < 32768), i32x4.extadd_pairwise_i16x8;
+//               4 rows at a time, row-major or interleaved (one stream of 64 bytes per step);
 //   i8_store    the float epilogue on 4 lanes with kernels/wasm/int8_simd.h's helpers (fma4, act4,
 //               f2i8_i32: float2int8 without i32x4.trunc_sat_f32x4_s); in i8_gemm two rows'
 //               codes share one i8x16 narrow (16 codes, two 8-byte stores), and each row's
@@ -22,6 +23,7 @@
 // Integer sums are exact in any order; the float steps are the scalar twins', lane for lane.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/int8.h"
 #include "kernels/simd.h"
@@ -549,7 +551,8 @@ void i8_wino_output__wasmsimd(const int32_t* m, int t0, int nt, const Int8WinoOu
     }
 }
 
-void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int outch, int32_t* sums) {
+void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int outch, bool interleaved,
+                           int32_t* sums) {
     auto dot16 = [](v128_t a, v128_t b) {
         const v128_t p = wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(a, b), wasm_i16x8_extmul_high_i8x16(a, b));
         return wasm_i32x4_extadd_pairwise_i16x8(p);
@@ -559,34 +562,30 @@ void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int out
         v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
         return wasm_i32x4_extract_lane(v, 0);
     };
-    const int n16 = n / 16 * 16;
+    const int n16 = n / 16 * 16, tail = n - n16;
+    // a block of 4 rows (kernels/int8.h): row r's chunk c at r * row + c * chunk, its last codes at
+    // tail_at + r * tail_row
+    const size_t row = interleaved ? 16 : (size_t)n, chunk = interleaved ? 64 : 16;
+    const size_t tail_at = interleaved ? (size_t)4 * n16 : (size_t)n16, tail_row = interleaved ? (size_t)tail : (size_t)n;
     int p = 0;
     for (; p + 4 <= outch; p += 4) {
-        const int8_t* w0 = weight + (size_t)p * n;
-        const int8_t* w1 = w0 + n;
-        const int8_t* w2 = w1 + n;
-        const int8_t* w3 = w2 + n;
+        const int8_t* w = weight + (size_t)p * n;
         v128_t s0 = wasm_i32x4_splat(0), s1 = s0, s2 = s0, s3 = s0;
-        for (int i = 0; i < n16; i += 16) {
+        for (int i = 0; i < n16; i += 16, w += chunk) {
             const v128_t xv = wasm_v128_load(x + i);
-            s0 = wasm_i32x4_add(s0, dot16(xv, wasm_v128_load(w0 + i)));
-            s1 = wasm_i32x4_add(s1, dot16(xv, wasm_v128_load(w1 + i)));
-            s2 = wasm_i32x4_add(s2, dot16(xv, wasm_v128_load(w2 + i)));
-            s3 = wasm_i32x4_add(s3, dot16(xv, wasm_v128_load(w3 + i)));
+            s0 = wasm_i32x4_add(s0, dot16(xv, wasm_v128_load(w)));
+            s1 = wasm_i32x4_add(s1, dot16(xv, wasm_v128_load(w + row)));
+            s2 = wasm_i32x4_add(s2, dot16(xv, wasm_v128_load(w + 2 * row)));
+            s3 = wasm_i32x4_add(s3, dot16(xv, wasm_v128_load(w + 3 * row)));
         }
-        int32_t r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
-        for (int i = n16; i < n; i++) {
-            r0 += (int32_t)x[i] * w0[i];
-            r1 += (int32_t)x[i] * w1[i];
-            r2 += (int32_t)x[i] * w2[i];
-            r3 += (int32_t)x[i] * w3[i];
-        }
-        sums[p] = r0;
-        sums[p + 1] = r1;
-        sums[p + 2] = r2;
-        sums[p + 3] = r3;
+        int32_t r[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
+        const int8_t* t = weight + (size_t)p * n + tail_at;
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < tail; i++)
+                r[j] += (int32_t)x[n16 + i] * t[j * tail_row + i];
+        std::memcpy(sums + p, r, sizeof r);
     }
-    for (; p < outch; p++) {
+    for (; p < outch; p++) {  // the last rows: row-major in either layout
         const int8_t* w = weight + (size_t)p * n;
         v128_t s = wasm_i32x4_splat(0);
         for (int i = 0; i < n16; i += 16)
@@ -596,6 +595,22 @@ void i8_dot_rows__wasmsimd(const int8_t* x, int n, const int8_t* weight, int out
             r += (int32_t)x[i] * w[i];
         sums[p] = r;
     }
+}
+
+// Unfused (multiply, then add: two f32 roundings, as the twin's i8_dequant_value) with activations
+// 0..3 on 4 lanes: f32x4.convert_i32x4_s rounds as (float)sum does, and act4 is act_scalar lane for
+// lane, so the bits are the twin's. A fused bias (one rounding: std::fma) or another activation
+// goes to the twin, as does the tail.
+void i8_dequant_each__wasmsimd(const int32_t* sums, int n, const float* scale, const float* bias, bool fused_bias,
+                               const ActParams& act, float* out) {
+    int i = 0;
+    if (!fused_bias && act.type >= 0 && act.type <= 3)
+        for (; i + 4 <= n; i += 4) {
+            const v128_t v = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(sums + i)), wasm_v128_load(scale + i));
+            const v128_t b = bias ? wasm_v128_load(bias + i) : wasm_f32x4_splat(0.f);
+            wasm_v128_store(out + i, act4(wasm_f32x4_add(v, b), act));
+        }
+    i8_dequant_each__scalar(sums + i, n - i, scale + i, bias ? bias + i : nullptr, fused_bias, act, out + i);
 }
 
 }  // namespace kernels

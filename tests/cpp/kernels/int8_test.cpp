@@ -2,6 +2,7 @@
 // then the store's arithmetic with std::fma and std::round), bit for bit, and in SIMD builds the
 // SIMD kernels against their scalar twins: sizes equal to the tile, multiples, smaller, larger,
 // odd K; dequantize and requantize stores with and without the fused bias, activations 0..3.
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 
@@ -424,25 +425,84 @@ TEST(Int8Kernels, PadPlane) {
             }
 }
 
+// Row-major and interleaved weights (i8_interleave_rows): the same sums, every twin; whole and
+// partial chunks of 16 columns, and row counts with and without a last partial block of 4. The
+// interleaved bytes are a permutation of the rows' (every code moved, none lost), and a layer's
+// parts start at multiples of 4 rows, so a part's kernel call sees whole blocks.
 TEST(Int8Kernels, DotRows) {
-    using Fn = void (*)(const int8_t*, int, const int8_t*, int, int32_t*);
+    using Fn = void (*)(const int8_t*, int, const int8_t*, int, bool, int32_t*);
     for (int n : {1, 15, 16, 17, 100, 1100})
-        for (int outch : {1, 3, 4, 6}) {
+        for (int outch : {1, 3, 4, 6, 8, 13}) {
             auto x = rand_codes((size_t)n, n + outch);
             auto w = rand_codes((size_t)n * outch, n * 7 + outch);
             std::vector<int32_t> want(outch);
             for (int p = 0; p < outch; p++)
                 for (int i = 0; i < n; i++)
                     want[p] += (int32_t)x[i] * w[(size_t)p * n + i];
+            auto wi = w;
+            i8_interleave_rows(wi.data(), n, outch);
+            auto sorted = [](std::vector<int8_t> v) {
+                std::sort(v.begin(), v.end());
+                return v;
+            };
+            EXPECT_EQ(sorted(w), sorted(wi)) << "n " << n << " outch " << outch;
+            if (outch >= 4 && n > 16)  // (up to 16 columns the two layouts coincide)
+                EXPECT_NE(w, wi) << "n " << n << " outch " << outch;
             Fn fns[] = {i8_dot_rows__scalar, i8_dot_rows, NF_KERNEL_SIMD_OR_NULL(i8_dot_rows)};
             for (Fn fn : fns) {
                 if (!fn)
                     continue;
-                std::vector<int32_t> got(outch, -1);
-                fn(x.data(), n, w.data(), outch, got.data());
-                EXPECT_EQ(want, got) << "n " << n << " outch " << outch;
+                for (bool il : {false, true}) {
+                    std::vector<int32_t> got(outch, -1);
+                    fn(x.data(), n, (il ? wi : w).data(), outch, il, got.data());
+                    EXPECT_EQ(want, got) << "n " << n << " outch " << outch << " interleaved " << il;
+                }
+                if (outch >= 8) {  // from the second block on, as a layer's part calls it
+                    std::vector<int32_t> got(outch - 4, -1);
+                    fn(x.data(), n, wi.data() + (size_t)4 * n, outch - 4, true, got.data());
+                    EXPECT_EQ(std::vector<int32_t>(want.begin() + 4, want.end()), got) << "n " << n << " outch " << outch;
+                }
             }
         }
+}
+
+// One sum per output, each with its own scale and bias (InnerProduct's store): every twin gives the
+// reference's bits, for both bias forms, a missing bias, activations 0..3 (the SIMD lanes) and 4
+// (the twin), odd lengths, and sums past 2^24 (where (float)sum rounds).
+TEST(Int8Kernels, DequantEach) {
+    using Fn = void (*)(const int32_t*, int, const float*, const float*, bool, const ActParams&, float*);
+    uint32_t seed = 7;
+    auto next = [&]() { return seed = seed * 1664525u + 1013904223u; };
+    for (int n : {1, 3, 4, 5, 8, 13, 1000}) {
+        std::vector<int32_t> sums(n);
+        std::vector<float> scale(n), bias(n);
+        for (int i = 0; i < n; i++) {
+            const uint32_t r = next();
+            sums[i] = i % 7 == 3 ? (int32_t)r : (int32_t)(r >> 12) - (1 << 19);  // some beyond 2^24
+            scale[i] = std::ldexp((float)(next() >> 8) / 16777216.f + 0.5f, (int)(next() % 40) - 30);
+            bias[i] = i % 5 == 0 ? 0.f : ((float)(next() >> 8) / 8388608.f - 1.f) * 8.f;
+        }
+        for (int type : {0, 1, 2, 3, 4})
+            for (int form = 0; form < 3; form++) {  // bias unfused, bias fused, no bias
+                const ActParams act = make_act(type, type == 3 ? -0.5f : 0.1f, 6.f);
+                const bool fused = form == 1;
+                const float* b = form == 2 ? nullptr : bias.data();
+                std::vector<float> want(n);
+                for (int i = 0; i < n; i++) {
+                    const float bi = b ? b[i] : 0.f;
+                    want[i] = act_scalar(fused ? std::fma((float)sums[i], scale[i], bi) : (float)sums[i] * scale[i] + bi, act);
+                }
+                Fn fns[] = {i8_dequant_each__scalar, i8_dequant_each, NF_KERNEL_SIMD_OR_NULL(i8_dequant_each)};
+                for (Fn fn : fns) {
+                    if (!fn)
+                        continue;
+                    std::vector<float> got(n, -1.f);
+                    fn(sums.data(), n, scale.data(), b, fused, act, got.data());
+                    EXPECT_EQ(0, std::memcmp(want.data(), got.data(), sizeof(float) * n))
+                        << "n " << n << " act " << type << " form " << form;
+                }
+            }
+    }
 }
 
 // float2int8: half away from zero (not wasm's ties-to-even f32x4.nearest), clamp, NaN -> 0.
