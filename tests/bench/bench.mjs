@@ -375,6 +375,19 @@ async function timeRow(name, row, specs, label = name, after = null) {
     for (const { runner } of loaded) await runner.dispose?.();
   }
 }
+// A model made by `make()` on module `nf` (then `prepare(model)`), as a runner on its seeded
+// random inputs (seed 0); the model is disposed if that fails.
+function modelRunner(nf, make, prepare = () => {}) {
+  const model = make();
+  try {
+    prepare(model);
+    const inputs = nf.randomInputs(model, 0);
+    return { model, inputs, run: () => model.run(inputs), dispose: () => model.dispose() };
+  } catch (e) {
+    model.dispose();
+    throw e;
+  }
+}
 // the ratio of keys a/b of a timed row (null when either did not run)
 function rowPair(section, t, a, b, clock) {
   const i = t?.index(a), j = t?.index(b);
@@ -382,7 +395,6 @@ function rowPair(section, t, a, b, clock) {
 }
 
 // --- 1. zoo: baseline vs SIMD (and SIMD at each count above 1), interleaved ---
-const zooRows = [];
 if (opt.zoo && api) {
   const names = fs.existsSync(zooDir)
     ? fs.readdirSync(zooDir).filter((f) => f.endsWith('.param') && !f.includes('int8')).map((f) => f.slice(0, -6)).sort()
@@ -398,20 +410,12 @@ if (opt.zoo && api) {
       const key = threads > 1 ? `${runtime}@${threads}` : runtime;
       specs.push({ key, runtime, threads, load: () => {
         if (typeof nf === 'string') throw new Error(nf);
-        const model = nf.loadNcnn(text, null, { shapes: zooShapes[name], seed: 0 });
-        try {
-          const inputs = nf.randomInputs(model, 0);
-          return { run: () => model.run(inputs), dispose: () => model.dispose() };
-        } catch (e) {
-          model.dispose();
-          throw e;
-        }
+        return modelRunner(nf, () => nf.loadNcnn(text, null, { shapes: zooShapes[name], seed: 0 }));
       } });
     }
     const t = await timeRow(name, row, specs);
     row.speedup = rowPair('zoo', t, 'nnfold-baseline', 'nnfold-simd', 'cpu');
     for (const n of threadedCounts) row[`x1/x${n}`] = rowPair('zoo', t, 'nnfold-simd', `nnfold-simd@${n}`, 'wall');
-    zooRows.push(row);
     zooLine(row);
   }
   zooMeans();
@@ -421,7 +425,6 @@ if (opt.zoo && api) {
 // ncnn's own wasm-simd int8 build, one thread, on ncnn's benchmark int8 structures (issue 14,
 // measured by the issue's author): the speed to beat.
 const ncnnWasmInt8Ms = { squeezenet: 33, mobilenet: 85, googlenet: 102, resnet18: 71 };
-const int8Rows = [];
 if (opt.zoo && api) {
   const int8Dir = path.resolve(root, '../shared/zoo/ncnn-int8');
   const names = fs.existsSync(int8Dir)
@@ -435,16 +438,7 @@ if (opt.zoo && api) {
   for (const name of names.filter((n) => wanted(n) || wanted(n + '_int8'))) {
     const row = { model: name };
     // a model loaded on the SIMD module, as a runner
-    const loader = (text, bin, options) => () => {
-      const model = nfSimd.loadNcnn(text(), bin(), options);
-      try {
-        const inputs = nfSimd.randomInputs(model, 0);
-        return { run: () => model.run(inputs), dispose: () => model.dispose() };
-      } catch (e) {
-        model.dispose();
-        throw e;
-      }
-    };
+    const loader = (text, bin, options) => () => modelRunner(nfSimd, () => nfSimd.loadNcnn(text(), bin(), options));
     const specs = [];
     const fp32Param = path.join(zooDir, name + '.param');
     if (fs.existsSync(fp32Param)) {
@@ -461,7 +455,6 @@ if (opt.zoo && api) {
       }) });
     const t = await timeRow(name, row, specs);
     row.speedup = rowPair('int8', t, 'fp32', 'int8', 'cpu');
-    int8Rows.push(row);
     const e = errOf(row.fp32, row.int8);
     note([name.padEnd(20), cell(row.fp32), cell(row.int8), ratioCell(row.speedup, 8),
       (ncnnWasmInt8Ms[name] ? ncnnWasmInt8Ms[name] + ' ms' : '-').padStart(10), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
@@ -543,16 +536,9 @@ if (opt.onnx) {
       const nf = t === 1 ? nfSimd : nfThreaded.get(t);
       if (nfSimd.features.onnx) specs.push({ key: `nnfold-simd@${t}`, runtime: 'nnfold-simd', threads: t, load: () => {
         if (typeof nf === 'string') throw new Error(nf);
-        const model = nf.loadOnnx(bytes);
-        try {
-          model.optimize();
-          const ins = nf.randomInputs(model, 0);
-          inputs ??= ins;
-          return { run: () => model.run(ins), outputs: () => model.run(ins), dispose: () => model.dispose() };
-        } catch (e) {
-          model.dispose();
-          throw e;
-        }
+        const r = modelRunner(nf, () => nf.loadOnnx(bytes), (model) => model.optimize());
+        inputs ??= r.inputs;
+        return { ...r, outputs: r.run };
       } });
       // onnxruntime-web at t threads, in its worker, on the same inputs; it times its runs itself
       specs.push({ key: `onnxruntime-web@${t}`, runtime: 'onnxruntime-web', threads: t, load: async () => {
