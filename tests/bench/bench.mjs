@@ -43,7 +43,8 @@
 // than one thread, each run is followed by an idle wait until the process is quiet (measure.mjs's
 // settle(): onnxruntime-web's workers spin on a core for 10-25 ms after a run), so that one
 // engine's spinning workers do not take a core from the other's run; every run there starts with
-// the pool asleep, as a frame of a page's loop would (back-to-back runs found it spinning).
+// the pool asleep, as a frame of a page's loop would (back-to-back runs found it spinning). A
+// row at one thread runs with the whole process pinned to one core (pinOneCore says why).
 // V8 runs wasm first with its baseline compiler and tiers hot functions up later, and
 // onnxruntime-web keeps getting faster over its first ~10 runs, so each row's runtimes first warm
 // up for --warmup-ms each (default 1500 ms) and at least 10 rounds, then run --runs rounds
@@ -63,6 +64,7 @@
 //               threads, median_ms, min_ms, runs, wall_median_ms}],
 //    pairs: [{section: "zoo" | "int8" | "onnx", a: SIDE, b: SIDE, clock: "cpu" | "wall", ratio, rounds}],
 //    onnx_agreement: [{model, err}], skipped: [{model, runtime, reason}]}
+//   (machine.pinned_cpu: the core the one-thread rows ran on, null when unpinned: pinOneCore)
 //   with SIDE = {model, runtime, threads, median_ms}.
 // `threads` is the thread count the entry ran with, for every runtime. Entries at more than one
 // thread, and nnfold-native entries, time wall clock (median_ms = wall_median_ms): with several
@@ -148,9 +150,38 @@ const live = !opt.json && process.stderr.isTTY;
 const progress = (s) => live && process.stderr.write(`  ${s}`.padEnd(70) + '\r');
 const clearProgress = () => live && process.stderr.write(' '.repeat(70) + '\r');
 
+// One core for the one-thread rows (Linux, util-linux's taskset). onnxruntime-web runs in a worker
+// thread, nnfold on the main thread, and the two can sit on different cores; when one core is
+// slowed for a whole process (another tenant on its physical core), a ratio of one thread against
+// the other is off for that process, which interleaving cannot mend (front x1 measured here: 2 of
+// 16 processes at 0.91-0.97 against 0.60-0.72, none of 24 pinned to one core). So while a row runs
+// at one thread, every thread of this process is pinned to the first core it may use; rows above
+// one thread, child processes (native CLI, kernel bench) and the end get the whole set back.
+// Where taskset is missing or refused the bench runs unpinned and says so.
+const setAffinity = (list) => execFileSync('taskset', ['-a', '-c', '-p', list, String(process.pid)], { stdio: 'ignore' });
+const affinity = (() => {
+  try {
+    // "pid N's current affinity list: 0,1" (or "0-7")
+    const list = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim().split(':').pop().trim();
+    if (!/^[0-9][0-9,-]*$/.test(list)) return null;
+    setAffinity(list); // allowed here (setting it to what it is)?
+    return { all: list, one: list.match(/^[0-9]+/)[0], pinned: false };
+  } catch {
+    return null;
+  }
+})();
+function pinOneCore(on) {
+  if (!affinity || affinity.pinned === on) return;
+  setAffinity(on ? affinity.one : affinity.all); // it worked at start: a failure now is a real error
+  affinity.pinned = on;
+}
+
 // Warm-up then interleaved timed rounds of `runners` (measure.mjs), with a progress line; in a row
-// with a runner above one thread (`threads`) each run is followed by measure.mjs's settle().
+// with a runner above one thread (`threads`) each run is followed by measure.mjs's settle(), a
+// row at one thread runs on one core (pinOneCore).
 async function interleave(runners, label, threads) {
+  pinOneCore(threads === 1);
   const r = await measureInterleaved(runners, { ...opt, settle: threads > 1 }, (what) => progress(`${label}: ${what}`));
   clearProgress();
   return r;
@@ -280,6 +311,8 @@ const machine = {
   onnxruntime_web: ortVersion,
   clock: 'process CPU time per run (process.cpuUsage), ms',
   timing: 'interleaved: the runtimes a ratio compares run in rounds; ratios are medians of per-round ratios',
+  // the core one-thread rows ran on (every thread of the process pinned there), or null: unpinned
+  pinned_cpu: affinity ? Number(affinity.one) : null,
   runs: opt.runs,
   threads: opt.threads,
   warmup_ms: opt.warmupMs,
@@ -289,6 +322,8 @@ const machine = {
 note(`nnfold ${machine.nnfold} bench: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadavg.join(' ')}, Node ${process.version}`);
 note(`ms per run = CPU time of this process (wall clock above 1 thread); median (min) of up to ${opt.runs} rounds after >= ${opt.warmupMs} ms per runtime and 10 rounds of warm-up`);
 note('times are INTERLEAVED: each round runs every runtime of a row once (order rotating); every ratio is the median of per-round ratios');
+note(affinity ? `rows at one thread run with every thread of this process on core ${affinity.one} (taskset; of ${affinity.all})`
+  : 'rows at one thread run unpinned (no taskset here): nnfold and onnxruntime-web\'s worker may sit on different cores');
 
 // --- readable tables, printed row by row as the measurements finish ---
 const cell = (r) => (r && r.median_ms !== undefined ? `${r.median_ms.toFixed(1)} (${r.min_ms.toFixed(1)})`.padStart(16) : 'skip'.padStart(16));
@@ -462,6 +497,7 @@ if (opt.zoo && api) {
 }
 
 // --- 1c. the zoo on the native CLI at each --threads count ---
+pinOneCore(false); // its child processes inherit this process's affinity
 const nativeRows = [];
 if (opt.zoo && opt.native) {
   const names = fs.existsSync(zooDir)
@@ -583,6 +619,7 @@ for (const entry of ortWorkers.values()) {
 }
 
 // --- 3. kernels (child process: the SIMD build tree's kernel bench) ---
+pinOneCore(false);
 let peak = null, int8Peak = null;
 const kernels = [];
 if (opt.kernels) {

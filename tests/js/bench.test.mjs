@@ -155,6 +155,8 @@ test('npm run bench --json --runs 1 prints one object with the documented schema
     assert.ok(Math.abs(p.ratio - direct) <= 1e-2 * direct, `ratio ${p.ratio} is not the round's ${direct}: ${JSON.stringify(p)}`);
   }
   assert.match(j.machine.timing, /interleaved/);
+  // the core the one-thread rows ran on, or null where the process could not be pinned
+  assert.ok(j.machine.pinned_cpu === null || Number.isInteger(j.machine.pinned_cpu), `pinned_cpu ${j.machine.pinned_cpu}`);
 
   // the native CLI at both counts (when built)
   const native = j.results.filter((r) => r.runtime === 'nnfold-native');
