@@ -63,9 +63,10 @@ const stats = (times) => {
 // Warm-up then timed rounds of several runners. runners: [{label, run, selfTimed}]: `run()` (sync
 // or async) is one run; with `selfTimed` it times itself and resolves to {cpu_ms, wall_ms} (a
 // runner in another thread, so that message latency stays outside the timed region), else this
-// function times it (timeOnce). Options {runs, warmupMs, budgetS} as described at the top; with `settle` each run is followed by
-// settle() (below), so that a multi-threaded engine's workers, spinning after their job, do not
-// take a core from the next runner's timed run. `progress(text)` is told about each round.
+// function times it (timeOnce). Options {runs, warmupMs, budgetS} as described at the top; with
+// `settle` each run is followed by settle() (above), so that a multi-threaded engine's workers,
+// spinning after their job, do not take a core from the next runner's timed run.
+// `progress(text)` is told about each round.
 //
 // Returns {stats: [per runner: {median_ms, min_ms, runs, wall_median_ms, wall_min_ms} or
 // {error}], rounds: [[per runner: {cpu_ms, wall_ms} | null] per timed round]}. A runner that
