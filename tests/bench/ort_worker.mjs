@@ -8,15 +8,23 @@
 // worker_threads, which works from inside a worker too; numThreads 1 loads the same
 // ort-wasm-simd-threaded module without a pool.
 //
-// Protocol (workerData: {threads, wasmPaths, timing: {runs, warmupMs, budgetS}}):
-//   -> {model: name, bytes: Uint8Array, inputs: {name: {data: Float32Array, shape}} | null}
-//   <- {ok: true, result: measure()'s object, inputs (the ones used), outputs: {name: Float32Array}}
-//      or {ok: false, error: message}
+// The bench interleaves this worker's runs with nnfold's (measure.mjs), so the worker runs ONE
+// timed run per request and times it itself: the message's latency stays outside the timed
+// region. A session is opened once per model and kept until `close`.
+//
+// Protocol (workerData: {threads, wasmPaths}); one request at a time, each answered once:
+//   -> {op: 'open', model: name, bytes: Uint8Array, inputs: {name: {data: Float32Array, shape}} | null}
+//   <- {ok: true, inputs (the ones used)}: with inputs null (no nnfold model to draw seeded
+//      inputs from), deterministic values in [-1, 1] of the declared shape
+//   -> {op: 'run'}      <- {ok: true, cpu_ms, wall_ms}: one run of the open session, timed here
+//   -> {op: 'outputs'}  <- {ok: true, outputs: {name: Float32Array}}: one more run, its outputs
+//   -> {op: 'close'}    <- {ok: true}: the session released (also when none is open)
+//   Any failure: <- {ok: false, error: message} (an 'open' that fails leaves no session open).
 //   After init: <- {ready: true, version, threads} or {ready: false, error}.
 import { parentPort, workerData } from 'node:worker_threads';
-import { measure } from './measure.mjs';
+import { timeOnce } from './measure.mjs';
 
-const { threads, wasmPaths, timing } = workerData;
+const { threads, wasmPaths } = workerData;
 let ort;
 try {
   ort = await import('onnxruntime-web');
@@ -29,40 +37,70 @@ try {
   parentPort.postMessage({ ready: false, error: e.message });
 }
 
-parentPort.on('message', async ({ model, bytes, inputs }) => {
-  let session;
+let session = null, feeds = null;
+
+async function close() {
+  const s = session;
+  session = feeds = null;
+  await s?.release();
+}
+
+async function open(bytes, inputs) {
+  await close();
+  const s = await ort.InferenceSession.create(bytes, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3, // errors only (not its notes on unused initializers)
+  });
   try {
-    session = await ort.InferenceSession.create(bytes, {
-      executionProviders: ['wasm'],
-      graphOptimizationLevel: 'all',
-      logSeverityLevel: 3, // errors only (not its notes on unused initializers)
-    });
     if (!inputs) {
       // no nnfold model to draw seeded inputs from (no ONNX import): deterministic values in
       // [-1, 1] of the declared shape (dynamic dimensions taken as 1), for ort-web's timing alone
       inputs = {};
-      for (const n of session.inputNames) {
-        const meta = session.inputMetadata?.find?.((m) => m.name === n);
+      for (const n of s.inputNames) {
+        const meta = s.inputMetadata?.find?.((m) => m.name === n);
         const shape = (meta?.shape ?? []).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
         const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
         for (let k = 0; k < data.length; k++) data[k] = Math.sin(k * 12.9898) % 1;
         inputs[n] = { data, shape };
       }
     }
-    const feeds = {};
-    for (const n of session.inputNames) {
+    const f = {};
+    for (const n of s.inputNames) {
       const x = inputs[n];
       if (!x) throw new Error(`input '${n}' has no counterpart in the nnfold model (${Object.keys(inputs).join(', ')})`);
-      feeds[n] = new ort.Tensor('float32', x.data, x.shape);
+      f[n] = new ort.Tensor('float32', x.data, x.shape);
     }
-    const result = await measure(() => session.run(feeds), timing);
-    const ref = await session.run(feeds);
-    const outputs = {};
-    for (const [n, t] of Object.entries(ref)) outputs[n] = t.data;
-    parentPort.postMessage({ ok: true, model, result, inputs, outputs });
+    session = s;
+    feeds = f;
+    return inputs;
   } catch (e) {
-    parentPort.postMessage({ ok: false, model, error: e.message });
-  } finally {
-    await session?.release();
+    await s.release();
+    throw e;
+  }
+}
+
+const needSession = () => {
+  if (!session) throw new Error('no open session (open a model first)');
+  return session;
+};
+
+parentPort.on('message', async ({ op, bytes, inputs }) => {
+  try {
+    if (op === 'open') parentPort.postMessage({ ok: true, inputs: await open(bytes, inputs) });
+    else if (op === 'run') {
+      const s = needSession();
+      parentPort.postMessage({ ok: true, ...(await timeOnce(() => s.run(feeds))) });
+    } else if (op === 'outputs') {
+      const ref = await needSession().run(feeds);
+      const outputs = {};
+      for (const [n, t] of Object.entries(ref)) outputs[n] = t.data;
+      parentPort.postMessage({ ok: true, outputs });
+    } else if (op === 'close') {
+      await close();
+      parentPort.postMessage({ ok: true });
+    } else throw new Error(`unknown request '${op}'`);
+  } catch (e) {
+    parentPort.postMessage({ ok: false, error: e?.message ?? String(e) });
   }
 });
