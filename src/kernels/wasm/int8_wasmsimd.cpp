@@ -263,6 +263,29 @@ void i8_store__wasmsimd(const Int8Out& o, int m, size_t col, const int32_t* sums
     }
 }
 
+// One block of 8 pixels that are a run at step S (1: consecutive bytes; 2: every other byte),
+// each k's bytes loaded from base + kofs[k] (S 1: 8 bytes, the pixels; S 2: 16 bytes, the
+// pixels at the odd ones), pairs (k, k + 1) interleaved pixel by pixel, an odd K's last k paired
+// with zeros (any byte of the zero vector).
+template <int S>
+inline v128_t load_run(const int8_t* p) {
+    return S == 1 ? wasm_v128_load64_zero(p) : wasm_v128_load(p);
+}
+template <int S>
+inline v128_t pair_run(v128_t r0, v128_t r1) {
+    return wasm_i8x16_shuffle(r0, r1, S - 1, 15 + S, 2 * S - 1, 15 + 2 * S, 3 * S - 1, 15 + 3 * S, 4 * S - 1,
+                              15 + 4 * S, 5 * S - 1, 15 + 5 * S, 6 * S - 1, 15 + 6 * S, 7 * S - 1, 15 + 7 * S,
+                              8 * S - 1, 15 + 8 * S);
+}
+template <int S>
+void pack_run(const int8_t* base, const size_t* kofs, int K, int8_t* d) {
+    int kp = 0;
+    for (; kp < K / 2; kp++, d += 16)
+        wasm_v128_store(d, pair_run<S>(load_run<S>(base + kofs[2 * kp]), load_run<S>(base + kofs[2 * kp + 1])));
+    if (kp < (K + 1) / 2)
+        wasm_v128_store(d, pair_run<S>(load_run<S>(base + kofs[2 * kp]), wasm_i8x16_splat(0)));
+}
+
 void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
     const int Kp2 = (K + 1) / 2;
     size_t kmin = K > 0 ? b.kofs[0] : 0;  // the stride-2 loads start one byte before a tap's first pixel
@@ -276,18 +299,7 @@ void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
         int8_t* d = dst + (size_t)nb * Kp2 * 16;
         if (run && b.col_step == 1) {
             // 8 consecutive bytes per k: two 64-bit loads interleaved into (k, k + 1) pairs
-            const int8_t* base = b.src + pix[0];
-            int kp = 0;
-            for (; kp < K / 2; kp++, d += 16) {
-                const v128_t r0 = wasm_v128_load64_zero(base + b.kofs[2 * kp]);
-                const v128_t r1 = wasm_v128_load64_zero(base + b.kofs[2 * kp + 1]);
-                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-            }
-            if (kp < Kp2) {  // odd K: the last k pairs with zeros
-                const v128_t r0 = wasm_v128_load64_zero(base + b.kofs[2 * kp]);
-                const v128_t z = wasm_i8x16_splat(0);
-                wasm_v128_store(d, wasm_i8x16_shuffle(r0, z, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-            }
+            pack_run<1>(b.src + pix[0], b.kofs, K, d);
             continue;
         }
         if (run && b.col_step == 2 && pix[0] + kmin >= 1) {
@@ -296,18 +308,7 @@ void i8_pack_b__wasmsimd(int K, int N, const Int8BSource& b, int8_t* dst) {
             // one shuffle pairing two k's odd bytes. It reads bytes p - 1 .. p + 14 only: p - 1 >=
             // 0 (the condition: not before b.src) and p + 14 is the block's last pixel, so it
             // reads nothing outside the planes (the first block of a plane set, p = 0, gathers)
-            const int8_t* base = b.src + pix[0] - 1;
-            int kp = 0;
-            for (; kp < K / 2; kp++, d += 16) {
-                const v128_t r0 = wasm_v128_load(base + b.kofs[2 * kp]);
-                const v128_t r1 = wasm_v128_load(base + b.kofs[2 * kp + 1]);
-                wasm_v128_store(d, wasm_i8x16_shuffle(r0, r1, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31));
-            }
-            if (kp < Kp2) {  // odd K: the last k pairs with zeros
-                const v128_t r0 = wasm_v128_load(base + b.kofs[2 * kp]);
-                const v128_t z = wasm_i8x16_splat(0);
-                wasm_v128_store(d, wasm_i8x16_shuffle(r0, z, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16, 13, 16, 15, 16));
-            }
+            pack_run<2>(b.src + pix[0] - 1, b.kofs, K, d);
             continue;
         }
         for (int kp = 0; kp < Kp2; kp++, d += 16) {
