@@ -89,6 +89,10 @@ TEST(ConvolutionFast, GeneralKernelsStridesDilationsPads) {
         {3, 12, 13, 4, 4, 4, 2, 2, 1, 1, -234, -234, -234, -234, 0, 1},
         {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},  // one output pixel
         {17, 9, 9, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, 1},
+        // stride 2, no pad, out_w 8: whole 8-pixel panels at stride 2, the last one's last tap on
+        // the input's last float
+        {1, 9, 17, 4, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1},
+        {2, 9, 18, 4, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 1},
     };
     for (const Conv& c : cases)
         check(c, seed);
@@ -146,6 +150,7 @@ TEST(ConvolutionFast, ModelSizedShapes) {
     check({96, 27, 29, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1}, seed);   // Winograd, ragged tiles
     check({64, 28, 28, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}, seed);  // im2col, K = 576 > one K block
     check({3, 57, 57, 32, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, 1}, seed);    // ResNet's first layer shape
+    check({3, 128, 128, 24, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2, 1, 1}, seed);  // BlazeFace front's stem (TF SAME: pads 1, 2)
     check({512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels: F(4,3) on 2x2 tiles
     check({512, 4, 4, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);   // large channels, tiny map: im2col, K = 4608
     check({256, 24, 24, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, seed);  // F(6,3), whole tiles, wide blocks
