@@ -70,8 +70,12 @@
 // thread, and nnfold-native entries, time wall clock (median_ms = wall_median_ms): with several
 // threads CPU time is not the latency.
 // `pairs` holds every ratio the tables print, as timed interleaved: `ratio` is the median over
-// `rounds` rounds of time(a)/time(b) by `clock` (cpu: process CPU time, both sides at one thread;
-// wall: wall clock, a side above one thread). zoo: baseline/SIMD (the speedup) and SIMD x1/xn
+// `rounds` rounds of time(a)/time(b) by `clock`: wall clock for every pair, also at one thread
+// (where the ms columns are CPU time): this kernel's CPU-time accounting is tick-sampled (a 2.7 ms
+// busy loop reads 1.0-4.5 ms in process.cpuUsage), too coarse for the ratio of two runs of a few
+// ms (mobilenet_v2 fp32/int8 by CPU time over 10 rounds: 1.38-1.59x in five runs), while two runs
+// of one round share the phase and, at one thread, the one pinned core. (`clock` stays in the
+// JSON: "cpu" is still accepted by ratioOf.) zoo: baseline/SIMD (the speedup) and SIMD x1/xn
 // (threads n); int8: the fp32 twin / the int8 model (model NAME_int8); onnx: nnfold/ort at each
 // count. Each side's median_ms is by the pair's clock, from that interleaved timing (the int8 section times the fp32
 // twin again: results keep one entry per model, runtime and count, the zoo section's when it ran).
@@ -321,7 +325,7 @@ const machine = {
 
 note(`nnfold ${machine.nnfold} bench: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadavg.join(' ')}, Node ${process.version}`);
 note(`ms per run = CPU time of this process (wall clock above 1 thread); median (min) of up to ${opt.runs} rounds after >= ${opt.warmupMs} ms per runtime and 10 rounds of warm-up`);
-note('times are INTERLEAVED: each round runs every runtime of a row once (order rotating); every ratio is the median of per-round ratios');
+note('times are INTERLEAVED: each round runs every runtime of a row once (order rotating); every ratio is the median of per-round ratios by wall clock');
 note(affinity ? `rows at one thread run with every thread of this process on core ${affinity.one} (taskset; of ${affinity.all})`
   : 'rows at one thread run unpinned (no taskset here): nnfold and onnxruntime-web\'s worker may sit on different cores');
 
@@ -449,7 +453,7 @@ if (opt.zoo && api) {
       } });
     }
     const t = await timeRow(name, row, specs);
-    row.speedup = rowPair('zoo', t, 'nnfold-baseline', 'nnfold-simd', 'cpu');
+    row.speedup = rowPair('zoo', t, 'nnfold-baseline', 'nnfold-simd', 'wall');
     for (const n of threadedCounts) row[`x1/x${n}`] = rowPair('zoo', t, 'nnfold-simd', `nnfold-simd@${n}`, 'wall');
     zooLine(row);
   }
@@ -489,7 +493,7 @@ if (opt.zoo && api) {
         return new Uint8Array(bin.buffer, bin.byteOffset, bin.byteLength);
       }) });
     const t = await timeRow(name, row, specs);
-    row.speedup = rowPair('int8', t, 'fp32', 'int8', 'cpu');
+    row.speedup = rowPair('int8', t, 'fp32', 'int8', 'wall');
     const e = errOf(row.fp32, row.int8);
     note([name.padEnd(20), cell(row.fp32), cell(row.int8), ratioCell(row.speedup, 8),
       (ncnnWasmInt8Ms[name] ? ncnnWasmInt8Ms[name] + ' ms' : '-').padStart(10), e ? ` ${e.split('\n')[0]}` : ''].join(' ').trimEnd());
@@ -604,7 +608,7 @@ if (opt.onnx) {
         }
         row.err = compared ? err : null;
       });
-      row[`ratio@${t}`] = rowPair('onnx', tr, `nnfold-simd@${t}`, `onnxruntime-web@${t}`, t > 1 ? 'wall' : 'cpu');
+      row[`ratio@${t}`] = rowPair('onnx', tr, `nnfold-simd@${t}`, `onnxruntime-web@${t}`, 'wall');
     }
     onnxRows.push(row);
     onnxLine(row);

@@ -133,14 +133,14 @@ test('npm run bench --json --runs 1 prints one object with the documented schema
   const timedAt = (model, runtime, threads) => j.results.some((r) => r.model === model && r.runtime === runtime && r.threads === threads);
   const pairOf = (section, a, b) => j.pairs.filter((p) => p.section === section && ['model', 'runtime', 'threads'].every((k) => p.a[k] === a[k] && p.b[k] === b[k]));
   const expected = [
-    ['zoo', { model: 'blazeface', runtime: 'nnfold-baseline', threads: 1 }, { model: 'blazeface', runtime: 'nnfold-simd', threads: 1 }, 'cpu'],
-    ['int8', { model: 'squeezenet', runtime: 'nnfold-simd', threads: 1 }, { model: 'squeezenet_int8', runtime: 'nnfold-simd', threads: 1 }, 'cpu'],
+    ['zoo', { model: 'blazeface', runtime: 'nnfold-baseline', threads: 1 }, { model: 'blazeface', runtime: 'nnfold-simd', threads: 1 }, 'wall'],
+    ['int8', { model: 'squeezenet', runtime: 'nnfold-simd', threads: 1 }, { model: 'squeezenet_int8', runtime: 'nnfold-simd', threads: 1 }, 'wall'],
   ];
   if (simd2.length) expected.push(['zoo', { model: 'blazeface', runtime: 'nnfold-simd', threads: 1 }, { model: 'blazeface', runtime: 'nnfold-simd', threads: 2 }, 'wall']);
   for (const t of [1, 2]) {
     const face = 'face_detection_front_128x128';
     if (timedAt(face, 'nnfold-simd', t))
-      expected.push(['onnx', { model: face, runtime: 'nnfold-simd', threads: t }, { model: face, runtime: 'onnxruntime-web', threads: t }, t > 1 ? 'wall' : 'cpu']);
+      expected.push(['onnx', { model: face, runtime: 'nnfold-simd', threads: t }, { model: face, runtime: 'onnxruntime-web', threads: t }, 'wall']);
   }
   for (const [section, a, b, clock] of expected) {
     const found = pairOf(section, a, b);
