@@ -446,9 +446,12 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
     int8_t* x = reinterpret_cast<int8_t*>(xs.data);
     int32_t* sums = reinterpret_cast<int32_t*>(ss.data);
     int8_input_codes(bottom, (size_t)n * rows, q.bottom_scale, x);
-    Int8Weights dq;  // the store's view: no requantize, multiply then add (ncnn's x86 InnerProduct)
-    dq.scale_in = q.scale_in;
+    // the store: no requantize, multiply then add (ncnn's x86 InnerProduct), whatever q.fused_bias
+    // says (Convolution's 1D path)
     const bool fast = q.fast && kernels::int8_store_act_supported(l.activation.type);
+    Int8Weights dq;  // the reference store's view (its scales copied only for that path)
+    if (!fast)
+        dq.scale_in = q.scale_in;
     const kernels::ActParams act = kernels::make_act(l.activation.type, l.activation.p0, l.activation.p1);
     // threads: blocks of 4 outputs (each a whole dot product and its store), for every row; a part
     // starts at a multiple of 4, where a block of interleaved rows starts
@@ -464,8 +467,8 @@ Status dot_int8(const WeightedLayer& l, const Int8Weights& q, int n, int rows, c
             const size_t at = (size_t)r * l.num_output;
             if (fast) {
                 // each output has its own scale and bias
-                kernels::i8_dequant_each(sums + p0, cnt, dq.scale_in.data() + p0,
-                                         l.bias_data.empty() ? nullptr : l.bias_data.data() + p0, dq.fused_bias, act,
+                kernels::i8_dequant_each(sums + p0, cnt, q.scale_in.data() + p0,
+                                         l.bias_data.empty() ? nullptr : l.bias_data.data() + p0, false, act,
                                          top.data + at + p0);
             } else {
                 for (int64_t p = p0; p < p1; p++)

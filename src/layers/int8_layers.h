@@ -48,12 +48,12 @@ struct Int8Weights {
     bool fused_bias = false;
     // The weights in the int8 GEMM's A layout (kernels/int8.h i8_pack_a), one block per group,
     // packed once by create_pipeline (Convolution, grouped ConvolutionDepthWise); empty until then
-    // and for depthwise layers and InnerProduct, which read `weight` as it is.
+    // and for depthwise layers and InnerProduct, which read `weight` (InnerProduct: interleaved).
     std::vector<int16_t> packed_a;
+    size_t packed_group_stride = 0;  // i8_packed_a_count of one group
     // InnerProduct: `weight` rearranged in place by create_pipeline into i8_dot_rows's interleaved
     // layout (kernels/int8.h i8_interleave_rows), the same bytes, read as one stream.
     bool interleaved = false;
-    size_t packed_group_stride = 0;  // i8_packed_a_count of one group
     // Convolution 3x3, stride 1, dilation 1: the Winograd kernels U, packed once instead of
     // packed_a, for F(2x2, 3x3) (wino_m 2, kernels/int8.h i8_wino_transform_kernel) or F(4x4, 3x3)
     // (wino_m 4, kernels/int8_wino43.h); empty (wino_m 0) otherwise.

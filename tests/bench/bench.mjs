@@ -169,7 +169,7 @@ const affinity = (() => {
     const list = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
       .trim().split(':').pop().trim();
     if (!/^[0-9][0-9,-]*$/.test(list)) return null;
-    setAffinity(list); // allowed here (setting it to what it is)?
+    setAffinity(list); // whether this process may set it at all (to what it already is)
     return { all: list, one: list.match(/^[0-9]+/)[0], pinned: false };
   } catch {
     return null;
