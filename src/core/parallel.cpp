@@ -1,8 +1,9 @@
 // The process-wide thread pool (parallel.h).
 //
-// Scheduling: parallel_for cuts [0, n) into at most 4 chunks per thread used (at least `grain`
-// items each) and publishes them as one job; the caller and up to num_threads()-1 workers claim
-// chunks from an atomic counter until none are left. Dynamic claiming keeps both cores busy when
+// Scheduling: parallel_for cuts [0, n) into at most kPiecesPerPart chunks per thread used (at least
+// `grain` items each), parallel_for_slots into the caller's pieces, and publishes them as one job;
+// the caller and up to num_threads()-1 workers claim chunks from an atomic counter until none are
+// left, each passing its slot (0 for the caller, workers by arrival) for per-thread scratch. Dynamic claiming keeps both cores busy when
 // one thread is descheduled (a shared machine), and the results cannot depend on it because each
 // chunk computes whole outputs (the callers' contract).
 //
@@ -70,7 +71,8 @@ std::atomic<uint64_t> g_caller_wait_us{0}, g_caller_sleeps{0}, g_worker_sleeps{0
     g_worker_join_us{0};
 
 struct Job {
-    const std::function<void(int64_t, int64_t)>* fn = nullptr;
+    // fn(slot, begin, end): slot 0 is the caller, 1..helpers_max the workers in the order they joined
+    const std::function<void(int, int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0;
     int64_t chunks = 0;
     std::atomic<int64_t> next{0};
@@ -126,7 +128,7 @@ public:
             { std::lock_guard<std::mutex> lock(mu_); }
             work_cv_.notify_all();
         }
-        run_chunks(job);
+        run_chunks(job, 0);
         const auto waiting = std::chrono::steady_clock::now();
         job_.store(nullptr);  // a worker arriving from now on finds nothing to join
         // The last chunks usually finish within microseconds of ours: spin (yielding) before
@@ -143,7 +145,7 @@ public:
                                    std::memory_order_relaxed);
     }
 
-    void run_chunks(Job& job) {
+    void run_chunks(Job& job, int slot) {
         for (;;) {
             const int64_t i = job.next.fetch_add(1);
             if (i >= job.chunks)
@@ -153,7 +155,7 @@ public:
             int64_t b, e;
             chunk_range(job.n, job.chunks, i, &b, &e);
             try {
-                (*job.fn)(b, e);
+                (*job.fn)(slot, b, e);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(mu_);
                 if (!job.error)
@@ -182,13 +184,13 @@ private:
             active_.fetch_add(1);
             Job* job = job_.load();
             // a job published after `seen` was read is joined now and found again (full) next turn
-            if (job && job->helpers.fetch_add(1) < job->helpers_max &&
-                job->next.load(std::memory_order_relaxed) < job->chunks) {
+            const int helper = job ? job->helpers.fetch_add(1) : 0;
+            if (job && helper < job->helpers_max && job->next.load(std::memory_order_relaxed) < job->chunks) {
                 g_worker_joins.fetch_add(1, std::memory_order_relaxed);
                 g_worker_join_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(
                                                std::chrono::steady_clock::now() - job->published).count(),
                                            std::memory_order_relaxed);
-                run_chunks(*job);
+                run_chunks(*job, helper + 1);
             }
             if (active_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
                 { std::lock_guard<std::mutex> lock(mu_); }
@@ -293,26 +295,26 @@ void shutdown_threads() {
 #endif
 }
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-    if (n <= 0)
-        return;
-    grain = std::max<int64_t>(grain, 1);
+namespace {
+
+// Runs fn(slot, begin, end) over [0, n) cut into `chunks` pieces (chunks >= 2) on the caller and at
+// most `slots - 1` workers; runs it as fn(0, 0, n) on the caller when there is no pool to use.
+void dispatch(int64_t n, int64_t chunks, int slots, const std::function<void(int, int64_t, int64_t)>& fn) {
 #if NNFOLD_HAS_THREADS
-    const int used = g_used.load();
-    const int64_t max_chunks = n / grain;
-    if (used <= 1 || max_chunks <= 1 || t_in_parallel) {
-        fn(0, n);
+    const int used = std::min(g_used.load(), slots);
+    if (used <= 1 || chunks <= 1 || t_in_parallel) {
+        fn(0, 0, n);
         return;
     }
     std::unique_lock<std::mutex> lock(g_dispatch_mu, std::try_to_lock);
     if (!lock.owns_lock() || !g_pool) {
-        fn(0, n);
+        fn(0, 0, n);
         return;
     }
     Job job;
     job.fn = &fn;
     job.n = n;
-    job.chunks = std::min<int64_t>(max_chunks, int64_t(4) * used);
+    job.chunks = chunks;
     job.helpers_max = std::min<int>(used, g_pool->size()) - 1;
     t_in_parallel = true;
     g_jobs_run.fetch_add(1);
@@ -321,8 +323,44 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     if (job.error)
         std::rethrow_exception(job.error);
 #else
-    fn(0, n);
+    (void)chunks;
+    (void)slots;
+    fn(0, 0, n);
 #endif
+}
+
+}  // namespace
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0)
+        return;
+    grain = std::max<int64_t>(grain, 1);
+    const int used = num_threads();
+    const int64_t max_chunks = n / grain;
+    if (used <= 1 || max_chunks <= 1) {
+        fn(0, n);
+        return;
+    }
+    dispatch(n, std::min<int64_t>(max_chunks, int64_t(kPiecesPerPart) * used), used,
+             [&fn](int, int64_t b, int64_t e) { fn(b, e); });
+}
+
+void parallel_for_slots(int64_t n, int64_t pieces, int slots,
+                        const std::function<void(int, int64_t, int64_t)>& fn) {
+    if (n <= 0)
+        return;
+    pieces = std::clamp<int64_t>(pieces, 1, n);
+    if (pieces == 1 || slots <= 1) {
+        fn(0, 0, n);  // one piece or one thread: the whole range at once (no per-piece overhead)
+        return;
+    }
+    dispatch(n, pieces, slots, fn);
+}
+
+int64_t parallel_piece_count(int64_t units, int parts) {
+    if (parts <= 1 || units <= 1)
+        return 1;
+    return std::min<int64_t>(units, int64_t(kPiecesPerPart) * parts);
 }
 
 namespace {
@@ -376,23 +414,6 @@ int parallel_part_count(int64_t units, int64_t cost_per_unit) {
     const int64_t by_cost = cost_per_unit >= min_cost ? units : units / (min_cost / cost_per_unit);
     const int64_t parts = std::min<int64_t>({static_cast<int64_t>(used), units, std::max<int64_t>(by_cost, 1)});
     return static_cast<int>(parts);
-}
-
-void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn) {
-    if (n <= 0)
-        return;
-    const int64_t p = std::clamp<int64_t>(parts, 1, n);
-    if (p == 1) {
-        fn(0, 0, n);
-        return;
-    }
-    parallel_for(p, 1, [&](int64_t pb, int64_t pe) {
-        for (int64_t i = pb; i < pe; i++) {
-            int64_t b, e;
-            chunk_range(n, p, i, &b, &e);
-            fn(static_cast<int>(i), b, e);
-        }
-    });
 }
 
 }  // namespace nnfold

@@ -52,14 +52,26 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 // may start a new pool (of any size). Must not be called from inside parallel_for's fn.
 void shutdown_threads();
 
-// For loops that keep one scratch buffer per part (callers size scratch as parts x per-part):
-// the number of parts to cut `units` independent items of `cost_per_unit` each into, in
+// For loops that keep one scratch buffer per thread (callers size scratch as parts x per-part):
+// the number of threads to run `units` independent items of `cost_per_unit` each on, in
 // [1, min(num_threads(), units)]; 1 when the whole loop is too small to be worth waking a thread.
 int parallel_part_count(int64_t units, int64_t cost_per_unit);
-// Runs fn(part, begin, end) for each of `parts` contiguous near-equal pieces [begin, end) of
-// [0, n) (parts clamped to [1, n]), in parallel. Part p always gets the same piece for the same
-// (n, parts), so a caller can index scratch by part.
-void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn);
+
+// Runs fn(slot, begin, end) over [0, n) cut into `pieces` near-equal contiguous pieces (clamped to
+// [1, n]) that the caller and at most `slots - 1` workers claim in turn, as parallel_for's chunks.
+// `slot` in [0, slots) names the thread running the piece: no two pieces with the same slot run
+// at once, so a caller indexes per-thread scratch by it (sized for `slots`). Which slot runs which
+// piece changes from run to run, so nothing may depend on it but the scratch. One piece, or one
+// slot, runs as fn(0, 0, n) on the caller.
+// Why more pieces than threads: a static split waits for its slowest thread, and a thread is slowed
+// whenever another process (or a sibling hyperthread) takes part of its core; claimed in turn,
+// pieces go to whichever thread is free.
+void parallel_for_slots(int64_t n, int64_t pieces, int slots, const std::function<void(int, int64_t, int64_t)>& fn);
+// Pieces per thread for parallel_for_slots (and parallel_for's chunks per thread).
+constexpr int kPiecesPerPart = 4;
+// The pieces to cut `units` items into for `parts` threads: kPiecesPerPart per thread, at most
+// one item each; 1 when parts <= 1.
+int64_t parallel_piece_count(int64_t units, int parts);
 
 // A grain for parallel_for from the cost of one item (in multiply-adds or bytes touched): enough
 // items per chunk that waking a thread (tens of microseconds) is worth it, min_chunk_cost() in

@@ -332,42 +332,49 @@ void gemm_block(int m_begin, int m_end, int n_begin, int n_end, int K, const flo
     }
 }
 
-// The grid of pn column ranges x pm row ranges (whole panels) that `parts` threads run: the
-// factorization pn * pm = parts whose largest part costs least, counting its multiply-adds, the
+// The grid of pn column ranges x pm row ranges (whole panels, near-equal) whose cells `parts`
+// threads claim in turn (core/parallel.h parallel_for_slots). A cell costs its multiply-adds, the
 // A panels it streams (once per nc column block; the weights, often larger than a core's cache)
-// and the B columns it packs (each part packs its own). Ties go to columns: parts that share rows
-// share A. An imbalanced column split (7 column panels of a 7x7 map over 2 threads: 4 + 3) or
-// a large A with few columns (1x1 layers at 7x7 and 14x14) then goes by rows.
+// and the B columns it packs (each cell packs its own). Among grids of `parts` to kPiecesPerPart x
+// `parts` cells, the one with the least estimated time: the rounds of cells a thread runs
+// (ceil(cells / parts)) plus half a cell, for the thread that finishes last when the threads'
+// speeds differ (another process, or a sibling hyperthread, taking part of one core): with as many
+// cells as threads a slowed thread holds up the whole GEMM, with more cells the other thread takes
+// over the remaining ones. Ties go to columns: cells that share rows share A. An imbalanced column
+// split (7 column panels of a 7x7 map) or a large A with few columns (1x1 layers at 7x7 and
+// 14x14) then goes by rows.
 void gemm_split(int m_panels, int n_panels, int K, GemmB::Kind kind, int parts, int* pn_out, int* pm_out) {
     *pn_out = *pm_out = 1;
     if (parts <= 1)
         return;
     const int kc = choose_kc(K);
+    const int max_cells = kPiecesPerPart * parts;
     double best = 0;
     bool found = false;
-    for (int pn = parts; pn >= 1; pn--) {
-        if (parts % pn != 0)
-            continue;
-        const int pm = parts / pn;
-        if (pn > n_panels || pm > m_panels)
-            continue;
-        const double cols = (double)((n_panels + pn - 1) / pn) * kGemmNR;
-        const double rows = (double)((m_panels + pm - 1) / pm) * kGemmMR;
-        const int nc = choose_nc((int)cols, kc);
-        const double macs = rows * cols * K;
-        const double a_stream = rows * K * std::ceil(cols / nc);
-        const double b_pack = kind == GemmB::Packed ? 0.0 : cols * K;
-        const double cost = macs + 2.0 * (a_stream + b_pack);
-        if (!found || cost < best * 0.97) {
-            found = true;
-            best = cost;
-            *pn_out = pn;
-            *pm_out = pm;
+    for (int pm = 1; pm <= std::min(m_panels, max_cells); pm++) {
+        for (int pn = std::min(n_panels, max_cells / pm); pn >= 1; pn--) {
+            const int cells = pn * pm;
+            if (cells < parts)
+                break;
+            const double cols = (double)((n_panels + pn - 1) / pn) * kGemmNR;
+            const double rows = (double)((m_panels + pm - 1) / pm) * kGemmMR;
+            const int nc = choose_nc((int)cols, kc);
+            const double macs = rows * cols * K;
+            const double a_stream = rows * K * std::ceil(cols / nc);
+            const double b_pack = kind == GemmB::Packed ? 0.0 : cols * K;
+            const double cell = macs + 2.0 * (a_stream + b_pack);
+            const double cost = (double)((cells + parts - 1) / parts) * cell + 0.5 * cell;
+            if (!found || cost < best * 0.97) {
+                found = true;
+                best = cost;
+                *pn_out = pn;
+                *pm_out = pm;
+            }
         }
     }
-    if (!found) {  // no exact grid fits the panels: as many column ranges as there are panels
-        *pn_out = std::max(1, std::min(parts, n_panels));
-        *pm_out = std::max(1, std::min(m_panels, parts / *pn_out));
+    if (!found) {  // fewer tiles than threads: one cell per tile
+        *pn_out = std::max(1, n_panels);
+        *pm_out = std::max(1, m_panels);
     }
 }
 
@@ -392,14 +399,18 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
         gemm_block(0, M, 0, N, K, a_packed, b, c, ldc, ep, accumulate, workspace);
         return;
     }
-    const size_t slot = f32_gemm_workspace_floats(N, K, b.kind, 1);
-    parallel_for_parts((int64_t)pn * pm, pn * pm, [&](int part, int64_t, int64_t) {
-        const int im = part / pn, jn = part % pn;
-        // whole panels per part, near-equal
-        const int mp0 = (int)((int64_t)m_panels * im / pm), mp1 = (int)((int64_t)m_panels * (im + 1) / pm);
-        const int np0 = (int)((int64_t)n_panels * jn / pn), np1 = (int)((int64_t)n_panels * (jn + 1) / pn);
-        gemm_block(mp0 * kGemmMR, std::min(M, mp1 * kGemmMR), np0 * kGemmNR, std::min(N, np1 * kGemmNR), K, a_packed, b,
-                   c, ldc, ep, accumulate, workspace ? workspace + slot * (size_t)part : nullptr);
+    const size_t slot_floats = f32_gemm_workspace_floats(N, K, b.kind, 1);
+    const int cells = pn * pm;
+    // one cell per piece, claimed in turn; consecutive cells share rows (A)
+    parallel_for_slots(cells, cells, parts, [&](int slot, int64_t c0, int64_t c1) {
+        for (int64_t cell = c0; cell < c1; cell++) {
+            const int im = (int)(cell / pn), jn = (int)(cell % pn);
+            // whole panels per cell, near-equal
+            const int mp0 = (int)((int64_t)m_panels * im / pm), mp1 = (int)((int64_t)m_panels * (im + 1) / pm);
+            const int np0 = (int)((int64_t)n_panels * jn / pn), np1 = (int)((int64_t)n_panels * (jn + 1) / pn);
+            gemm_block(mp0 * kGemmMR, std::min(M, mp1 * kGemmMR), np0 * kGemmNR, std::min(N, np1 * kGemmNR), K,
+                       a_packed, b, c, ldc, ep, accumulate, workspace ? workspace + slot_floats * (size_t)slot : nullptr);
+        }
     });
 }
 
@@ -407,7 +418,7 @@ void f32_gemv_packed_parallel(int M, int K, const float* a_packed, const float* 
                               const ActParams& act, float* y) {
     const int panels = (M + kGemmMR - 1) / kGemmMR;
     const int parts = parallel_part_count(panels, (int64_t)kGemmMR * std::max(K, 1));
-    parallel_for_parts(panels, parts, [&](int, int64_t p0, int64_t p1) {
+    parallel_for_slots(panels, parallel_piece_count(panels, parts), parts, [&](int, int64_t p0, int64_t p1) {
         const int m0 = (int)p0 * kGemmMR, m1 = std::min(M, (int)p1 * kGemmMR);
         f32_gemv_packed(m1 - m0, K, a_packed + (size_t)m0 * K, x, bias ? bias + m0 : nullptr, act, y + m0);
     });

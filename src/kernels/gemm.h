@@ -123,10 +123,11 @@ int f32_gemm_parts(int M, int N, int K);
 // starts every element from C's current value instead of the bias. `workspace` holds at least
 // f32_gemm_workspace_floats(N, K, kind, parts) floats.
 //
-// parts > 1 splits C into that many rectangles run in parallel (core/parallel.h): columns in
-// whole NR panels first (each part packs its own B columns into its own workspace slice), rows in
-// whole MR panels when there are fewer column panels than parts. Every element is still summed over
-// k in increasing order within one part, so the result is the same bits for any `parts`.
+// parts > 1 runs it on up to that many threads (core/parallel.h): C is cut into a grid of parts to
+// 4 x parts rectangles that the threads claim in turn, columns in whole NR panels first (each
+// rectangle packs its own B columns into its thread's workspace slice), rows in whole MR panels
+// when there are too few column panels. Every element is still summed over k in increasing order
+// within one rectangle, so the result is the same bits for any `parts`.
 void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float* c, size_t ldc,
               const GemmEpilogue& ep, bool accumulate, float* workspace, int parts = 1);
 

@@ -159,9 +159,9 @@ Status conv_int8_wino(const ConvWindowLayer& l, const Int8Weights& q, int inch, 
     // the output transform gives the exact direct sums (kernels/int8.h, int8_wino43.h), each a sum
     // of input codes in [-128, 127] times one channel's weights: |sum| <= 128 * sum |w|
     o.sum_bound = q.wino_sum_bound;
-    parallel_for_parts(blocks, parts, [&](int part, int64_t b0, int64_t b1) {
+    parallel_for_slots(blocks, parallel_piece_count(blocks, parts), parts, [&](int slot, int64_t b0, int64_t b1) {
         // int32 scratch first (4-byte aligned), then the int16 V
-        int32_t* m = reinterpret_cast<int32_t*>(reinterpret_cast<char*>(ws.data) + part_bytes * part);
+        int32_t* m = reinterpret_cast<int32_t*>(reinterpret_cast<char*>(ws.data) + part_bytes * slot);
         int32_t* sums = m + m_count;
         int16_t* v = reinterpret_cast<int16_t*>(sums + (size_t)outch * ld);
         kernels::Int8WinoOutput out;
@@ -251,8 +251,8 @@ Status conv_int8_dw_codes(const ConvWindowLayer& l, const Int8Weights& q, int in
     pp.padded_h = g.padded_h;
     pp.pad = (int8_t)(int)pad_value;
     const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
-    parallel_for_parts(inch, parts, [&](int part, int64_t c0, int64_t c1) {
-        int8_t* scratch = reinterpret_cast<int8_t*>(ws.data) + part_bytes * part;
+    parallel_for_slots(inch, parallel_piece_count(inch, parts), parts, [&](int slot, int64_t c0, int64_t c1) {
+        int8_t* scratch = reinterpret_cast<int8_t*>(ws.data) + part_bytes * slot;
         if (pads)
             std::memset(scratch + pplane, 0, slack);
         kernels::Int8DwPlane p = dw_plane(l, g, ofs);
@@ -308,9 +308,9 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
         Mat rows;
         NF_RETURN_IF_ERROR(int8_workspace(row_ints * sizeof(int32_t) * parts, opt, rows));
         const kernels::Int8Out o = int8_out(q, l.bias_data, l.activation, 0, top, out_plane);
-        parallel_for_parts(inch, parts, [&](int part, int64_t c0, int64_t c1) {
+        parallel_for_slots(inch, parallel_piece_count(inch, parts), parts, [&](int slot, int64_t c0, int64_t c1) {
             kernels::Int8DwPlane p = dw_plane(l, g, ofs);
-            p.rowsums = reinterpret_cast<int32_t*>(rows.data) + row_ints * part;
+            p.rowsums = reinterpret_cast<int32_t*>(rows.data) + row_ints * slot;
             for (int64_t c = c0; c < c1; c++) {
                 p.src = src + (size_t)c * pplane;
                 p.kernel = q.weight.data() + (size_t)c * maxk;
@@ -354,8 +354,8 @@ Status conv_int8_fast(const ConvWindowLayer& l, const Int8Weights& q, int group,
     const size_t tile_bytes = kernels::i8_packed_b_bytes(K, T);
     Mat pb_ws;
     NF_RETURN_IF_ERROR(int8_workspace(tile_bytes * parts, opt, pb_ws));
-    parallel_for_parts(items, parts, [&](int part, int64_t i0, int64_t i1) {
-        int8_t* pb = reinterpret_cast<int8_t*>(pb_ws.data) + tile_bytes * part;
+    parallel_for_slots(items, parallel_piece_count(items, parts), parts, [&](int slot, int64_t i0, int64_t i1) {
+        int8_t* pb = reinterpret_cast<int8_t*>(pb_ws.data) + tile_bytes * slot;
         for (int64_t it = i0; it < i1; it++) {
             if (opt.cancel && *opt.cancel)
                 return;
@@ -422,11 +422,11 @@ Status conv_int8(const ConvWindowLayer& l, const Int8Weights& q, int group, floa
     NF_RETURN_IF_ERROR(int8_workspace(out_plane * l.num_output * sizeof(int32_t), opt, sums_ws));
     NF_RETURN_IF_ERROR(int8_workspace(cols_bytes * parts, opt, cols_ws));
     int32_t* sums = reinterpret_cast<int32_t*>(sums_ws.data);
-    parallel_for_parts(l.num_output, parts, [&](int part, int64_t p0, int64_t p1) {
+    parallel_for_slots(l.num_output, parts, parts, [&](int slot, int64_t p0, int64_t p1) {
         if (opt.cancel && *opt.cancel)
             return;
         kernels::int8_conv_sums(s, reinterpret_cast<const int8_t*>(src_ws.data), q.weight.data(), ofs.data(),
-                                reinterpret_cast<int8_t*>(cols_ws.data) + cols_bytes * part, sums, (int)p0, (int)p1);
+                                reinterpret_cast<int8_t*>(cols_ws.data) + cols_bytes * slot, sums, (int)p0, (int)p1);
         for (int64_t p = p0; p < p1; p++)
             int8_store(q, (int)p, sums + (size_t)p * out_plane, out_plane, l.bias_data, l.activation, top,
                        (size_t)p * out_plane);

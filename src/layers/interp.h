@@ -199,12 +199,12 @@ public:
             ty = make_taps(resize_type, h, oh, align_corner, ok);
         if (!ok)
             return unsupported("Interp: this resize reads outside the input in ncnn");
-        // threads: channels, each part with its own row buffer
+        // threads: channels, each thread with its own row buffer
         const size_t rows_floats = (size_t)h * outw;
         const int parts = parallel_part_count(channels, (int64_t)(rows_floats + oplane) * 4);
         std::vector<float> rows_all(rows_floats * parts);
-        parallel_for_parts(channels, parts, [&](int part, int64_t q0, int64_t q1) {
-            float* rows = rows_all.data() + rows_floats * part;
+        parallel_for_slots(channels, parallel_piece_count(channels, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
+            float* rows = rows_all.data() + rows_floats * slot;
             for (int64_t q = q0; q < q1; q++) {
                 const float* sp = src.data + q * iplane;
                 float* dp = dst.data + q * oplane;

@@ -268,15 +268,19 @@ Status Convolution_fast::forward_winograd(const Mat& bottom, const ConvGeometry&
     if (kernels::winograd_split_by_channel(ntiles, tb, outch, parts))
         return winograd_by_channel(f, wi, wo, ntiles, tb, opt, residual);
 
-    // By tiles: part p takes a contiguous range of whole 8-tile panels (near-equal counts) and runs
-    // it as blocks of at most tb tiles with its own V and M.
+    // By tiles: each piece is a contiguous range of whole 8-tile panels (near-equal counts, at most
+    // part_tiles tiles), run as blocks of at most tb tiles with its thread's V and M.
     const int panels = (ntiles + 7) / 8;
     const int part_tiles = std::min(tb, ((panels + parts - 1) / parts) * 8);
     const size_t block_floats = kernels::winograd_block_floats(f, inch, outch, part_tiles);
     Mat ws;
     NF_RETURN_IF_ERROR(fast_workspace(block_floats * parts, opt, ws));
-    parallel_for_parts(panels, parts, [&](int part, int64_t p0, int64_t p1) {
-        float* block_ws = ws.data + block_floats * part;
+    // pieces of whole blocks where there are blocks enough (a block streams all of U): at least one
+    // per thread, at most kPiecesPerPart per thread
+    const int64_t tb_panels = std::max(1, tb / 8), whole_blocks = (panels + tb_panels - 1) / tb_panels;
+    const int64_t pieces = std::min(parallel_piece_count(panels, parts), std::max<int64_t>(parts, whole_blocks));
+    parallel_for_slots(panels, pieces, parts, [&](int slot, int64_t p0, int64_t p1) {
+        float* block_ws = ws.data + block_floats * slot;
         const int first = (int)p0 * 8, last = std::min(ntiles, (int)p1 * 8);
         // blocks of near-equal whole panels, at most tb tiles each
         const int range_panels = (int)(p1 - p0), per_block = std::max(1, tb / 8);

@@ -96,7 +96,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
             const size_t scratch_floats = kernels::f32_dwconv_pack4_scratch_floats(win);
             Mat scratch;
             NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
-            parallel_for_parts(blocks, parts, [&](int part, int64_t b0, int64_t b1) {
+            parallel_for_slots(blocks, parallel_piece_count(blocks, parts), parts, [&](int slot, int64_t b0, int64_t b1) {
                 for (int64_t bi = b0; bi < b1; bi++) {
                     kernels::DwBlock4 p;
                     p.win = win;
@@ -108,7 +108,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
                     p.kernel = w4_.data() + (size_t)bi * 4 * maxk;
                     p.bias = b4_.data() + bi * 4;
                     p.act = act;
-                    p.scratch = scratch.data + scratch_floats * part;
+                    p.scratch = scratch.data + scratch_floats * slot;
                     pack4_(p);
                     if ((bi & 15) == 15 && opt.cancel && *opt.cancel)
                         return;
@@ -123,7 +123,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
         const size_t scratch_floats = kernels::f32_dwconv_scratch_floats(win);
         Mat scratch;
         NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
-        parallel_for_parts(num_output, parts, [&](int part, int64_t q0, int64_t q1) {
+        parallel_for_slots(num_output, parallel_piece_count(num_output, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
             for (int64_t q = q0; q < q1; q++) {
                 kernels::DwPlane p;
                 p.win = win;
@@ -132,7 +132,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
                 p.kernel = weight_data.data() + (size_t)q * maxk;
                 p.bias = bias_term ? bias_data[q] : 0.f;
                 p.act = act;
-                p.scratch = scratch.data + scratch_floats * part;
+                p.scratch = scratch.data + scratch_floats * slot;
                 kernels::f32_dwconv_general(p);
                 if ((q & 63) == 63 && opt.cancel && *opt.cancel)
                     return;
@@ -157,7 +157,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
     const size_t ws_floats = kernels::f32_gemm_workspace_floats(N, K, kind, gemm_parts);
     Mat ws;
     NF_RETURN_IF_ERROR(fast_workspace(ws_floats * parts_by_group, opt, ws));
-    parallel_for_parts(group, parts_by_group, [&](int part, int64_t g0, int64_t g1) {
+    parallel_for_slots(group, parallel_piece_count(group, parts_by_group), parts_by_group, [&](int slot, int64_t g0, int64_t g1) {
         for (int64_t gi = g0; gi < g1; gi++) {
             if (opt.cancel && *opt.cancel)
                 return;
@@ -185,7 +185,7 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
             ep.act = act;
             kernels::f32_gemm(outch_g, N, K, packed_.data() + gi * per_group, b,
                               top.data + (size_t)gi * outch_g * out_plane, (size_t)N, ep, false,
-                              ws.data + ws_floats * part, gemm_parts);
+                              ws.data + ws_floats * slot, gemm_parts);
         }
     });
     return fast_cancelled(opt);

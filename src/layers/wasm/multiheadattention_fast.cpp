@@ -121,8 +121,8 @@ Status MultiHeadAttention_fast::forward(const std::vector<Mat>& bottoms, std::ve
     const float* mask = attn_mask ? bottoms[in.mask].data : nullptr;
     const bool mask_per_head = attn_mask && bottoms[in.mask].dims == 3;
     const kernels::GemmEpilogue plain;
-    parallel_for_parts(H, parts_h, [&](int part, int64_t h0, int64_t h1) {
-        float* att = heads_ws + f_head * part;
+    parallel_for_slots(H, parallel_piece_count(H, parts_h), parts_h, [&](int slot, int64_t h0, int64_t h1) {
+        float* att = heads_ws + f_head * slot;
         float* pa = att + f_att;
         float* hws = pa + f_pa;
         for (int64_t h = h0; h < h1; h++) {

@@ -99,13 +99,13 @@ Status Pooling_fast::forward(const Mat& bottom, Mat& top, const Option& opt) con
         col_count.resize(((size_t)g.out_w + 3) / 4 * 4, 0);  // the kernels read whole vectors
     }
     const WindowKernel kernel = window_kernel(pooling_type == kMax, k, s);  // fast_window: one exists
-    parallel_for_parts(p.c, parts, [&](int part, int64_t q0, int64_t q1) {
+    parallel_for_slots(p.c, parallel_piece_count(p.c, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
         for (int64_t q = q0; q < q1; q++) {
             kernels::PoolPlane pp;
             pp.win = win;
             pp.win.src = bottom.data + q * plane;
             pp.dst = top.data + q * oplane;
-            pp.scratch = scratch.data + scratch_floats * part;
+            pp.scratch = scratch.data + scratch_floats * slot;
             if (by_counts) {
                 pp.row_count = row_count.data();
                 pp.col_count = col_count.data();

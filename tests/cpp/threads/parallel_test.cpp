@@ -429,36 +429,80 @@ TEST(Parallel, WorkerSpinIsSetAndBounded) {
     EXPECT_EQ(worker_spin_us(), kDefaultWorkerSpinUs);
 }
 
-TEST(Parallel, PartsCoverOnceWithStablePieces) {
+TEST(Parallel, SlotsCoverOnceAndNeverOverlap) {
     PoolGuard guard;
     if (build_has_threads()) {
         ASSERT_TRUE(set_num_threads(3).is_ok());
     }
     for (int64_t n : {1, 2, 5, 17, 1000}) {
-        for (int parts : {1, 2, 3, 7}) {
-            std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
-            std::vector<std::pair<int64_t, int64_t>> pieces(static_cast<size_t>(parts), {-1, -1});
-            parallel_for_parts(n, parts, [&](int part, int64_t b, int64_t e) {
-                ASSERT_GE(part, 0);
-                ASSERT_LT(part, parts);
-                pieces[static_cast<size_t>(part)] = {b, e};
-                for (int64_t i = b; i < e; i++)
-                    hits[static_cast<size_t>(i)].fetch_add(1);
-            });
-            for (auto& h : hits)
-                EXPECT_EQ(h.load(), 1);
-            // contiguous, in part order, near-equal
-            const int64_t used = std::min<int64_t>(parts, n);
-            int64_t at = 0;
-            for (int64_t p = 0; p < used; p++) {
-                EXPECT_EQ(pieces[static_cast<size_t>(p)].first, at) << n << " " << parts << " " << p;
-                const int64_t len = pieces[static_cast<size_t>(p)].second - at;
-                EXPECT_TRUE(len == n / used || len == n / used + 1);
-                at = pieces[static_cast<size_t>(p)].second;
+        for (int slots : {1, 2, 3, 7}) {
+            for (int64_t pieces : {int64_t(1), int64_t(slots), parallel_piece_count(n, slots), int64_t(5000)}) {
+                std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+                std::vector<std::atomic<int>> inside(static_cast<size_t>(slots));  // pieces running per slot
+                std::atomic<int> overlaps{0}, calls{0}, bad_slot{0}, bad_len{0};
+                const int64_t used = std::clamp<int64_t>(pieces, 1, n);
+                // one call for the whole range with one piece, one slot or no pool, else one per piece
+                const bool whole = slots <= 1 || used == 1 || !build_has_threads();
+                const int64_t lo = whole ? n : n / used;
+                const int64_t hi = whole ? n : lo + (n % used ? 1 : 0);
+                parallel_for_slots(n, pieces, slots, [&](int slot, int64_t b, int64_t e) {
+                    calls.fetch_add(1);
+                    if (slot < 0 || slot >= slots) {
+                        bad_slot.fetch_add(1);
+                        return;
+                    }
+                    if (inside[static_cast<size_t>(slot)].fetch_add(1) != 0)
+                        overlaps.fetch_add(1);
+                    if (e - b < lo || e - b > hi)
+                        bad_len.fetch_add(1);
+                    for (int64_t i = b; i < e; i++)
+                        hits[static_cast<size_t>(i)].fetch_add(1);
+                    // long enough that the other threads claim pieces meanwhile
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+                    while (std::chrono::steady_clock::now() < until) {
+                    }
+                    inside[static_cast<size_t>(slot)].fetch_sub(1);
+                });
+                for (auto& h : hits)
+                    EXPECT_EQ(h.load(), 1) << n << " " << slots << " " << pieces;
+                EXPECT_EQ(bad_slot.load(), 0);
+                EXPECT_EQ(overlaps.load(), 0) << "two pieces ran at once with one slot";
+                EXPECT_EQ(bad_len.load(), 0) << "pieces are near-equal";
+                EXPECT_EQ(calls.load(), whole ? 1 : used) << n << " " << slots << " " << pieces;
             }
-            EXPECT_EQ(at, n);
         }
     }
+}
+
+#if NNFOLD_HAS_THREADS
+// (a build without threads runs every piece on the caller: SlotsCoverOnceAndNeverOverlap, slots 1)
+TEST(Parallel, SlotsUseSeveralThreads) {
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(2).is_ok());
+    std::atomic<int> slot1{0};
+    std::set<std::thread::id> ids;
+    std::mutex mu;
+    for (int attempt = 0; attempt < 50 && slot1.load() == 0; attempt++) {
+        parallel_for_slots(64, 8, 2, [&](int slot, int64_t, int64_t) {
+            if (slot == 1)
+                slot1.fetch_add(1);
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                ids.insert(std::this_thread::get_id());
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        });
+    }
+    EXPECT_GT(slot1.load(), 0) << "the worker ran pieces as slot 1";
+    EXPECT_EQ(ids.size(), 2u);
+}
+#endif
+
+TEST(Parallel, PieceCount) {
+    EXPECT_EQ(parallel_piece_count(1000, 1), 1);
+    EXPECT_EQ(parallel_piece_count(1000, 2), 2 * kPiecesPerPart);
+    EXPECT_EQ(parallel_piece_count(5, 2), 5);  // at most one item each
+    EXPECT_EQ(parallel_piece_count(1, 3), 1);
 }
 
 TEST(Parallel, PartCount) {
