@@ -40,10 +40,13 @@
 // median of the per-round ratios; the ms columns stay each runtime's median (min) over the rounds.
 // A small model's run follows another engine's run, so its caches are colder than in back-to-back
 // runs of one engine; both sides of a ratio are treated alike. When a row has a runtime at more
-// than one thread, each run is followed by an idle wait until the process is quiet (measure.mjs's
-// settle(): onnxruntime-web's workers spin on a core for 10-25 ms after a run), so that one
-// engine's spinning workers do not take a core from the other's run; every run there starts with
-// the pool asleep, as a frame of a page's loop would (back-to-back runs found it spinning). A
+// than one thread, each timed run is preceded by an idle wait until the process is quiet
+// (measure.mjs's settle(): onnxruntime-web's workers spin on a core for 10-20 ms after a run), so
+// that one engine's spinning workers do not take a core from the other's run, and then by one
+// untimed run of the same runtime: after an idle wait this host runs the next run of a small
+// model 1.5-2x slower, whichever engine it is, so the timed run follows a run of its own engine,
+// as in a loop of frames. Between warm-up and timed rounds the process idles until V8's
+// background compilation is done (quiesce). A
 // row at one thread runs with the whole process pinned to one core (pinOneCore says why).
 // V8 runs wasm first with its baseline compiler and tiers hot functions up later, and
 // onnxruntime-web keeps getting faster over its first ~10 runs, so each row's runtimes first warm
@@ -182,7 +185,7 @@ function pinOneCore(on) {
 }
 
 // Warm-up then interleaved timed rounds of `runners` (measure.mjs), with a progress line; in a row
-// with a runner above one thread (`threads`) each run is followed by measure.mjs's settle(), a
+// with a runner above one thread (`threads`) each run is preceded by measure.mjs's settle() and an untimed run, a
 // row at one thread runs on one core (pinOneCore).
 async function interleave(runners, label, threads) {
   pinOneCore(threads === 1);

@@ -1,11 +1,14 @@
 // Per-layer profile of one ncnn model (a benchmark tool, never a test):
 //
 //   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--warmup W] [--threads N[,M...]] [--top K]
-//                        [--min-chunk-cost C] [--spin-us U]
+//                        [--min-chunk-cost C] [--spin-us U] [--cold MB]
 //
 // --min-chunk-cost sets core/parallel.h's split threshold (multiply-adds or bytes per chunk) for
 // the whole run, to compare thresholds in one build; --spin-us sets how long an idle pool worker
-// spins for the next job before it sleeps (set_worker_spin_us), likewise.
+// spins for the next job before it sleeps (set_worker_spin_us), likewise. --cold MB writes a buffer
+// of MB megabytes (larger than the last-level cache) before every timed run, so that each run
+// starts with the weights and blobs out of the caches, as in the benchmark's interleaved rounds,
+// where each run follows another runtime's (tests/bench/measure.mjs).
 //
 // Loads the model (null or no .bin: seeded random weights), runs it W times untimed (default 10:
 // V8 runs wasm with its baseline compiler first and tiers hot functions up later) and then N times
@@ -55,7 +58,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 int usage(const char* msg) {
     std::fprintf(stderr, "nnfold_layer_profile: %s\nusage: nnfold_layer_profile MODEL.param [MODEL.bin|null] "
-                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C] [--spin-us U]\n", msg);
+                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C] [--spin-us U] [--cold MB]\n", msg);
     return 2;
 }
 
@@ -76,6 +79,13 @@ bool parse_counts(const std::string& s, std::vector<int>& out) {
     return !out.empty();
 }
 
+// --cold: the buffer written before each timed run (empty: runs back to back, caches warm)
+std::vector<unsigned char> g_cold;
+void evict_caches() {
+    for (size_t i = 0; i < g_cold.size(); i += 64)
+        g_cold[i]++;
+}
+
 // One thread count's profile: the report, and the per-layer min times for the scaling table.
 bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const char* model, int threads, int runs,
                 int warmup, int top, ProfileResult& pr) {
@@ -83,11 +93,15 @@ bool profile_at(ModelHandle& m, const std::map<std::string, Mat>& inputs, const 
     if (st.is_ok())
         st = m.profile(inputs, warmup, pr, nullptr);
     if (st.is_ok())
-        st = m.profile(inputs, runs, pr, nullptr);
+        st = m.profile(inputs, runs, pr, [](int, int) {
+            evict_caches();
+            return true;
+        });
     std::vector<double> cpu;
     std::map<std::string, Mat> outs;
     const ParallelStats ps0 = parallel_stats();
     for (int i = 0; i < runs && st.is_ok(); i++) {
+        evict_caches();
         const double t0 = cli::cpu_time_ms();
         st = m.run(inputs, {}, outs);
         cpu.push_back(cli::cpu_time_ms() - t0);
@@ -210,6 +224,11 @@ int main(int argc, char** argv) {
             if (!num(u))
                 return usage("--spin-us needs a number >= 1");
             set_worker_spin_us(u);
+        } else if (a == "--cold") {
+            int mb = 0;
+            if (!num(mb))
+                return usage("--cold needs a size in megabytes >= 1");
+            g_cold.assign((size_t)mb << 20, 0);
         } else if (a == "--top") {
             if (!num(top))
                 return usage("--top needs a number >= 1");

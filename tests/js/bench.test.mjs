@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { measureInterleaved, ratioOf } from '../bench/measure.mjs';
+import { measureInterleaved, processCpuMs, ratioOf, settle } from '../bench/measure.mjs';
 import { devDependencyFixture, distFixture, fixture, nativeCliFixture, needs, root, zoo, zooFixture } from './helpers.mjs';
 
 const kernelBench = path.join(root, 'build-wasm-simd/tests/bench/nnfold_kernel_bench.js');
@@ -46,6 +46,49 @@ test('measureInterleaved: rounds run every runner once, the order rotating, each
   assert.equal(m.stats.length, 3);
   for (const s of m.stats) assert.equal(s.runs, 4);
   assert.deepEqual(m.stats[2], { median_ms: 2, min_ms: 2, runs: 4, wall_median_ms: 3, wall_min_ms: 3 });
+});
+
+test('measureInterleaved with settle: each timed run follows an idle wait and one untimed run of its own runner', async () => {
+  const order = [];
+  const runner = (label) => ({ label, run: () => void order.push(label) });
+  const selfTimed = { label: 'C', selfTimed: true, run: async () => (order.push('C'), { cpu_ms: 2, wall_ms: 3 }) };
+  const m = await measureInterleaved([runner('A'), runner('B'), selfTimed], { runs: 2, warmupMs: 0, budgetS: 100, settle: true });
+  // 10 warm-up rounds and 2 timed rounds, every run doubled: AABBCC, BBCCAA, CCAABB, ...
+  assert.equal(order.length, 2 * 3 * 12);
+  const rounds = [];
+  for (let i = 0; i < order.length; i += 6) rounds.push(order.slice(i, i + 6).join(''));
+  assert.deepEqual(rounds.slice(10), ['AABBCC', 'BBCCAA']);
+  // the untimed run's answer is not taken as the time
+  for (const r of m.rounds) assert.deepEqual(r[2], { cpu_ms: 2, wall_ms: 3 });
+  assert.equal(m.stats[0].runs, 2);
+});
+
+test('processCpuMs counts a busy loop, and settle waits for a thread that burns CPU in bursts', async () => {
+  // the scheduler's accounting (not tick-sampled): a 30 ms busy loop counts at least 20 ms unless
+  // the machine took the core away for a third of it
+  const c0 = processCpuMs(), w0 = performance.now();
+  while (performance.now() - w0 < 30);
+  assert.ok(processCpuMs() - c0 >= 20, `a 30 ms busy loop counted ${processCpuMs() - c0} ms`);
+  // a Worker burning 3 ms, pausing 2.5 ms (one quiet slice), for 80 ms: settle must not end in a pause
+  const { Worker } = await import('node:worker_threads');
+  const w = new Worker(`
+    const { parentPort } = require('node:worker_threads');
+    const until = Date.now() + 80;
+    const sleep = new Int32Array(new SharedArrayBuffer(4));
+    parentPort.postMessage('go');
+    while (Date.now() < until) {
+      const t = Date.now() + 3;
+      while (Date.now() < t);
+      Atomics.wait(sleep, 0, 0, 2.5);
+    }
+    parentPort.postMessage('done');`, { eval: true });
+  const messages = [];
+  await new Promise((resolve) => w.on('message', (msg) => (messages.push(msg), msg === 'go' && resolve())));
+  const started = performance.now();
+  await settle(1000);
+  const waited = performance.now() - started;
+  await w.terminate();
+  assert.ok(messages.includes('done'), `settle returned after ${waited.toFixed(1)} ms, while the worker still burned CPU`);
 });
 
 test('measureInterleaved: a failing runner is reported and dropped, the others go on', async () => {
