@@ -27,13 +27,13 @@ function need(file) {
   return dist + file;
 }
 
-// The API's own feature test (WebAssembly.validate on tiny SIMD-128 and exception-handling modules), so the CLI and
+// The API's own feature test (WebAssembly.validate on a tiny SIMD-128 module), so the CLI and
 // init() choose the same flavour.
 const { simdSupported, threadsUnavailableReason, defaultThreads } = await import(need('index.mjs'));
 const which = process.env.NNFOLD_WASM ?? '';
 if (!['', 'simd', 'base', 'simd-threads'].includes(which)) fail(kUsage, `NNFOLD_WASM must be 'simd', 'base' or 'simd-threads', got '${which}'`);
 const supported = simdSupported();
-if (which.startsWith('simd') && !supported) fail(kInternal, `NNFOLD_WASM=${which}, but this JavaScript engine does not support WebAssembly SIMD-128 and exception handling, which the SIMD builds need`);
+if (which.startsWith('simd') && !supported) fail(kInternal, `NNFOLD_WASM=${which}, but this JavaScript engine does not support WebAssembly SIMD`);
 if (which === 'simd-threads' && threadsUnavailableReason()) fail(kInternal, `NNFOLD_WASM=simd-threads, but ${threadsUnavailableReason()}`);
 // the thread count the command will ask for (the CLI itself validates the value)
 function askedThreads() {

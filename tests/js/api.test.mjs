@@ -19,30 +19,6 @@ function assertCode(fn, code, re) {
   });
 }
 
-test('an engine without WebAssembly exception handling gets the baseline build, and says why', { skip: needs(distFixture) }, async () => {
-  const { init, simdSupported, threadsUnavailableReason } = await loadApi();
-  // the SIMD builds use wasm exception handling (-fwasm-exceptions): an engine that validates the
-  // SIMD probe but not a try/catch_all module must not load them (as Chrome 91-94, Firefox 89-99)
-  const validate = WebAssembly.validate;
-  const tryCatchAll = (bytes) => bytes.length < 64 && bytes.some((b, i) => b === 6 && bytes[i + 1] === 64 && bytes[i + 2] === 25);
-  WebAssembly.validate = (bytes) => (tryCatchAll(new Uint8Array(bytes)) ? false : validate.call(WebAssembly, bytes));
-  try {
-    assert.equal(simdSupported(), false);
-    assert.match(threadsUnavailableReason(), /exception handling/);
-    const nf = await init();
-    assert.equal(nf.build, 'base');
-    assert.match((await init({ threads: 2 })).threadsReason, /exception handling/);
-    await assert.rejects(init({ simd: true }), (e) => e.code === 'unsupported' && /exception handling/.test(e.message));
-    const x = new Float32Array([1, 2, 3, 4, -1, 0.5, 2, -3]);
-    const m = nf.loadNcnn(convReluParam, convReluBin());
-    assert.deepEqual(Array.from(m.run({ data: x }).out.data), Array.from(convReluExpected(x)), 'the baseline build runs');
-    m.dispose();
-  } finally {
-    WebAssembly.validate = validate;
-  }
-  assert.equal(simdSupported(), true);
-});
-
 test('init picks SIMD when the engine validates the probe, baseline on request', { skip: needs(distFixture) }, async () => {
   const { init, simdSupported } = await loadApi();
   assert.equal(simdSupported(), true, 'Node 20 supports wasm SIMD');

@@ -546,10 +546,7 @@ export interface Nnfold {
 export function init(options?: InitOptions): Promise<Nnfold>;
 export default init;
 
-/**
- * True when this engine runs the SIMD flavours: it accepts WebAssembly SIMD-128 and WebAssembly
- * exception handling (the SIMD builds catch C++ exceptions with it). Else `init()` loads the baseline.
- */
+/** True when this engine accepts WebAssembly SIMD-128. */
 export function simdSupported(): boolean;
 
 /** Why this context cannot run the threaded flavour, or null when it can. */

@@ -19,13 +19,6 @@ const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
-const EH_PROBE = new Uint8Array([
-  // (module (func try catch_all end)): WebAssembly exception handling, which the SIMD builds use
-  // for C++ exceptions (-fwasm-exceptions: no JavaScript call around each call that may throw);
-  // the probe wasm-feature-detect uses. The baseline build catches through JavaScript instead.
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 8, 1, 6, 0, 6, 64, 25, 11, 11,
-]);
-
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string' &&
   typeof window === 'undefined' && typeof importScripts !== 'function';
 
@@ -42,26 +35,13 @@ function fail(code, message) {
   throw new NnfoldError(code, message);
 }
 
-// Why the SIMD flavours cannot run in this engine, or null when they can.
-function simdUnavailableReason() {
-  const validates = (bytes) => {
-    try {
-      return typeof WebAssembly === 'object' && WebAssembly.validate(bytes);
-    } catch {
-      return false;
-    }
-  };
-  if (!validates(SIMD_PROBE)) return 'this engine does not support WebAssembly SIMD-128';
-  if (!validates(EH_PROBE)) return 'this engine does not support WebAssembly exception handling, which the SIMD builds use';
-  return null;
-}
-
-/**
- * True when this JavaScript engine runs the SIMD flavours: it accepts WebAssembly SIMD-128 and
- * WebAssembly exception handling (Chrome/Edge 95, Firefox 100, Safari 16.4 have both).
- */
+/** True when this JavaScript engine accepts WebAssembly SIMD-128. */
 export function simdSupported() {
-  return simdUnavailableReason() === null;
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
 }
 
 // The files a flavour loads by default, beside this file. Each is one literal
@@ -1017,8 +997,7 @@ export function defaultThreads() {
  * start Workers.
  */
 export function threadsUnavailableReason() {
-  const noSimd = simdUnavailableReason();
-  if (noSimd) return `the threaded build is a SIMD build: ${noSimd}`;
+  if (!simdSupported()) return 'the threaded build needs WebAssembly SIMD-128, which this engine lacks';
   if (typeof SharedArrayBuffer !== 'function') {
     return isNode ? 'this Node has no SharedArrayBuffer'
       : 'SharedArrayBuffer is not available: the page is not cross-origin isolated (serve it with the headers ' +
@@ -1084,16 +1063,14 @@ function nodeFilePath(url, file) {
 /**
  * Loads the WebAssembly module. Flavours: 'simd-threads' (SIMD-128 + a pool of Workers), when
  * more than one thread is asked for (the default: the cores, at most 8) and the context allows it
- * (threadsUnavailableReason), else 'simd' when the engine validates a SIMD and an exception-handling
- * probe (simdSupported), else 'base'
+ * (threadsUnavailableReason), else 'simd' when the engine validates a SIMD probe, else 'base'
  * (`simd: false` forces the baseline, single-threaded). In Node the files are read from disk; in
  * browsers and workers they are fetched from next to this file, or from `wasmPaths` / `locateFile`.
  */
 export async function init(options) {
   options = optionsOf(options, 'init');
-  const noSimd = simdUnavailableReason();
-  const supported = noSimd === null;
-  if (options.simd === true && !supported) fail('unsupported', noSimd);
+  const supported = simdSupported();
+  if (options.simd === true && !supported) fail('unsupported', 'this engine does not support WebAssembly SIMD');
   const explicitThreads = checkThreads(options.threads);
   const hasBinary = options.wasmBinary !== undefined && options.wasmBinary !== null;
   // wasmBinary holds one flavour's bytes: without an explicit thread count they are the
