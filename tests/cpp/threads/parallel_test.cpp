@@ -7,6 +7,7 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <new>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -190,6 +191,37 @@ TEST(Parallel, ExceptionReachesCallerAndPoolSurvives) {
         EXPECT_GE(ran.load(), 1);
     }
     // the pool still works afterwards
+    cover(1000, 1);
+}
+
+TEST(Parallel, ChunkExceptionsKeepTheirStandardTypes) {
+    // the caller gets the chunk's exception itself (std::exception_ptr): what the API maps to
+    // resource_limit keeps its type, others their type and message
+    PoolGuard guard;
+    ASSERT_TRUE(set_num_threads(3).is_ok());
+    for (int rep = 0; rep < 10; rep++) {
+        EXPECT_THROW(parallel_for(12, 1, [](int64_t b, int64_t e) { if (b <= 7 && 7 < e) throw std::bad_alloc(); }),
+                     std::bad_alloc);
+        try {
+            parallel_for(12, 1, [](int64_t b, int64_t e) {
+                if (b <= 3 && 3 < e)
+                    throw std::length_error("too long");
+            });
+            ADD_FAILURE() << "no exception";
+        } catch (const std::length_error& e) {
+            EXPECT_STREQ(e.what(), "too long");
+        }
+        try {
+            parallel_for_slots(12, 12, 3, [](int, int64_t b, int64_t e) {
+                if (b <= 9 && 9 < e)
+                    throw std::out_of_range("index 9");
+            });
+            ADD_FAILURE() << "no exception";
+        } catch (const std::out_of_range& e) {
+            EXPECT_STREQ(e.what(), "index 9");
+        }
+        EXPECT_THROW(parallel_for(12, 1, [](int64_t b, int64_t e) { if (b <= 2 && 2 < e) throw 42; }), int);
+    }
     cover(1000, 1);
 }
 
