@@ -3,9 +3,10 @@
 // Scheduling: parallel_for cuts [0, n) into at most kPiecesPerPart chunks per thread used (at least
 // `grain` items each), parallel_for_slots into the caller's pieces, and publishes them as one job;
 // the caller and up to num_threads()-1 workers claim chunks from an atomic counter until none are
-// left, each passing its slot (0 for the caller, workers by arrival) for per-thread scratch. Dynamic claiming keeps both cores busy when
-// one thread is descheduled (a shared machine), and the results cannot depend on it because each
-// chunk computes whole outputs (the callers' contract).
+// left, each passing its slot (0 for the caller, workers by arrival) for per-thread scratch.
+// Dynamic claiming keeps both cores busy when one thread is descheduled or slowed (a shared
+// machine), and the results cannot depend on it because each chunk computes whole outputs (the
+// callers' contract).
 //
 // Lifetime of a job: it lives on the caller's stack. It is published and joined through atomics
 // only (Pool's comment says why and how no worker outlives it); the caller, once no chunk is left
@@ -31,12 +32,14 @@ namespace nnfold {
 
 namespace {
 
+#if NNFOLD_HAS_THREADS
 // Chunk i of [0, n) cut into `chunks` nearly equal contiguous pieces.
 inline void chunk_range(int64_t n, int64_t chunks, int64_t i, int64_t* begin, int64_t* end) {
     const int64_t base = n / chunks, rem = n % chunks;
     *begin = i * base + std::min(i, rem);
     *end = *begin + base + (i < rem ? 1 : 0);
 }
+#endif
 
 // set_worker_spin_us (kept in every build, see there)
 std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};

@@ -409,7 +409,8 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
             const int mp0 = (int)((int64_t)m_panels * im / pm), mp1 = (int)((int64_t)m_panels * (im + 1) / pm);
             const int np0 = (int)((int64_t)n_panels * jn / pn), np1 = (int)((int64_t)n_panels * (jn + 1) / pn);
             gemm_block(mp0 * kGemmMR, std::min(M, mp1 * kGemmMR), np0 * kGemmNR, std::min(N, np1 * kGemmNR), K,
-                       a_packed, b, c, ldc, ep, accumulate, workspace ? workspace + slot_floats * (size_t)slot : nullptr);
+                       a_packed, b, c, ldc, ep, accumulate,
+                       workspace ? workspace + slot_floats * (size_t)slot : nullptr);
         }
     });
 }

@@ -203,7 +203,8 @@ public:
         const size_t rows_floats = (size_t)h * outw;
         const int parts = parallel_part_count(channels, (int64_t)(rows_floats + oplane) * 4);
         std::vector<float> rows_all(rows_floats * parts);
-        parallel_for_slots(channels, parallel_piece_count(channels, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
+        const int64_t pieces = parallel_piece_count(channels, parts);
+        parallel_for_slots(channels, pieces, parts, [&](int slot, int64_t q0, int64_t q1) {
             float* rows = rows_all.data() + rows_floats * slot;
             for (int64_t q = q0; q < q1; q++) {
                 const float* sp = src.data + q * iplane;

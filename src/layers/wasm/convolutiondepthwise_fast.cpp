@@ -96,7 +96,8 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
             const size_t scratch_floats = kernels::f32_dwconv_pack4_scratch_floats(win);
             Mat scratch;
             NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
-            parallel_for_slots(blocks, parallel_piece_count(blocks, parts), parts, [&](int slot, int64_t b0, int64_t b1) {
+            const int64_t pieces = parallel_piece_count(blocks, parts);
+            parallel_for_slots(blocks, pieces, parts, [&](int slot, int64_t b0, int64_t b1) {
                 for (int64_t bi = b0; bi < b1; bi++) {
                     kernels::DwBlock4 p;
                     p.win = win;
@@ -123,7 +124,8 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
         const size_t scratch_floats = kernels::f32_dwconv_scratch_floats(win);
         Mat scratch;
         NF_RETURN_IF_ERROR(fast_workspace(scratch_floats * parts, opt, scratch));
-        parallel_for_slots(num_output, parallel_piece_count(num_output, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
+        const int64_t pieces = parallel_piece_count(num_output, parts);
+        parallel_for_slots(num_output, pieces, parts, [&](int slot, int64_t q0, int64_t q1) {
             for (int64_t q = q0; q < q1; q++) {
                 kernels::DwPlane p;
                 p.win = win;
@@ -157,7 +159,8 @@ Status ConvolutionDepthWise_fast::forward_packed(const Mat& bottom, Mat& top, co
     const size_t ws_floats = kernels::f32_gemm_workspace_floats(N, K, kind, gemm_parts);
     Mat ws;
     NF_RETURN_IF_ERROR(fast_workspace(ws_floats * parts_by_group, opt, ws));
-    parallel_for_slots(group, parallel_piece_count(group, parts_by_group), parts_by_group, [&](int slot, int64_t g0, int64_t g1) {
+    const int64_t pieces = parallel_piece_count(group, parts_by_group);
+    parallel_for_slots(group, pieces, parts_by_group, [&](int slot, int64_t g0, int64_t g1) {
         for (int64_t gi = g0; gi < g1; gi++) {
             if (opt.cancel && *opt.cancel)
                 return;

@@ -77,7 +77,8 @@ public:
         const int parts = parallel_part_count(channels, (int64_t)(rows_floats + oplane) * 4);
         Mat ws_m;
         NF_RETURN_IF_ERROR(fast_workspace(rows_floats * (size_t)parts, opt, ws_m));
-        parallel_for_slots(channels, parallel_piece_count(channels, parts), parts, [&](int slot, int64_t q0, int64_t q1) {
+        const int64_t pieces = parallel_piece_count(channels, parts);
+        parallel_for_slots(channels, pieces, parts, [&](int slot, int64_t q0, int64_t q1) {
             float* rows = ws_m.data + rows_floats * (size_t)slot;
             for (int64_t q = q0; q < q1; q++) {
                 const float* sp = src.data + q * iplane;
