@@ -418,8 +418,8 @@ void f32_gemm(int M, int N, int K, const float* a_packed, const GemmB& b, float*
 void f32_gemv_packed_parallel(int M, int K, const float* a_packed, const float* x, const float* bias,
                               const ActParams& act, float* y) {
     const int panels = (M + kGemmMR - 1) / kGemmMR;
-    const int parts = parallel_part_count(panels, (int64_t)kGemmMR * std::max(K, 1));
-    parallel_for_slots(panels, parallel_piece_count(panels, parts), parts, [&](int, int64_t p0, int64_t p1) {
+    // no scratch: plain chunks of whole panels, claimed in turn
+    parallel_for(panels, parallel_grain((int64_t)kGemmMR * std::max(K, 1)), [&](int64_t p0, int64_t p1) {
         const int m0 = (int)p0 * kGemmMR, m1 = std::min(M, (int)p1 * kGemmMR);
         f32_gemv_packed(m1 - m0, K, a_packed + (size_t)m0 * K, x, bias ? bias + m0 : nullptr, act, y + m0);
     });

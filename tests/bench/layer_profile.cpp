@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -226,9 +227,13 @@ int main(int argc, char** argv) {
             set_worker_spin_us(u);
         } else if (a == "--cold") {
             int mb = 0;
-            if (!num(mb))
-                return usage("--cold needs a size in megabytes >= 1");
-            g_cold.assign((size_t)mb << 20, 0);
+            if (!num(mb) || mb > 4096)
+                return usage("--cold needs a size in megabytes from 1 to 4096");
+            try {
+                g_cold.assign((size_t)mb << 20, 0);
+            } catch (const std::bad_alloc&) {
+                return usage(("--cold: cannot allocate " + std::to_string(mb) + " MB").c_str());
+            }
         } else if (a == "--top") {
             if (!num(top))
                 return usage("--top needs a number >= 1");
