@@ -10,10 +10,9 @@
 //
 // Lifetime of a job: it lives on the caller's stack. It is published and joined through atomics
 // only (Pool's comment says why and how no worker outlives it); the caller, once no chunk is left
-// to claim, unpublishes the job and waits until no worker is inside it. Workers spin (spin_until;
-// in wasm a short spin, then naps on a futex word, Pool::idle_until_job) for the next job before
-// sleeping on a condition variable: a network issues hundreds of parallel_for calls per inference
-// and a wake-up through the mutex and condition variable costs tens of microseconds.
+// to claim, unpublishes the job and waits until no worker is inside it. Workers spin (spin_until)
+// for the next job before sleeping on a condition variable: a network issues hundreds of
+// parallel_for calls per inference and a futex wake-up costs tens of microseconds.
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -27,11 +26,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-#endif
-#if NNFOLD_HAS_THREADS && defined(__EMSCRIPTEN__)
-#include <emscripten/threading.h>
-
-#include <climits>
 #endif
 
 namespace nnfold {
@@ -121,10 +115,6 @@ public:
             stop_.store(true);
             generation_.fetch_add(1);
         }
-#ifdef __EMSCRIPTEN__
-        wake_seq_.fetch_add(1);
-        emscripten_futex_wake(&wake_seq_, INT_MAX);
-#endif
         work_cv_.notify_all();
         for (auto& t : workers_)
             t.join();
@@ -136,11 +126,6 @@ public:
         job.published = std::chrono::steady_clock::now();
         job_.store(&job);
         generation_.fetch_add(1);
-#ifdef __EMSCRIPTEN__
-        wake_seq_.fetch_add(1);
-        if (nappers_.load() > 0)
-            emscripten_futex_wake(&wake_seq_, INT_MAX);
-#endif
         if (sleepers_.load() > 0) {
             // taking the mutex orders this notify after a sleeper's predicate check
             { std::lock_guard<std::mutex> lock(mu_); }
@@ -188,7 +173,8 @@ private:
         t_in_parallel = true;
         for (;;) {
             // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
-            if (!idle_until_job(seen)) {
+            if (!spin_until([&] { return generation_.load() != seen; },
+                            g_worker_spin_us.load(std::memory_order_relaxed))) {
                 g_worker_sleeps.fetch_add(1, std::memory_order_relaxed);
                 std::unique_lock<std::mutex> lock(mu_);
                 sleepers_.fetch_add(1);
@@ -215,50 +201,6 @@ private:
             }
         }
     }
-
-#ifdef __EMSCRIPTEN__
-    // wasm: a worker spins kBusySpinUs, then naps on wake_seq_ (Atomics.wait with a timeout, which
-    // the caller's publication ends at once) for the rest of the spin budget. The reason is that
-    // Emscripten's sched_yield does not give the core away: Linux sometimes wakes the worker on the
-    // caller's core, and a spinning worker there keeps the caller off it until the scheduler
-    // preempts it or moves one of them, milliseconds later. Measured (BlazeFace front, 2 threads,
-    // each run after an idle wait, a 5 ms spin): runs of 5.8 ms against 1.5, both threads on one
-    // CPU, each 3-4 ms waiting on its run queue (/proc/self/task/*/schedstat). A nap is a real
-    // sleep, so the caller runs meanwhile; and an idle worker burns less CPU (a worker's CPU time
-    // per 2-thread run of BlazeFace front with a 5 ms budget: 2.5-3.5 ms spinning, about 1 ms
-    // napping).
-    static constexpr int64_t kBusySpinUs = 50;
-    static constexpr double kNapMs = 0.25;
-    bool idle_until_job(uint64_t seen) {
-        const int64_t budget_us = g_worker_spin_us.load(std::memory_order_relaxed);
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(budget_us);
-        if (spin_until([&] { return generation_.load() != seen; }, std::min(budget_us, kBusySpinUs)))
-            return true;
-        nappers_.fetch_add(1);
-        bool woke = false;
-        for (;;) {
-            const uint32_t seq = wake_seq_.load();
-            // after reading seq: a publication from now on changes wake_seq_ and ends the wait
-            if (generation_.load() != seen || stop_.load()) {
-                woke = true;
-                break;
-            }
-            if (std::chrono::steady_clock::now() >= until)
-                break;
-            emscripten_futex_wait(&wake_seq_, seq, kNapMs);
-        }
-        nappers_.fetch_sub(1);
-        return woke;
-    }
-    std::atomic<uint32_t> wake_seq_{0};  // bumped at each publication (a futex word)
-    std::atomic<int> nappers_{0};        // workers in idle_until_job's nap phase
-#else
-    // Natively a yield is a system call that lets another thread have the core.
-    bool idle_until_job(uint64_t seen) {
-        return spin_until([&] { return generation_.load() != seen; },
-                          g_worker_spin_us.load(std::memory_order_relaxed));
-    }
-#endif
 
     const int size_;
     std::vector<std::thread> workers_;

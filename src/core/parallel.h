@@ -89,10 +89,6 @@ int64_t min_chunk_cost();
 // what a job after a short serial stretch (the layers between two split ones) saves: a sleeping
 // worker costs the next job a wake-up. It is bounded: once the user stops running models, every
 // worker sleeps after this long. The layer-profile tool's --spin-us sets it for A/B runs.
-// In wasm only the first 50 us of it are a busy spin; the rest are naps (timed Atomics.wait) that
-// the next job's publication ends at once: Emscripten's yield does not give the core away, and a
-// worker that Linux woke on the caller's core took it from the caller for a scheduler slice
-// (parallel.cpp, Pool::idle_until_job).
 constexpr int64_t kDefaultWorkerSpinUs = 200;
 void set_worker_spin_us(int64_t us);
 int64_t worker_spin_us();
