@@ -30,6 +30,7 @@
 // (on a quiet machine: imbalance and wake-up costs, the parts of the loss no per-layer time shows).
 // The timed runs are the CPU-time runs (ModelHandle::run, no per-layer timing in between).
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -229,8 +230,12 @@ int main(int argc, char** argv) {
             int mb = 0;
             if (!num(mb) || mb > 4096)
                 return usage("--cold needs a size in megabytes from 1 to 4096");
+            // in 64 bits: 4096 MB shifted in wasm32's size_t is 0, an empty buffer and no cold runs
+            const uint64_t bytes = (uint64_t)mb << 20;
             try {
-                g_cold.assign((size_t)mb << 20, 0);
+                if (bytes > g_cold.max_size())
+                    throw std::bad_alloc();
+                g_cold.assign((size_t)bytes, 0);
             } catch (const std::bad_alloc&) {
                 return usage(("--cold: cannot allocate " + std::to_string(mb) + " MB").c_str());
             }
