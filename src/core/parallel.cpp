@@ -11,8 +11,9 @@
 // Lifetime of a job: it lives on the caller's stack. It is published and joined through atomics
 // only (Pool's comment says why and how no worker outlives it); the caller, once no chunk is left
 // to claim, unpublishes the job and waits until no worker is inside it. Workers spin (spin_until)
-// for the next job before sleeping on a condition variable: a network issues hundreds of
-// parallel_for calls per inference and a futex wake-up costs tens of microseconds.
+// for the next job, then nap (timed sleeps that end by themselves, nap_until), and only then sleep
+// on a condition variable: a network issues hundreds of parallel_for calls per inference and a
+// futex wake-up costs tens of microseconds. Why naps rather than a wake-up: see Pool::nap_until.
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -26,6 +27,9 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+#endif
+#if NNFOLD_HAS_THREADS && defined(__EMSCRIPTEN__)
+#include <emscripten/threading.h>
 #endif
 
 namespace nnfold {
@@ -43,21 +47,20 @@ inline void chunk_range(int64_t n, int64_t chunks, int64_t i, int64_t* begin, in
 
 // set_worker_spin_us (kept in every build, see there)
 std::atomic<int64_t> g_worker_spin_us{kDefaultWorkerSpinUs};
+// set_worker_nap_ms
+std::atomic<int64_t> g_worker_nap_ms{kDefaultWorkerNapMs};
 
 #if NNFOLD_HAS_THREADS
 
 thread_local bool t_in_parallel = false;  // true inside fn and on every worker thread
 
-// Spins (yielding) until done(), for at least 4000 yields and at least 200 us. The time floor is
-// for wasm, where a yield is nearly free (Emscripten's sched_yield only runs the thread's queued
-// calls): 4000 of them lasted some 20-40 us, so a worker slept through the gap between two layers'
-// jobs and waking it (Atomics.notify) cost 20-30 us on every layer. Natively a yield is a system
-// call and the 4000 take longer than 200 us, as before. Measured in wasm under Node, 2 threads, a
-// 100 us job after a 100 us serial gap: median 73 us with the count alone, 52.5 us with the floor
-// (50 us ideal).
-// Returns whether done() became true (false: the spin ran out and the caller will sleep).
+// Spins (yielding) until done(), for at least 4000 yields and at least min_spin_us. The time floor
+// is for wasm, where a yield is nearly free (Emscripten's sched_yield only runs the thread's queued
+// calls, it never gives the core away): 4000 of them lasted some 20-40 us. Natively a yield is a
+// system call and the 4000 take longer.
+// Returns whether done() became true (false: the spin ran out and the caller naps).
 template <class Done>
-bool spin_until(const Done& done, int64_t min_spin_us = 200) {
+bool spin_until(const Done& done, int64_t min_spin_us) {
     constexpr int kMinYields = 4000;
     const auto min_spin = std::chrono::microseconds(min_spin_us);
     const auto start = std::chrono::steady_clock::now();
@@ -90,15 +93,15 @@ struct Job {
 // a futex wait (Atomics.wait), and each wake-up costs tens of microseconds; with the caller
 // publishing and unpublishing a job under the same mutex that a joining worker takes, the two
 // collided on small layers (BlazeFace front: about 100 jobs of 10-30 us per run). The mutex and the
-// condition variables remain only for sleeping (a worker that spun out, a caller whose wait did).
+// condition variable remain only for a worker's sleep after its spin and naps ran out.
 //
 // Lifetime: a worker announces itself in `active_` BEFORE it reads `job_`, and leaves `active_`
 // after its last access to the job; the caller clears `job_` and then waits until `active_` is 0.
 // Both pairs of accesses are sequentially consistent, so either the worker sees null or the caller
 // sees the worker (the store-load pattern of Dekker's algorithm); no worker touches a job after its
 // caller returned. The same pattern pairs a worker's `sleepers_` with the caller's generation
-// increment, and the caller's `caller_sleeping_` with a worker's `active_` decrement, so a sleeper
-// is always notified.
+// increment, so a sleeping worker is always notified. A napping worker or caller needs no notice:
+// it looks again after each nap.
 class Pool {
 public:
     explicit Pool(int size) : size_(size) {
@@ -134,14 +137,14 @@ public:
         run_chunks(job, 0);
         const auto waiting = std::chrono::steady_clock::now();
         job_.store(nullptr);  // a worker arriving from now on finds nothing to join
-        // The last chunks usually finish within microseconds of ours: spin (yielding) before
-        // sleeping, a futex wake-up costs more than that on the critical path of every layer.
-        if (!spin_until([&] { return active_.load() == 0; })) {
+        // The last chunks usually finish within microseconds of ours: spin (yielding) a little,
+        // then nap until they are done. Not a condition variable that the last worker notifies:
+        // that wake-up would move the caller onto the worker's core (nap_until says why), and the
+        // spin is short because a worker that has not finished by then has often lost its core to
+        // this very thread (both on one core): napping hands the core back.
+        if (!spin_until([&] { return active_.load() == 0; }, kCallerSpinUs)) {
             g_caller_sleeps.fetch_add(1, std::memory_order_relaxed);
-            std::unique_lock<std::mutex> lock(mu_);
-            caller_sleeping_.store(true);
-            done_cv_.wait(lock, [&] { return active_.load() == 0; });
-            caller_sleeping_.store(false);
+            nap_until([&] { return active_.load() == 0; }, std::chrono::steady_clock::time_point::max());
         }
         g_caller_wait_us.fetch_add((uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(
                                        std::chrono::steady_clock::now() - waiting).count(),
@@ -172,9 +175,12 @@ private:
     void worker_loop(uint64_t seen) {
         t_in_parallel = true;
         for (;;) {
-            // Spin (yielding) a little before sleeping: the next layer's job usually follows soon.
-            if (!spin_until([&] { return generation_.load() != seen; },
-                            g_worker_spin_us.load(std::memory_order_relaxed))) {
+            // Spin (yielding) a little, then nap: the next layer's job usually follows soon.
+            const auto idle_since = std::chrono::steady_clock::now();
+            const auto job_or_stop = [&] { return generation_.load() != seen || stop_.load(); };
+            if (!spin_until(job_or_stop, g_worker_spin_us.load(std::memory_order_relaxed)) &&
+                !nap_until(job_or_stop,
+                           idle_since + std::chrono::milliseconds(g_worker_nap_ms.load(std::memory_order_relaxed)))) {
                 g_worker_sleeps.fetch_add(1, std::memory_order_relaxed);
                 std::unique_lock<std::mutex> lock(mu_);
                 sleepers_.fetch_add(1);
@@ -195,22 +201,56 @@ private:
                                            std::memory_order_relaxed);
                 run_chunks(*job, helper + 1);
             }
-            if (active_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
-                { std::lock_guard<std::mutex> lock(mu_); }
-                done_cv_.notify_all();
-            }
+            active_.fetch_sub(1);
         }
     }
+
+    // Sleeps in timed naps until done() (true) or `until` passes (false). Each nap ends by itself:
+    // no other thread wakes the napper. That is the point. On the 2-vCPU KVM guest the benchmarks
+    // run on, Linux places a thread woken by another (a futex wake, Atomics.notify) on the waker's
+    // CPU, even with the other CPU idle: a native test (a caller sleeps 3 ms, then wakes a worker
+    // with a futex and busy-waits for its 300 us job) put the worker on the caller's CPU in 279-290
+    // of 300 rounds, the job then taking 650 us; with the worker napping in 50 us timed waits
+    // instead, 2 of 300. Once both threads share a CPU, the scheduler's balancing separates them
+    // only at a tick, milliseconds later: BlazeFace front's 2-thread runs took 3-6 ms instead of
+    // 1.1-1.5. A timed wake-up leaves the napper on its own CPU.
+    // A nap lasts a tenth of the time already waited, from kMinNapUs up to kMaxNapUs: short naps
+    // right after a job, when the next one is likely (a serial stretch inside a run, the next run
+    // of a loop), longer ones later, so a nap window of idle costs a few dozen wake-ups, not
+    // hundreds (each wake-up of a napping wasm worker cost some 25 us of CPU: 100 us naps kept 13-15%
+    // of a core busy).
+    template <class Done>
+    bool nap_until(const Done& done, std::chrono::steady_clock::time_point until) {
+        const auto start = std::chrono::steady_clock::now();
+        for (;;) {
+            if (done())
+                return true;
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= until)
+                return false;
+            const int64_t waited_us = std::chrono::duration_cast<std::chrono::microseconds>(now - start).count();
+            const int64_t nap_us = std::clamp<int64_t>(waited_us / 10, kMinNapUs, kMaxNapUs);
+#ifdef __EMSCRIPTEN__
+            // Atomics.wait on a word nobody changes or notifies: a plain timed sleep (Emscripten's
+            // nanosleep busy-waits below 0.1 ms)
+            emscripten_futex_wait(&nap_word_, 0, nap_us / 1000.0);
+#else
+            std::this_thread::sleep_for(std::chrono::microseconds(nap_us));
+#endif
+        }
+    }
+    static constexpr int64_t kCallerSpinUs = 30;
+    static constexpr int64_t kMinNapUs = 50, kMaxNapUs = 1000;
 
     const int size_;
     std::vector<std::thread> workers_;
     std::mutex mu_;
-    std::condition_variable work_cv_, done_cv_;
+    std::condition_variable work_cv_;
+    uint32_t nap_word_ = 0;  // the futex word of wasm naps (never written)
     std::atomic<uint64_t> generation_{0};
     std::atomic<Job*> job_{nullptr};
     std::atomic<int> active_{0};            // workers between announcing and leaving a job
     std::atomic<int> sleepers_{0};          // workers asleep on work_cv_ (or about to be)
-    std::atomic<bool> caller_sleeping_{false};
     std::atomic<bool> stop_{false};
 };
 
@@ -385,6 +425,8 @@ int64_t parallel_grain(int64_t cost_per_item) {
 // as set, so callers and tests need no build-specific path).
 void set_worker_spin_us(int64_t us) { g_worker_spin_us.store(us >= 1 ? us : kDefaultWorkerSpinUs); }
 int64_t worker_spin_us() { return g_worker_spin_us.load(); }
+void set_worker_nap_ms(int64_t ms) { g_worker_nap_ms.store(ms >= 0 ? ms : kDefaultWorkerNapMs); }
+int64_t worker_nap_ms() { return g_worker_nap_ms.load(); }
 
 uint64_t parallel_jobs_run() {
 #if NNFOLD_HAS_THREADS

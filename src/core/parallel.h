@@ -84,14 +84,30 @@ int64_t parallel_grain(int64_t cost_per_item);
 void set_min_chunk_cost(int64_t cost);
 int64_t min_chunk_cost();
 
-// How long an idle worker keeps spinning for the next job before it sleeps on the condition
-// variable, in microseconds (default kDefaultWorkerSpinUs; values below 1 restore it). The spin is
-// what a job after a short serial stretch (the layers between two split ones) saves: a sleeping
-// worker costs the next job a wake-up. It is bounded: once the user stops running models, every
-// worker sleeps after this long. The layer-profile tool's --spin-us sets it for A/B runs.
-constexpr int64_t kDefaultWorkerSpinUs = 200;
+// How long an idle worker keeps spinning for the next job before it naps (set_worker_nap_ms), in
+// microseconds (default kDefaultWorkerSpinUs; values below 1 restore it). The spin is what a job
+// after a short serial stretch (the layers between two split ones) saves: a napping worker joins
+// the next job at the end of its nap. Short, because a spinning worker that shares the caller's
+// core (parallel.cpp, Pool::nap_until) takes that core from the caller: BlazeFace front at 2
+// threads, 3 processes of 40 runs each, median 1.19-1.25 ms with 50 us against 1.21-1.38 with
+// 200 us (and 75th percentiles of 1.6-1.9 ms against 1.4-3.3). The layer-profile tool's --spin-us
+// sets it for A/B runs.
+constexpr int64_t kDefaultWorkerSpinUs = 50;
 void set_worker_spin_us(int64_t us);
 int64_t worker_spin_us();
+
+// After its spin, an idle worker naps for up to this many milliseconds since its last job (default
+// kDefaultWorkerNapMs; 0: no naps; values below 0 restore the default) before it sleeps on the
+// condition variable. A nap is a timed sleep that ends by itself (a tenth of the time waited so
+// far, 50 us to 1 ms), so a worker that naps is never woken by the caller: on a VM where Linux
+// moves a woken thread onto its waker's CPU (parallel.cpp, Pool::nap_until), a woken worker would
+// share the caller's core until the scheduler's next balancing, and a run of a small model took 2-4x
+// longer. The window covers the gaps between runs of a frame loop (33 ms at 30 frames a second)
+// and the bench's idle waits. It costs a few dozen short wake-ups per idle stretch; after the
+// window the worker sleeps until the next job wakes it.
+constexpr int64_t kDefaultWorkerNapMs = 300;
+void set_worker_nap_ms(int64_t ms);
+int64_t worker_nap_ms();
 
 // How many parallel_for calls have run on the pool (more than one chunk, more than one thread)
 // since the process started: tests check that a layer really split its work.
@@ -101,9 +117,9 @@ uint64_t parallel_jobs_run();
 // since the process started, over every job that ran on the pool:
 //  - caller_wait_us: time the calling thread spent, after its last chunk, waiting for workers to
 //    finish theirs (an imbalanced split, or a worker that started late);
-//  - caller_sleeps: waits that outlasted the spin and slept on the condition variable;
-//  - worker_sleeps: times a worker spun out and went to sleep between jobs (the next job then pays
-//    a wake-up, tens of microseconds in wasm);
+//  - caller_sleeps: waits that outlasted the caller's short spin and napped;
+//  - worker_sleeps: times a worker spun and napped out (set_worker_nap_ms) and went to sleep
+//    between jobs (the next job then pays a wake-up, tens of microseconds in wasm);
 //  - worker_joins, worker_join_us: jobs a worker took part in, and the summed time from the job's
 //    publication to the worker's arrival (the hand-off latency; a job whose chunks were all taken
 //    before a late worker arrived counts no join).

@@ -1,11 +1,12 @@
 // Per-layer profile of one ncnn model (a benchmark tool, never a test):
 //
 //   nnfold_layer_profile MODEL.param [MODEL.bin|null] [--runs N] [--warmup W] [--threads N[,M...]] [--top K]
-//                        [--min-chunk-cost C] [--spin-us U] [--cold MB]
+//                        [--min-chunk-cost C] [--spin-us U] [--nap-ms M] [--cold MB]
 //
 // --min-chunk-cost sets core/parallel.h's split threshold (multiply-adds or bytes per chunk) for
 // the whole run, to compare thresholds in one build; --spin-us sets how long an idle pool worker
-// spins for the next job before it sleeps (set_worker_spin_us), likewise. --cold MB writes a buffer
+// spins for the next job before it naps (set_worker_spin_us), and --nap-ms how long it naps
+// before it sleeps (set_worker_nap_ms, 0: no naps), likewise. --cold MB writes a buffer
 // of MB megabytes (larger than the last-level cache) before every timed run, so that each run
 // starts with the weights and blobs out of the caches, as in the benchmark's interleaved rounds,
 // where each run follows another runtime's (tests/bench/measure.mjs).
@@ -60,7 +61,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 int usage(const char* msg) {
     std::fprintf(stderr, "nnfold_layer_profile: %s\nusage: nnfold_layer_profile MODEL.param [MODEL.bin|null] "
-                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C] [--spin-us U] [--cold MB]\n", msg);
+                         "[--runs N] [--warmup W] [--threads N[,M...]] [--top K] [--min-chunk-cost C] [--spin-us U] [--nap-ms M] [--cold MB]\n", msg);
     return 2;
 }
 
@@ -226,6 +227,14 @@ int main(int argc, char** argv) {
             if (!num(u))
                 return usage("--spin-us needs a number >= 1");
             set_worker_spin_us(u);
+        } else if (a == "--nap-ms") {
+            // 0 is allowed here (no naps), so not num()
+            char* end = nullptr;
+            const long ms = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || ms < 0)
+                return usage("--nap-ms needs a number >= 0");
+            i++;
+            set_worker_nap_ms(ms);
         } else if (a == "--cold") {
             int mb = 0;
             if (!num(mb) || mb > 4096)

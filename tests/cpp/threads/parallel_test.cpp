@@ -304,15 +304,17 @@ TEST(Parallel, ManySmallJobs) {
 }
 
 TEST(Parallel, WakeUpsAfterSleepsOnBothSides) {
-    // The pool's sleeping paths (core/parallel.cpp): each job follows a pause longer than a
-    // worker's spin, so it is published to workers that may be asleep (they must be woken), and a
-    // worker's chunk outlasts the caller's spin, so the caller may sleep until that worker leaves
-    // the job (it must be woken too). Every job completes with all its writes visible.
+    // The pool's idle paths (core/parallel.cpp): each job follows a pause longer than a worker's
+    // spin, so it is published to workers that are napping (they must notice it by themselves)
+    // or, with naps off for the first half, asleep (they must be woken); and a worker's chunk
+    // outlasts the caller's spin, so the caller naps until that worker leaves the job. Every job
+    // completes with all its writes visible.
     PoolGuard guard;
     ASSERT_TRUE(set_num_threads(3).is_ok());
     using clock = std::chrono::steady_clock;
     const auto caller = std::this_thread::get_id();
     for (int rep = 0; rep < 20; rep++) {
+        set_worker_nap_ms(rep < 10 ? 0 : -1);
         const auto pause = clock::now() + std::chrono::milliseconds(2);
         while (clock::now() < pause)
             std::this_thread::sleep_for(std::chrono::microseconds(500));
@@ -329,6 +331,7 @@ TEST(Parallel, WakeUpsAfterSleepsOnBothSides) {
         for (int i = 0; i < 12; i++)
             ASSERT_EQ(out[static_cast<size_t>(i)], i + rep) << "rep " << rep;
     }
+    set_worker_nap_ms(-1);
 }
 
 #else  // !NNFOLD_HAS_THREADS
@@ -459,6 +462,56 @@ TEST(Parallel, WorkerSpinIsSetAndBounded) {
     }
     set_worker_spin_us(0);
     EXPECT_EQ(worker_spin_us(), kDefaultWorkerSpinUs);
+}
+
+TEST(Parallel, IdleWorkerNapsThenSleeps) {
+    // set_worker_nap_ms: after its spin an idle worker naps (timed sleeps that end by themselves)
+    // until that long after its last job, and only then sleeps on the condition variable. A job
+    // published while it naps is joined without any wake-up (worker_sleeps does not move); once
+    // the window has passed it sleeps (bounded). 0 means no naps; values below 0 restore the
+    // default.
+    PoolGuard guard;
+    EXPECT_EQ(worker_nap_ms(), kDefaultWorkerNapMs);
+    set_worker_nap_ms(0);
+    EXPECT_EQ(worker_nap_ms(), 0);
+    set_worker_nap_ms(-1);
+    EXPECT_EQ(worker_nap_ms(), kDefaultWorkerNapMs);
+    set_worker_nap_ms(2000);
+    EXPECT_EQ(worker_nap_ms(), 2000);
+    if (build_has_threads()) {
+        ASSERT_TRUE(set_num_threads(2).is_ok());
+        using clock = std::chrono::steady_clock;
+        const auto caller = std::this_thread::get_id();
+        // one job whose second chunk only a worker can finish: the caller's chunk waits (30 s at
+        // most) until a worker has entered the other one
+        const auto job_with_worker = [&] {
+            std::atomic<bool> worker_in{false};
+            parallel_for(2, 1, [&](int64_t, int64_t) {
+                if (std::this_thread::get_id() != caller) {
+                    worker_in.store(true);
+                    return;
+                }
+                const auto give_up = clock::now() + std::chrono::seconds(30);
+                while (!worker_in.load() && clock::now() < give_up)
+                    std::this_thread::yield();
+            });
+            return worker_in.load();
+        };
+        ASSERT_TRUE(job_with_worker());
+        const uint64_t sleeps = parallel_stats().worker_sleeps;
+        // 50 ms idle: far past the 200 us spin, well inside the 2 s nap window
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const uint64_t joins = parallel_stats().worker_joins;
+        ASSERT_TRUE(job_with_worker());
+        EXPECT_EQ(parallel_stats().worker_joins, joins + 1);
+        EXPECT_EQ(parallel_stats().worker_sleeps, sleeps);  // napped, never slept
+        // then, the window over, it sleeps
+        const auto until = clock::now() + std::chrono::seconds(60);
+        while (parallel_stats().worker_sleeps == sleeps && clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        EXPECT_GT(parallel_stats().worker_sleeps, sleeps);
+    }
+    set_worker_nap_ms(-1);
 }
 
 TEST(Parallel, SlotsCoverOnceAndNeverOverlap) {
