@@ -87,12 +87,13 @@ int64_t min_chunk_cost();
 // How long an idle worker keeps spinning for the next job before it naps (set_worker_nap_ms), in
 // microseconds (default kDefaultWorkerSpinUs; values below 1 restore it). The spin is what a job
 // after a short serial stretch (the layers between two split ones) saves: a napping worker joins
-// the next job at the end of its nap. Short, because a spinning worker that shares the caller's
-// core (parallel.cpp, Pool::nap_until) takes that core from the caller: BlazeFace front at 2
-// threads, 3 processes of 40 runs each, median 1.19-1.25 ms with 50 us against 1.21-1.38 with
-// 200 us (and 75th percentiles of 1.6-1.9 ms against 1.4-3.3). The layer-profile tool's --spin-us
-// sets it for A/B runs.
-constexpr int64_t kDefaultWorkerSpinUs = 50;
+// the next job at the end of its nap, up to some 100 us late. 50 us was tried: a spinning worker
+// that shares the caller's core (parallel.cpp, Pool::nap_until) takes that core from the caller,
+// and BlazeFace front at 2 threads ran a little faster (3 processes of 40 runs: median 1.19-1.25
+// ms against 1.21-1.38), but models with many short serial layers between split ones lost more to
+// the naps' late joins (2-thread speedup of googlenet 1.56x against 1.75-1.80x, squeezenet 1.44x
+// against 1.76x). The layer-profile tool's --spin-us sets it for A/B runs.
+constexpr int64_t kDefaultWorkerSpinUs = 200;
 void set_worker_spin_us(int64_t us);
 int64_t worker_spin_us();
 
