@@ -87,12 +87,13 @@ int64_t min_chunk_cost();
 // How long an idle worker keeps spinning for the next job before it naps (set_worker_nap_ms), in
 // microseconds (default kDefaultWorkerSpinUs; values below 1 restore it). The spin is what a job
 // after a short serial stretch (the layers between two split ones) saves: a napping worker joins
-// the next job at the end of its nap, up to some 100 us late. 50 us was tried: a spinning worker
-// that shares the caller's core (parallel.cpp, Pool::nap_until) takes that core from the caller,
-// and BlazeFace front at 2 threads ran a little faster (3 processes of 40 runs: median 1.19-1.25
-// ms against 1.21-1.38), but models with many short serial layers between split ones lost more to
-// the naps' late joins (2-thread speedup of googlenet 1.56x against 1.75-1.80x, squeezenet 1.44x
-// against 1.76x). The layer-profile tool's --spin-us sets it for A/B runs.
+// the next job at the end of its nap, up to some 100 us late. 50 us was tried (with the caller's
+// wait spin at 30 us, see Pool::run): a spinning worker that shares the caller's core
+// (parallel.cpp, Pool::nap_until) takes that core from the caller, and BlazeFace front at 2
+// threads ran a little faster (3 processes of 40 runs: median 1.19-1.25 ms against 1.21-1.38), but
+// squeezenet's and googlenet's 2-thread speedups fell (1.42-1.44x against 1.76x, 1.56x once
+// against 1.75-1.80x); the two spins were not measured apart, and 200 us is what was measured
+// without a loss. The layer-profile tool's --spin-us sets it for A/B runs.
 constexpr int64_t kDefaultWorkerSpinUs = 200;
 void set_worker_spin_us(int64_t us);
 int64_t worker_spin_us();
@@ -118,7 +119,7 @@ uint64_t parallel_jobs_run();
 // since the process started, over every job that ran on the pool:
 //  - caller_wait_us: time the calling thread spent, after its last chunk, waiting for workers to
 //    finish theirs (an imbalanced split, or a worker that started late);
-//  - caller_sleeps: waits that outlasted the caller's short spin and napped;
+//  - caller_sleeps: waits that outlasted the caller's spin and napped;
 //  - worker_sleeps: times a worker spun and napped out (set_worker_nap_ms) and went to sleep
 //    between jobs (the next job then pays a wake-up, tens of microseconds in wasm);
 //  - worker_joins, worker_join_us: jobs a worker took part in, and the summed time from the job's
