@@ -427,7 +427,10 @@ int64_t parallel_grain(int64_t cost_per_item) {
 // as set, so callers and tests need no build-specific path).
 void set_worker_spin_us(int64_t us) { g_worker_spin_us.store(us >= 1 ? us : kDefaultWorkerSpinUs); }
 int64_t worker_spin_us() { return g_worker_spin_us.load(); }
-void set_worker_nap_ms(int64_t ms) { g_worker_nap_ms.store(ms >= 0 ? ms : kDefaultWorkerNapMs); }
+// capped: the worker adds the window to a steady_clock time point, which a huge count would overflow
+void set_worker_nap_ms(int64_t ms) {
+    g_worker_nap_ms.store(ms >= 0 ? std::min(ms, kMaxWorkerNapMs) : kDefaultWorkerNapMs);
+}
 int64_t worker_nap_ms() { return g_worker_nap_ms.load(); }
 
 uint64_t parallel_jobs_run() {

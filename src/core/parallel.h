@@ -108,6 +108,8 @@ int64_t worker_spin_us();
 // and the bench's idle waits. It costs a few dozen short wake-ups per idle stretch; after the
 // window the worker sleeps until the next job wakes it.
 constexpr int64_t kDefaultWorkerNapMs = 300;
+// Larger values are stored as this (one hour).
+constexpr int64_t kMaxWorkerNapMs = 3600 * 1000;
 void set_worker_nap_ms(int64_t ms);
 int64_t worker_nap_ms();
 

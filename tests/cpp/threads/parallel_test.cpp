@@ -476,6 +476,8 @@ TEST(Parallel, IdleWorkerNapsThenSleeps) {
     EXPECT_EQ(worker_nap_ms(), 0);
     set_worker_nap_ms(-1);
     EXPECT_EQ(worker_nap_ms(), kDefaultWorkerNapMs);
+    set_worker_nap_ms(INT64_MAX);  // capped, so that adding it to a time point cannot overflow
+    EXPECT_EQ(worker_nap_ms(), kMaxWorkerNapMs);
     set_worker_nap_ms(2000);
     EXPECT_EQ(worker_nap_ms(), 2000);
     if (build_has_threads()) {
